@@ -1,0 +1,1 @@
+"""vLLM recipes static-site generator."""

@@ -1,0 +1,249 @@
+"""The static JSON API (json-api.md): every endpoint, built in memory.
+
+Pure: takes validated :class:`Content`, returns a :class:`BuildOutput` whose ``files``
+map output-relative paths to bytes. The rendering itself comes from the resolver.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from builder import resolver
+from builder.content import BuildOutput, Content, RecipeFile
+
+SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
+
+
+def dumps(value: Any) -> bytes:
+    """Serialise like the reference: 2-space indent, raw UTF-8, no trailing newline."""
+    return json.dumps(value, indent=2, ensure_ascii=False).encode()
+
+
+class ApiBuilder:
+    """Builds every endpoint of one content root in the order of json-api §1.4."""
+
+    def __init__(self, content: Content, source: dict[str, Any] | None = None):
+        self.content = content
+        self.vocab = content.vocab
+        self.resolver_vocab = {"taxonomy": self.vocab.taxonomy, "strategies": self.vocab.strategy_map}
+        self.source = source  # provenance settings (json-api §11.3), None when not configured
+        self.out = BuildOutput()
+        self.index: list[dict[str, Any]] = []
+        self.promoted_index: list[dict[str, Any]] = []
+
+    # ── catalogues ──
+
+    def write(self, path: str, value: Any) -> None:
+        self.out.files[path] = dumps(value)
+
+    def catalogues(self) -> None:
+        """taxonomy, platforms, strategies and kv-store endpoints (json-api §10)."""
+        self.write("taxonomy.json", self.vocab.taxonomy)
+        if self.vocab.platforms is not None:
+            self.write("platforms.json", self.vocab.platforms)
+        for name, strategy in self.vocab.strategies.items():
+            self.write(f"strategies/{name}.json", strategy)
+        self.write("strategies.json", self.vocab.strategies)
+        for name, deployment in self.vocab.kv_store.items():
+            self.write(f"kv_store/{name}.json", deployment)
+        self.write("kv_store.json", self.vocab.kv_store)
+
+    # ── one base: the rendering matrix (json-api §4) ──
+
+    def render_base(self, data: dict[str, Any], variant_key: str, base: str, parent_id: str) -> dict | None:
+        """Write ``/<base>/…`` for one (recipe, variant) and return its recommended_command."""
+        if variant_key not in (data.get("variants") or {}) or is_omni(data):
+            return None
+        prefix = base + "/"
+        for path in [p for p in self.out.files if p.startswith(prefix)]:
+            del self.out.files[path]
+        matrix = resolver.render_matrix(data, self.resolver_vocab, variant_key, parent_id)
+        self.out.warnings.extend(matrix["warnings"])
+        rendered = matrix["hardware"]
+        if not rendered:
+            return None
+        default_hw = rendered[0]["hardware"]
+        profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
+        strategies = self.vocab.strategy_map
+        by_hardware: dict[str, str] = {}
+        result: dict[str, Any] | None = None
+        for entry in rendered:
+            hw = entry["hardware"]
+            folder = f"{base}/strategies" if hw == default_hw else f"{base}/hw/{hw}/strategies"
+            links: dict[str, str] = {}
+            for strategy_id, record in entry["alternatives"]:
+                self.write(f"{folder}/{strategy_id}.json", record)
+                links[strategy_id] = f"/{folder}/{strategy_id}.json"
+            record = dict(entry["recommended"])
+            if record["strategy"] in strategies:
+                record["strategy_spec"] = strategies[record["strategy"]]
+            record["hardware_profile"] = profiles.get(hw)
+            if links:
+                record["alternatives"] = links
+            self.write(f"{base}/hw/{hw}.json", record)
+            by_hardware[hw] = f"/{base}/hw/{hw}.json"
+            if hw == default_hw:
+                result = record
+        assert result is not None
+        return {**result, "by_hardware": by_hardware}
+
+    # ── recipes (json-api §3) ──
+
+    def recipe(self, recipe: RecipeFile, standalone: set[str]) -> None:
+        data = recipe.data
+        hf_id = recipe.hf_id
+        doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
+        self.synthesise_install(doc)
+        recommended = self.render_base(data, "default", hf_id, hf_id)
+        promoted: list[tuple[str, str, dict[str, Any]]] = []
+        for vkey, variant in (data.get("variants") or {}).items():
+            model_id = (variant or {}).get("model_id")
+            if not isinstance(model_id, str) or "/" not in model_id:
+                continue
+            if model_id in standalone:
+                self.out.warnings.append(
+                    f"{hf_id}: variant {vkey!r} is not promoted to {model_id}: "
+                    f"a standalone recipe with that id exists"
+                )
+                continue
+            rendered = self.render_base(data, vkey, model_id, hf_id)
+            if rendered is not None:
+                promoted.append((vkey, model_id, rendered))
+        if promoted:
+            variants = dict(doc["variants"])
+            for vkey, model_id, _ in promoted:
+                variants[vkey] = {**variants[vkey], "json": f"/{model_id}.json"}
+            doc["variants"] = variants
+        for key in SYNTHESIS_KEYS:
+            doc.pop(key, None)
+        if isinstance(doc.get("presets"), dict) and not is_omni(data):
+            doc["presets"] = {
+                key: {**preset, "json": f"/{hf_id}/presets/{key}.json"} for key, preset in doc["presets"].items()
+            }
+        if self.source is not None:
+            doc["source"] = source_block(self.source, recipe)
+        head = {"hf_id": hf_id, "meta": doc.get("meta")}
+        if "meta" not in doc:
+            del head["meta"]
+        if recommended is not None:
+            head["recommended_command"] = recommended
+        doc = {**head, **{k: v for k, v in doc.items() if k not in head}}
+        self.write(f"{hf_id}.json", doc)
+        self.out.documents[hf_id] = doc
+        self.presets(recipe, doc)
+        meta = doc.get("meta") or {}
+        self.index.append(index_entry(hf_id, meta, hf_id))
+        for vkey, model_id, rendered in promoted:
+            promoted_doc = promote(doc, vkey, model_id, rendered)
+            self.write(f"{model_id}.json", promoted_doc)
+            self.out.documents[model_id] = promoted_doc
+            self.promoted_index.append({**index_entry(model_id, meta, hf_id), "derived_from": hf_id})
+
+    def synthesise_install(self, doc: dict[str, Any]) -> None:
+        """Replace ``model.install`` with the synthesised block; drop ``dependencies`` (§3.3)."""
+        block = resolver.install_block(doc)
+        if isinstance(doc.get("model"), dict):
+            model = {k: v for k, v in doc["model"].items() if k != "install"}
+            if block:
+                model["install"] = block
+            doc["model"] = model
+        elif block:
+            doc["model"] = {"install": block}
+        doc.pop("dependencies", None)
+
+    def presets(self, recipe: RecipeFile, doc: dict[str, Any]) -> None:
+        """``/<hf_id>/presets/<key>.json`` for every preset of a non-omni recipe (§11.7)."""
+        presets = recipe.data.get("presets")
+        resolve_preset = getattr(resolver, "resolve_preset", None)
+        if not isinstance(presets, dict) or is_omni(recipe.data) or resolve_preset is None:
+            return
+        strategies = self.vocab.strategy_map
+        profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
+        for key, preset in presets.items():
+            resolved = resolve_preset(recipe.data, self.resolver_vocab, key)
+            self.out.warnings.extend(resolved.get("warnings", []))
+            body: dict[str, Any] = {
+                "hf_id": recipe.hf_id,
+                "preset": key,
+                "label": preset.get("label"),
+                "hardware": preset.get("hardware"),
+                "strategy": preset.get("strategy"),
+                "variant": (preset.get("variants") or ["default"])[0],
+            }
+            for field in ("workload", "description", "source", "image"):
+                if field in preset:
+                    body[field] = preset[field]
+            if preset.get("strategy") in strategies:
+                body["strategy_spec"] = strategies[preset["strategy"]]
+            if preset.get("hardware") in profiles:
+                body["hardware_profile"] = profiles[preset["hardware"]]
+            body["points"] = resolved["points"]
+            if "runbook" in preset:
+                body["runbook"] = preset["runbook"]
+            self.write(f"{recipe.hf_id}/presets/{key}.json", body)
+
+    def build(self) -> BuildOutput:
+        """All endpoints, in the order of json-api §1.4."""
+        self.catalogues()
+        standalone = {recipe.hf_id for recipe in self.content.recipes}
+        for recipe in self.content.recipes:
+            self.recipe(recipe, standalone)
+        self.write("models.json", self.index + self.promoted_index)
+        return self.out
+
+
+def is_omni(data: dict[str, Any]) -> bool:
+    """Omni recipes never get renderings (json-api §4.1)."""
+    tasks = (data.get("meta") or {}).get("tasks")
+    return isinstance(tasks, list) and "omni" in tasks
+
+
+def index_entry(hf_id: str, meta: dict[str, Any], page_id: str) -> dict[str, Any]:
+    """One ``/models.json`` entry (json-api §8)."""
+    entry: dict[str, Any] = {"hf_id": hf_id}
+    for key in ("title", "provider"):
+        if key in meta:
+            entry[key] = meta[key]
+    entry["url"] = f"/{page_id}"
+    entry["json"] = f"/{hf_id}.json"
+    return entry
+
+
+def promote(parent: dict[str, Any], vkey: str, model_id: str, rendered: dict[str, Any]) -> dict[str, Any]:
+    """The document of a promoted variant (json-api §6.5)."""
+    doc = dict(parent)
+    doc["hf_id"] = model_id
+    doc["meta"] = {**(parent.get("meta") or {}), "derived_from": parent["hf_id"], "variant": vkey}
+    model = dict(parent.get("model") or {})
+    model["model_id"] = model_id
+    doc["model"] = model
+    variant = {k: v for k, v in parent["variants"][vkey].items() if k not in ("model_id", "json")}
+    doc["variants"] = {"default": variant}
+    doc["recommended_command"] = rendered
+    head = ("hf_id", "meta", "recommended_command")
+    return {**{k: doc[k] for k in head}, **{k: v for k, v in doc.items() if k not in head}}
+
+
+def source_block(settings: dict[str, Any], recipe: RecipeFile) -> dict[str, Any]:
+    """Provenance of a recipe file (json-api §11.3)."""
+    prefix = (settings.get("prefix") or "").strip("/")
+    path = f"{prefix}/{recipe.rel_path}" if prefix else recipe.rel_path
+    repo, ref = settings.get("repo"), settings.get("ref") or "main"
+    overlays = [f"{prefix}/{o}" if prefix else o for o in recipe.overlays]
+    block: dict[str, Any] = {
+        "source": settings.get("name"),
+        "repo": repo,
+        "ref": ref,
+        "sha": settings.get("sha"),
+        "path": path,
+    }
+    if repo:
+        block["edit_url"] = f"https://github.com/{repo}/edit/{ref}/{path}"
+    block["overlays"] = overlays
+    return block
+
+
+def build_api(content: Content, source: dict[str, Any] | None = None) -> BuildOutput:
+    """Build every JSON endpoint of ``content`` in memory."""
+    return ApiBuilder(content, source).build()

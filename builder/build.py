@@ -1,0 +1,95 @@
+"""The build: read and validate everything, render in memory, then write."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from builder.api import build_api
+from builder.content import BuildOutput, Content
+from builder.errors import ContentError, Problem
+from builder.loader import load_content
+from builder.writer import write_tree
+
+SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
+
+
+@dataclass
+class BuildOptions:
+    """What to build and how."""
+
+    content: Path
+    out: Path
+    strict: bool = False
+    html: bool = True
+    source: dict[str, str | None] = field(default_factory=dict)  # command-line provenance overrides
+
+
+@dataclass
+class BuildResult:
+    """The in-memory site plus what the build reported."""
+
+    content: Content
+    output: BuildOutput
+    files: dict[str, bytes]
+    problems: list[Problem]
+
+
+def source_settings(content: Content, overrides: dict[str, str | None]) -> dict[str, Any] | None:
+    """Provenance: site.yaml ``source`` defaults, command-line overrides, git for the sha."""
+    settings = dict(content.site.get("source") or {})
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    if not settings.get("name") and not settings.get("repo"):
+        return None
+    if not settings.get("sha"):
+        settings["sha"] = git_head(Path(content.root))
+    return settings
+
+
+def git_head(folder: Path) -> str | None:
+    """The commit of the git checkout holding ``folder``, if any."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def render(options: BuildOptions) -> BuildResult:
+    """Read, validate and render everything in memory (raises ContentError)."""
+    content, problems = load_content(options.content, strict=options.strict)
+    output = build_api(content, source_settings(content, options.source))
+    files = dict(output.files)
+    if options.html:
+        from builder.render import render_site
+
+        files.update(render_site(content, output))
+    return BuildResult(content, output, files, problems)
+
+
+def build(options: BuildOptions) -> int:
+    """Build and write the site; print problems as ``path:line: field: message``."""
+    try:
+        result = render(options)
+    except ContentError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        errors = sum(1 for p in exc.problems if not p.warning or options.strict)
+        print(f"build failed: {errors} error(s); {options.out} left unchanged", file=sys.stderr)
+        return 1
+    for problem in result.problems:
+        print(problem, file=sys.stderr)
+    for warning in result.output.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    write_tree(result.files, options.out)
+    docs = result.output.documents
+    print(
+        f"built {len(result.content.recipes)} recipes, {len(docs)} documents, "
+        f"{len(result.files)} files into {options.out}"
+    )
+    return 0

@@ -1,0 +1,334 @@
+"""Read and validate a content root: vocabulary, recipes and overlays.
+
+Everything is read first and every problem collected; :func:`load_content` raises
+:class:`ContentError` with all of them when any is an error (or, with ``strict``,
+a warning).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from builder import models
+from builder.content import Content, RecipeFile, Vocabulary
+from builder.errors import ContentError, Problem, join_path, locate
+from builder.yaml12 import YamlError, load
+
+
+class _Collector:
+    """Collects problems while the content is read."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def error(self, path: str, line: int, field: str, message: str) -> None:
+        self.problems.append(Problem(path, line, field, message))
+
+    def warn(self, path: str, line: int, field: str, message: str) -> None:
+        self.problems.append(Problem(path, line, field, message, warning=True))
+
+
+def list_sorted(folder: Path) -> list[str]:
+    """Entry names of a folder in byte-wise ascending order (json-api §1.1)."""
+    return sorted(os.listdir(folder), key=lambda name: name.encode())
+
+
+def read_yaml(root: Path, rel: str, out: _Collector) -> tuple[Any, dict[str, int]] | None:
+    """Load one YAML file, reporting load problems."""
+    try:
+        text = (root / rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        out.error(rel, 0, "", f"cannot read file: {exc}")
+        return None
+    try:
+        return load(text)
+    except YamlError as exc:
+        out.error(rel, exc.line, exc.field, exc.message)
+        return None
+
+
+# ── pydantic errors as problems ───────────────────────────────────────────
+
+_NOUNS = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "string_type": "a string",
+    "bool_type": "a boolean",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "none_required": "null",
+}
+
+
+def _describe(value: Any) -> str:
+    """A short description of a wrong value, for messages."""
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"number {value}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[str, Any]:
+    """Follow a pydantic location through the data; drop union-member tags."""
+    path, node = "", data
+    for part in loc:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            path, node = join_path(path, part), node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            path, node = join_path(path, part), node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and part not in node and not _is_tag(part):
+            return join_path(path, part), _MISSING
+    return path, node
+
+
+_MISSING = object()
+
+
+def _is_tag(part: str) -> bool:
+    """pydantic adds the member type of a union to locations (``str``, ``dict[str,int]``...)."""
+    return part in {"str", "int", "float", "bool", "none"} or "[" in part or part[:1].isupper()
+
+
+def validation_problems(exc: ValidationError, data: Any, rel: str, where: Any) -> list[Problem]:
+    """One problem per field path, merging the alternatives of union types."""
+    grouped: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
+    for err in exc.errors():
+        path, value = _data_path(data, tuple(err["loc"]))
+        grouped.setdefault(path, (value, []))[1].append(err)
+    problems = []
+    for path, (value, errors) in grouped.items():
+        file, line = where(path)
+        problems.append(Problem(file, line, path, _message(value, errors)))
+    return problems
+
+
+def _message(value: Any, errors: list[dict[str, Any]]) -> str:
+    """Turn the pydantic errors of one field into one sentence."""
+    types = [e["type"] for e in errors]
+    if value is _MISSING or "missing" in types:
+        return "required field is missing"
+    if "too_short" in types:
+        return "must not be empty"
+    if "literal_error" in types:
+        expected = next(e for e in errors if e["type"] == "literal_error")["ctx"]["expected"]
+        return f"expected one of {expected}, got {_describe(value)}"
+    nouns = list(dict.fromkeys(_NOUNS[t] for t in types if t in _NOUNS))
+    if nouns:
+        return f"expected {' or '.join(nouns)}, got {_describe(value)}"
+    return "; ".join(dict.fromkeys(e["msg"] for e in errors))
+
+
+def check_model(
+    model: type[BaseModel], data: Any, rel: str, where: Any, out: _Collector
+) -> BaseModel | None:
+    """Validate ``data`` against ``model``; unknown keys become warnings."""
+    try:
+        instance = model.model_validate(data)
+    except ValidationError as exc:
+        out.problems.extend(validation_problems(exc, data, rel, where))
+        return None
+    for path in models.unknown_keys(instance):
+        file, line = where(path)
+        out.warn(file, line, path, f"unknown key {path.rsplit('.', 1)[-1]!r}")
+    return instance
+
+
+def _where_in(rel: str, lines: dict[str, int]) -> Any:
+    """A locator for a single-file document."""
+    locations = {path: (rel, line) for path, line in lines.items()}
+    return lambda path: locate(locations, path, rel)
+
+
+# ── vocabulary ────────────────────────────────────────────────────────────
+
+
+def _load_catalogue(
+    root: Path, folder: str, model: type[BaseModel], out: _Collector
+) -> dict[str, Any]:
+    """Every ``<folder>/*.yaml`` keyed by its ``name`` field, in file order."""
+    result: dict[str, Any] = {}
+    if not (root / folder).is_dir():
+        out.error(folder, 0, "", "folder is missing")
+        return result
+    for name in list_sorted(root / folder):
+        if not name.endswith(".yaml"):
+            continue
+        rel = f"{folder}/{name}"
+        loaded = read_yaml(root, rel, out)
+        if loaded is None:
+            continue
+        data, lines = loaded
+        if not isinstance(data, dict):
+            out.error(rel, 1, "", "expected a mapping at the top level")
+            continue
+        if check_model(model, data, rel, _where_in(rel, lines), out) is not None:
+            result[data["name"]] = data
+    return result
+
+
+def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
+    """taxonomy.yaml, platforms.yaml, strategies/ and kv_store/."""
+    taxonomy: dict[str, Any] = {"hardware_profiles": {}}
+    if not (root / "taxonomy.yaml").is_file():
+        out.error("taxonomy.yaml", 0, "", "file is missing")
+    else:
+        loaded = read_yaml(root, "taxonomy.yaml", out)
+        if loaded is not None:
+            data, lines = loaded
+            where = _where_in("taxonomy.yaml", lines)
+            if check_model(models.Taxonomy, data, "taxonomy.yaml", where, out) is not None:
+                taxonomy = data
+    platforms = None
+    if (root / "platforms.yaml").is_file():
+        loaded = read_yaml(root, "platforms.yaml", out)
+        if loaded is not None:
+            data, lines = loaded
+            where = _where_in("platforms.yaml", lines)
+            if check_model(models.Platforms, data, "platforms.yaml", where, out) is not None:
+                platforms = data
+    strategies = _load_catalogue(root, "strategies", models.Strategy, out)
+    kv_store = _load_catalogue(root, "kv_store", models.KvStore, out)
+    return Vocabulary(taxonomy=taxonomy, strategies=strategies, kv_store=kv_store, platforms=platforms)
+
+
+# ── recipes and overlays ──────────────────────────────────────────────────
+
+
+def recipe_paths(root: Path) -> list[str]:
+    """Recipe files under ``models/`` in walk order (json-api §1.1), relative to root."""
+    found: list[str] = []
+
+    def walk(folder: Path, rel: str) -> None:
+        for name in list_sorted(folder):
+            child = folder / name
+            if child.is_dir():
+                walk(child, f"{rel}/{name}")
+            elif name.endswith((".yaml", ".yml")):
+                found.append(f"{rel}/{name}")
+
+    if (root / "models").is_dir():
+        walk(root / "models", "models")
+    return found
+
+
+def hf_id_of(rel: str) -> str | None:
+    """``models/<org>/.../<repo>.yaml`` -> ``<org>/<repo>``; None without an org folder."""
+    parts = rel.split("/")[1:]
+    if len(parts) < 2:
+        return None
+    repo = parts[-1].removesuffix(".yaml").removesuffix(".yml")
+    return f"{parts[0]}/{repo}"
+
+
+def merge_overlay(
+    base: Any, overlay: Any, path: str, locations: dict[str, tuple[str, int]], rel: str, lines: dict[str, int]
+) -> Any:
+    """Deep-merge ``overlay`` onto ``base``: mappings merge, lists and scalars replace, null deletes."""
+    if not (isinstance(base, dict) and isinstance(overlay, dict)):
+        _relocate(locations, path, rel, lines)
+        return overlay
+    merged = dict(base)
+    for key, value in overlay.items():
+        child = join_path(path, key)
+        if value is None:
+            merged.pop(key, None)
+            _drop_locations(locations, child)
+        elif key in merged:
+            merged[key] = merge_overlay(merged[key], value, child, locations, rel, lines)
+        else:
+            merged[key] = value
+            _relocate(locations, child, rel, lines)
+    return merged
+
+
+def _drop_locations(locations: dict[str, tuple[str, int]], path: str) -> None:
+    for key in [k for k in locations if k == path or k.startswith((path + ".", path + "["))]:
+        del locations[key]
+
+
+def _relocate(locations: dict[str, tuple[str, int]], path: str, rel: str, lines: dict[str, int]) -> None:
+    """Point ``path`` and everything below it at the overlay file."""
+    _drop_locations(locations, path)
+    for key, line in lines.items():
+        if key == path or key.startswith((path + ".", path + "[")):
+            locations[key] = (rel, line)
+
+
+def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
+    """Load one recipe and merge its overlays (``overlays/<org>/<repo>/*.yaml``)."""
+    hf_id = hf_id_of(rel)
+    if hf_id is None:
+        out.error(rel, 0, "", "a recipe file must be inside an organisation folder: models/<org>/<repo>.yaml")
+        return None
+    loaded = read_yaml(root, rel, out)
+    if loaded is None:
+        return None
+    data, lines = loaded
+    if not isinstance(data, dict):
+        out.error(rel, 1, "", "expected a mapping at the top level")
+        return None
+    locations = {path: (rel, line) for path, line in lines.items()}
+    overlays: list[str] = []
+    overlay_dir = root / "overlays" / hf_id
+    if overlay_dir.is_dir():
+        for name in list_sorted(overlay_dir):
+            if not name.endswith((".yaml", ".yml")):
+                continue
+            orel = f"overlays/{hf_id}/{name}"
+            oloaded = read_yaml(root, orel, out)
+            if oloaded is None:
+                continue
+            odata, olines = oloaded
+            if not isinstance(odata, dict):
+                out.error(orel, 1, "", "expected a mapping at the top level")
+                continue
+            data = merge_overlay(data, odata, "", locations, orel, olines)
+            overlays.append(orel)
+    return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays)
+
+
+def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[Problem]]:
+    """Read and validate a whole content root.
+
+    Returns the content and its warnings; raises :class:`ContentError` listing every
+    problem when there is an error (with ``strict``, when there is any problem).
+    """
+    from builder.validate import validate_recipe
+
+    root = Path(root)
+    out = _Collector()
+    vocab = load_vocabulary(root, out)
+    recipes: list[RecipeFile] = []
+    for rel in recipe_paths(root):
+        recipe = load_recipe(root, rel, out)
+        if recipe is None:
+            continue
+        instance = check_model(models.Recipe, recipe.data, rel, recipe.where, out)
+        if instance is not None:
+            out.problems.extend(validate_recipe(recipe, vocab))
+            recipes.append(recipe)
+    site: dict[str, Any] = {}
+    if (root / "site.yaml").is_file():
+        loaded = read_yaml(root, "site.yaml", out)
+        if loaded is not None and isinstance(loaded[0], dict):
+            site = loaded[0]
+    problems = out.problems
+    if any(not p.warning or strict for p in problems):
+        raise ContentError(problems)
+    return Content(root=str(root), vocab=vocab, recipes=recipes, site=site), problems

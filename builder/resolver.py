@@ -1,0 +1,1560 @@
+"""Pure, stdlib-only recipe resolver: recipe + selection -> ``vllm serve`` / docker commands.
+
+This module is the single implementation of the resolver specifications
+(``resolver-single-node.md``, ``resolver-cluster.md`` and the rendering parts of
+``json-api.md``).  It imports only the Python standard library and nothing from
+``builder`` so that the very same file can run in the browser under Pyodide.  All
+inputs and outputs are plain JSON-like data (dict, list, str, int, float, bool, None).
+
+Vocabulary
+----------
+``vocab = {"taxonomy": <taxonomy.yaml mapping>, "strategies": <mapping>}`` where
+``strategies`` holds the serving strategies keyed by ``name`` (sorted file order)
+followed by the Mooncake kv_store deployments keyed by ``name``.
+
+Selection keys accepted by :func:`resolve` (every key is optional)
+------------------------------------------------------------------
+``hardware``        hardware profile id; default: :func:`default_hardware` for the variant.
+``variant``         variant key; default ``"default"``.
+``substitute``      bool, default True: when the variant does not *run on* the hardware
+                    (precision, allowlist, non-scalable VRAM) switch to
+                    :func:`pick_fitting_variant` (single-node spec §4.4/§4.5).
+``strategy``        strategy id (a serving strategy, ``pd_cluster`` or a kv_store id);
+                    default: the recommended strategy of cluster spec §10.3.
+``nodes``           node count N (nodes per instance under Mooncake); default: the
+                    recommended node count of §10.3 (alternatives rule for an explicit
+                    strategy: ``nodes_for``).
+``features``        ordered list of enabled feature keys; default
+                    :func:`default_enabled_features`.
+``modes``           ``{feature: mode}`` selected feature modes; default ``{}``.
+``advanced_args``   list of extra serve arguments (pipeline step 8); default ``[]``.
+``pd_nodes``        ``{"prefill": R, "decode": R}`` with ``R`` an int or
+                    ``{"nodes", "rank", "parallelism"}``; default: API pool sizing (§10.4)
+                    when the strategy is ``pd_cluster`` and nothing is given.
+``kv_offload``      taxonomy ``kv_offload`` key or kv_store id; ``None``/``"off"`` = none.
+                    When ``strategy`` itself is a kv_store id it is used as the kv id and the
+                    serving strategy is chosen as in §10.5 unless ``serving_strategy`` is given.
+``serving_strategy`` serving strategy for a kv_store id given as ``strategy``.
+``kv_instances``    int or ``{"count", "current"}`` (Mooncake instances); default: deployment's.
+``tp``              int: render as if ``variants.<v>.tp`` were this number (presets).
+``image``           docker image override (presets).
+``cuda``            ``"default"`` or ``"cu129"`` (builder CUDA toggle, §12.7).
+``task``            omni task key or id (omni recipes only).
+``docker``          bool, default True: include docker forms in the result.
+
+The result of :func:`resolve` is a rendering record in the json-api §5.1 shape plus
+builder-only extras (``companions``, ``current_instance``, ``mooncake``, ``install``, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+__all__ = [
+    "MAX_NODES",
+    "applicable_notes",
+    "available_modes",
+    "default_enabled_features",
+    "default_hardware",
+    "dedupe_args",
+    "docker_argv",
+    "docker_image",
+    "docker_run",
+    "effective_compatible_strategies",
+    "effective_mode",
+    "fits_single_node",
+    "format_command",
+    "hardware_lookup",
+    "install_block",
+    "is_omni",
+    "min_gpus",
+    "nodes_for_strategy",
+    "offered_hardware",
+    "offered_strategies",
+    "pd_pool_modes",
+    "pick_fitting_variant",
+    "pick_pd_nodes",
+    "quote_value",
+    "recommend_strategy",
+    "recommended_strategy",
+    "render_matrix",
+    "resolve",
+    "resolve_omni",
+    "resolve_preset",
+    "runs_on",
+    "validate_presets",
+]
+
+MAX_NODES = 16
+HF_CACHE_MOUNT = "~/.cache/huggingface:/root/.cache/huggingface"
+
+# ---------------------------------------------------------------------------
+# §0 Conventions: presence tests and JavaScript-style stringification
+# ---------------------------------------------------------------------------
+
+
+def _is_num(v: Any) -> bool:
+    """True for int/float but not bool."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _truthy(v: Any) -> bool:
+    """JavaScript truthiness: ``{}`` and ``[]`` are truthy; None/False/0/"" are not."""
+    if v is None or v is False or v == "":
+        return False
+    if _is_num(v):
+        return v != 0 and not (isinstance(v, float) and math.isnan(v))
+    return True
+
+
+def _dict(v: Any) -> dict:
+    return v if isinstance(v, dict) else {}
+
+
+def _list(v: Any) -> list:
+    return v if isinstance(v, list) else []
+
+
+def _get(block: Any, key: str) -> Any:
+    return block.get(key) if isinstance(block, dict) else None
+
+
+def js_str(v: Any) -> str:
+    """Stringify like JavaScript ``String(v)`` (``True`` -> ``"true"``, ``8.0`` -> ``"8"``)."""
+    if isinstance(v, str):
+        return v
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if v is None:
+        return "null"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _int_if_integral(v: Any) -> Any:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _merge(env: dict, block: Any) -> None:
+    """§0.5: later writes overwrite values, keys keep their first position."""
+    if isinstance(block, dict):
+        env.update(block)
+
+
+# ---------------------------------------------------------------------------
+# §1-§2 Hardware profiles and key-matching disciplines
+# ---------------------------------------------------------------------------
+
+
+def _profiles(taxonomy: dict) -> dict:
+    return _dict(_get(taxonomy, "hardware_profiles"))
+
+
+def _profile(taxonomy: dict, hw: str | None) -> dict:
+    return _dict(_profiles(taxonomy).get(hw)) if hw is not None else {}
+
+
+def _raw_generation(profile: dict) -> Any:
+    gen = profile.get("generation")
+    return gen if _truthy(gen) else profile.get("gpu_generation")
+
+
+def _gen_key(profile: dict) -> Any:
+    """§2.1: generation used for override look-ups (first element of a list)."""
+    gen = _raw_generation(profile)
+    if isinstance(gen, list):
+        return gen[0] if gen else None
+    return gen
+
+
+def _gpus(profile: dict) -> int:
+    g = profile.get("gpu_count")
+    return _int_if_integral(g) if _is_num(g) else 1
+
+
+def _gpn(profile: dict) -> Any:
+    """GPUs per node for the floor helpers: a missing/zero ``gpu_count`` counts as 8."""
+    g = profile.get("gpu_count")
+    return _int_if_integral(g) if _is_num(g) and g else 8
+
+
+def _vram(profile: dict) -> float:
+    v = profile.get("vram_gb")
+    return v if _is_num(v) else 0
+
+
+def _scalable(profile: dict) -> bool:
+    return profile.get("scalable") is not False
+
+
+def _is_nvidia(profile: dict) -> bool:
+    return profile.get("brand") == "NVIDIA"
+
+
+def hardware_lookup(mapping: Any, profile: dict, hw: str | None) -> Any:
+    """Discipline H: ``map[hw]``, ``map[generation]``, ``map[brand]``, ``map["default"]``."""
+    if not isinstance(mapping, dict):
+        return None
+    brand = profile.get("brand")
+    for key in (hw, _gen_key(profile), brand.lower() if isinstance(brand, str) else None, "default"):
+        if key is not None and mapping.get(key) is not None:
+            return mapping[key]
+    return None
+
+
+def _lookup_gen(mapping: Any, profile: dict) -> Any:
+    """Discipline G: ``map[generation]`` if truthy, else ``map["nvidia"]`` on NVIDIA."""
+    if not isinstance(mapping, dict):
+        return None
+    gen = _gen_key(profile)
+    if gen is not None and _truthy(mapping.get(gen)):
+        return mapping[gen]
+    if _is_nvidia(profile) and _truthy(mapping.get("nvidia")):
+        return mapping["nvidia"]
+    return None
+
+
+def _lookup_exact(mapping: Any, hw: str | None) -> Any:
+    """Discipline X: exact hardware id only."""
+    return mapping.get(hw) if isinstance(mapping, dict) and hw is not None else None
+
+
+def _mode_gated(mode: dict, profile: dict, hw: str | None) -> bool:
+    """Discipline M: True when the mode is ``unsupported`` on this generation or id."""
+    table = _dict(mode.get("hardware"))
+    gen = _gen_key(profile)
+    return (gen is not None and table.get(gen) == "unsupported") or (
+        hw is not None and table.get(hw) == "unsupported"
+    )
+
+
+# ---------------------------------------------------------------------------
+# §3 Which hardware a recipe offers; §4 variants and fit
+# ---------------------------------------------------------------------------
+
+
+def _variant(recipe: dict, key: str | None) -> dict:
+    """§4.1: ``variants[key]``, else ``variants["default"]``, else ``{}``."""
+    variants = _dict(recipe.get("variants"))
+    if key in variants:
+        return _dict(variants[key])
+    return _dict(variants.get("default"))
+
+
+def _model_id(recipe: dict, variant: dict) -> str:
+    """§4.2 served model id."""
+    for v in (variant.get("model_id"), _dict(recipe.get("model")).get("model_id")):
+        if _truthy(v):
+            return v
+    return "unknown"
+
+
+def _precision_constraint(variant: dict) -> dict | None:
+    """§3.1: ``precision_hardware`` or the nvfp4/fp4 Blackwell default."""
+    ph = variant.get("precision_hardware")
+    if _truthy(ph):
+        return ph if isinstance(ph, dict) else None
+    if variant.get("precision") in ("nvfp4", "fp4"):
+        return {"brand": "NVIDIA", "generation": "blackwell"}
+    return None
+
+
+def _precision_ok(variant: dict, profile: dict) -> bool:
+    c = _precision_constraint(variant)
+    if c is None:
+        return True
+    if c.get("brand") is not None and c.get("brand") != profile.get("brand"):
+        return False
+    if c.get("generation") is not None:
+        gen = _raw_generation(profile)
+        gens = gen if isinstance(gen, list) else [gen]
+        return c["generation"] in gens
+    return True
+
+
+def _allowlisted(variant: dict, hw: str | None) -> bool:
+    allow = variant.get("supported_hardware")
+    return not (isinstance(allow, list) and allow) or hw in allow
+
+
+def _meta_hardware(recipe: dict) -> dict:
+    return _dict(_dict(recipe.get("meta")).get("hardware"))
+
+
+def _candidates(recipe: dict, taxonomy: dict, variant: dict) -> list[str]:
+    """Profiles (taxonomy order) passing §3.1-§3.4."""
+    declared = _meta_hardware(recipe)
+    out = []
+    for hw, prof in _profiles(taxonomy).items():
+        prof = _dict(prof)
+        if declared.get(hw) == "unsupported":
+            continue
+        if prof.get("restricted") is True and hw not in declared:
+            continue
+        if _precision_ok(variant, prof) and _allowlisted(variant, hw):
+            out.append(hw)
+    return out
+
+
+_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
+
+
+def _default_from(recipe: dict, taxonomy: dict, variant: dict, cands: list[str]) -> str:
+    authored = _dict(recipe.get("meta")).get("default_hardware")
+    if authored is not None and authored in cands:
+        return authored
+    c = _precision_constraint(variant)
+    if c is not None and c.get("generation") == "blackwell":
+        for hw in ("b200", "gb200"):
+            if hw in cands:
+                return hw
+    if "h200" in cands:
+        return "h200"
+    if cands:
+        profiles = _profiles(taxonomy)
+        return sorted(cands, key=lambda h: (_BRAND_RANK.get(_dict(profiles[h]).get("brand"), 9), h))[0]
+    return "h200"
+
+
+def default_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> str:
+    """Single-node spec §3.6: default hardware of (recipe, variant)."""
+    variant = _variant(recipe, variant_key)
+    return _default_from(recipe, taxonomy, variant, _candidates(recipe, taxonomy, variant))
+
+
+def offered_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> list[str]:
+    """§3.5 / json-api §4.3: default hardware first, then offered profiles in taxonomy order."""
+    variant = _variant(recipe, variant_key)
+    cands = _candidates(recipe, taxonomy, variant)
+    first = _default_from(recipe, taxonomy, variant, cands)
+    return [first] + [hw for hw in cands if hw != first]
+
+
+def fits_single_node(profile: dict, variant: dict) -> bool:
+    """§4.3: the variant's ``vram_minimum_gb`` fits one node (missing figures fit)."""
+    node, need = _vram(profile), variant.get("vram_minimum_gb")
+    need = need if _is_num(need) else 0
+    return node <= 0 or need <= 0 or need <= node
+
+
+def runs_on(profile: dict, variant: dict, hw: str | None = None) -> bool:
+    """§4.3 *runs on*: precision, allowlist (when ``hw`` given), scalable-or-fits."""
+    if not _precision_ok(variant, profile):
+        return False
+    if hw is not None and not _allowlisted(variant, hw):
+        return False
+    return _scalable(profile) or fits_single_node(profile, variant)
+
+
+def pick_fitting_variant(recipe: dict, profile: dict, hw: str | None = None) -> str | None:
+    """§4.3: the running variant with the largest ``vram_minimum_gb`` (stable order)."""
+    best, best_need = None, None
+    for key, variant in _dict(recipe.get("variants")).items():
+        variant = _dict(variant)
+        if not runs_on(profile, variant, hw):
+            continue
+        need = variant.get("vram_minimum_gb")
+        need = need if _is_num(need) else 0
+        if best is None or need > best_need:
+            best, best_need = key, need
+    return best
+
+
+def _used_variant(recipe: dict, profile: dict, hw: str, variant_key: str) -> str | None:
+    """§4.4: substitute on non-scalable hardware when the variant does not fit."""
+    variant = _variant(recipe, variant_key)
+    if _scalable(profile) or fits_single_node(profile, variant):
+        return variant_key
+    return pick_fitting_variant(recipe, profile, hw)
+
+
+# ---------------------------------------------------------------------------
+# §6 Features and modes
+# ---------------------------------------------------------------------------
+
+
+def _features(recipe: dict) -> dict:
+    return _dict(recipe.get("features"))
+
+
+def default_enabled_features(recipe: dict, hw: str, variant_key: str) -> list[str]:
+    """§6.2: features in declaration order, minus opt-in ones unless forced by default_modes."""
+    forced = _dict(_variant(recipe, variant_key).get("default_modes"))
+    opt_in = set(_list(recipe.get("opt_in_features")))
+    opt_in.update(_list(_lookup_exact(recipe.get("hardware_opt_in_features"), hw)))
+    return [f for f in _features(recipe) if f in forced or f not in opt_in]
+
+
+def available_modes(feature: dict, variant_key: str, profile: dict, hw: str | None) -> list[str]:
+    """§6.5 available modes of a modal feature, in declaration order."""
+    out = []
+    for name, mode in _dict(feature.get("modes")).items():
+        mode = _dict(mode)
+        allowed = mode.get("variants")
+        if isinstance(allowed, list) and allowed and variant_key not in allowed:
+            continue
+        if not _mode_gated(mode, profile, hw):
+            out.append(name)
+    return out
+
+
+def effective_mode(
+    recipe: dict, feature_key: str, variant_key: str, profile: dict, hw: str | None, selected: str | None = None
+) -> str | None:
+    """§6.5 effective mode: selected, variant default_modes, default_mode, first available."""
+    feature = _dict(_features(recipe).get(feature_key))
+    avail = available_modes(feature, variant_key, profile, hw)
+    if not avail:
+        return None
+    defaults = _dict(_variant(recipe, variant_key).get("default_modes"))
+    for choice in (selected, defaults.get(feature_key), feature.get("default_mode")):
+        if choice in avail:
+            return choice
+    return avail[0]
+
+
+def _feature_allowed(feature: dict, strategy_id: str) -> bool:
+    allow = feature.get("strategies")
+    return not (isinstance(allow, list) and allow) or strategy_id in allow
+
+
+def _has_companion(feature: dict) -> bool:
+    return _truthy(_get(feature.get("companion"), "command"))
+
+
+def _feature_args(c: _Ctx, strategy_id: str, skip_companions: bool) -> list:
+    """§6.3-§6.5: arguments of the enabled features, in the caller's order."""
+    out: list = []
+    features = _features(c.recipe)
+    for key in c.enabled:
+        feature = features.get(key)
+        if not isinstance(feature, dict) or not _feature_allowed(feature, strategy_id):
+            continue
+        if skip_companions and _has_companion(feature):
+            continue
+        if "modes" in feature and feature.get("modes") is not None:
+            mode_key = effective_mode(c.recipe, key, c.variant_key, c.profile, c.hw, c.modes.get(key))
+            if mode_key is None:
+                continue
+            mode = _dict(_dict(feature["modes"]).get(mode_key))
+            block = hardware_lookup(mode.get("hardware_overrides"), c.profile, c.hw)
+            args = _get(block, "args")
+            out += _list(args if args is not None else mode.get("args"))
+        else:
+            block = _lookup_gen(feature.get("hardware_overrides"), c.profile)
+            args = _get(block, "args")
+            out += _list(args if args is not None else feature.get("args"))
+    return out
+
+
+def _companions(c: _Ctx, strategy_id: str, kv_opt: tuple[str, dict] | None) -> list[dict]:
+    """§6.6 / cluster §8.4 companion processes of a single-node result."""
+    out = []
+    features = _features(c.recipe)
+    for key in c.enabled:
+        feature = features.get(key)
+        if isinstance(feature, dict) and _has_companion(feature) and _feature_allowed(feature, strategy_id):
+            comp = feature["companion"]
+            out.append({
+                "feature": key,
+                "label": comp.get("label") or key,
+                "description": comp.get("description") or "",
+                "command": js_str(comp["command"]).rstrip(),
+            })
+    if kv_opt is not None:
+        key, opt = kv_opt
+        comp = _dict(opt.get("companion"))
+        if _truthy(comp.get("command")):
+            parts = [comp.get("description") or ""]
+            if _truthy(opt.get("install")):
+                parts.append(f"Requires: {opt['install']}")
+            out.append({
+                "feature": f"kv_offload:{key}",
+                "label": comp.get("label") or key,
+                "description": " ".join(p for p in parts if p),
+                "command": js_str(comp["command"]).rstrip(),
+            })
+    return out
+
+
+# ---------------------------------------------------------------------------
+# §9 Dedupe, §10 quoting and command rendering
+# ---------------------------------------------------------------------------
+
+
+def _is_flag(tok: Any) -> bool:
+    return isinstance(tok, str) and tok.startswith("-")
+
+
+def _units(tokens: list) -> list[tuple]:
+    """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
+    units, i, n = [], 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if _is_flag(tok):
+            if i + 1 < n and not _is_flag(tokens[i + 1]):
+                units.append((tok, tokens[i + 1]))
+                i += 2
+                continue
+            units.append((tok,))
+        else:
+            units.append((None, tok))
+        i += 1
+    return units
+
+
+def _flatten(units: list[tuple]) -> list:
+    return [t for u in units for t in (u[1:] if u[0] is None else u)]
+
+
+def dedupe_args(tokens: list) -> list:
+    """§9: drop falsy items, then keep the last occurrence of every flag."""
+    units = _units([t for t in tokens if _truthy(t)])
+    seen: set = set()
+    kept = []
+    for unit in reversed(units):
+        if unit[0] is not None:
+            if unit[0] in seen:
+                continue
+            seen.add(unit[0])
+        kept.append(unit)
+    kept.reverse()
+    return _flatten(kept)
+
+
+_SHELL_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
+
+
+def quote_value(value: Any) -> str:
+    """§10.4 value quoting (single quotes unless shell-safe or a bare ``$VAR``)."""
+    if not isinstance(value, str) or value == "":
+        return js_str(value)
+    if _SHELL_VAR.fullmatch(value) or _SHELL_SAFE.fullmatch(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _lines(tokens: list) -> list[str]:
+    """§10.2 line grouping: ``flag value`` pairs, everything else on its own line."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if _is_flag(tok) and i + 1 < n and not _is_flag(tokens[i + 1]):
+            out.append(f"{tok} {quote_value(tokens[i + 1])}")
+            i += 2
+        else:
+            out.append(js_str(tok))
+            i += 1
+    return out
+
+
+def format_command(model_id: str, tokens: list, binary: str = "vllm serve") -> str:
+    """§10.3: ``<binary> <model>`` then one continuation line per flag unit."""
+    return " \\\n  ".join([f"{binary} {model_id}", *_lines(tokens)])
+
+
+# ---------------------------------------------------------------------------
+# §12 Docker
+# ---------------------------------------------------------------------------
+
+
+def _brand_key(profile: dict) -> str:
+    """§12.1 docker brand key."""
+    gen = _raw_generation(profile)
+    if gen == "tpu":
+        return "tpu"
+    if profile.get("brand") == "AMD":
+        return "amd"
+    if gen in ("cpu", "xpu") or profile.get("brand") == "Intel":
+        return "intel"
+    return "nvidia"
+
+
+_LATEST = {
+    "nvidia": "vllm/vllm-openai:latest",
+    "amd": "vllm/vllm-openai-rocm:latest",
+    "tpu": "vllm/vllm-tpu:latest",
+    "intel": "vllm/vllm-openai-cpu:latest-x86_64",
+}
+_NIGHTLY = {
+    "nvidia": "vllm/vllm-openai:nightly",
+    "amd": "vllm/vllm-openai-rocm:nightly",
+    "tpu": "vllm/vllm-tpu:nightly",
+}
+_BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
+
+
+def _is_cuda_map(v: Any) -> bool:
+    return isinstance(v, dict) and ("cu129" in v or "cu130" in v)
+
+
+def _pick_cuda(cuda_map: dict, cuda: str = "default") -> Any:
+    if cuda != "default" and cuda_map.get(cuda) is not None:
+        return cuda_map[cuda]
+    return cuda_map.get("cu130") or cuda_map.get("cu129")
+
+
+def _cuda_suffix(image: str) -> str:
+    """§12.7 cu129 form of a plain image tag."""
+    m = re.fullmatch(r"(vllm/vllm-(?:openai|openai-rocm|tpu)):nightly", image)
+    return f"{m.group(1)}:cu129-nightly" if m else f"{image}-cu129"
+
+
+def _image_sources(recipe: dict, variant: dict, profile: dict, hw: str | None) -> tuple[Any, dict | None]:
+    """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
+    brand = _brand_key(profile)
+    exact = _get(_lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
+    pinned = exact if isinstance(exact, str) else None
+    cuda_map: dict | None = None
+    for src in (variant.get("docker_image"), _dict(recipe.get("model")).get("docker_image")):
+        if not _truthy(src) or pinned is not None or cuda_map is not None:
+            continue
+        if isinstance(src, str):
+            if brand == "nvidia":
+                pinned = src
+        elif isinstance(src, dict) and any(k in src for k in _BRAND_KEYS):
+            entry = src.get(brand)
+            if isinstance(entry, str):
+                pinned = entry
+            elif brand == "nvidia" and _is_cuda_map(entry):
+                cuda_map = entry
+        elif brand == "nvidia" and _is_cuda_map(src):
+            cuda_map = src
+    return pinned, cuda_map
+
+
+def docker_image(recipe: dict, variant: dict, profile: dict, hw: str | None, cuda: str = "default") -> str | None:
+    """§12.2 image (None only in the §12.6 Intel-CPU nightly edge); ``cuda`` is the §12.7 toggle."""
+    pinned, cuda_map = _image_sources(recipe, variant, profile, hw)
+    if _raw_generation(profile) == "xpu" and pinned is None:
+        return "vllm/vllm-openai-xpu:latest"
+    if pinned is None and cuda_map is not None:
+        return _pick_cuda(cuda_map, cuda)
+    if pinned is None:
+        nightly = _dict(recipe.get("model")).get("nightly_required") is True
+        pinned = (_NIGHTLY if nightly else _LATEST).get(_brand_key(profile))
+    if cuda == "cu129" and isinstance(pinned, str):
+        return _cuda_suffix(pinned)
+    return pinned
+
+
+def _device_flags(profile: dict) -> tuple[str, list[str]]:
+    """§12.3 device flags: (shell-string form, argv form)."""
+    gen = _raw_generation(profile)
+    if gen == "tpu":
+        return "--privileged --network host \\\n  -v /dev/shm:/dev/shm", [
+            "--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"]
+    if profile.get("brand") == "AMD":
+        return "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video", [
+            "--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
+            "--group-add", "video"]
+    if gen == "xpu":
+        return "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g", [
+            "--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"]
+    if gen == "cpu" or profile.get("brand") == "Intel":
+        return "--shm-size=16g", ["--shm-size", "16g"]
+    return "--gpus all", ["--gpus", "all"]
+
+
+def _mounts(model_id: Any, env: dict) -> list[str]:
+    out = []
+    if isinstance(model_id, str) and model_id.startswith("/"):
+        out.append(f"{model_id}:{model_id}:ro")
+    for key, value in env.items():
+        if key.endswith("_CONFIG_PATH"):
+            v = js_str(value)
+            out.append(f"{v}:{v}:ro")
+    return out
+
+
+_SERVE_HEAD = re.compile(r"vllm serve (\S+)\s*\\?\n?\s*")
+
+
+def docker_run(command: str, env: dict, image: str | None, profile: dict, port: int = 8000) -> str:
+    """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command."""
+    m = _SERVE_HEAD.match(command)
+    model, body = (m.group(1), command[m.end():]) if m else ("MODEL", command)
+    lines = [
+        f"docker run {_device_flags(profile)[0]}",
+        f"--privileged --ipc=host -p {port}:{port}",
+        f"-v {HF_CACHE_MOUNT}",
+        *(f"-v {mount}" for mount in _mounts(model, env)),
+        *(f"-e {k}={js_str(v)}" for k, v in env.items()),
+        f"{image if image is not None else 'undefined'} {model}",
+    ]
+    text = " \\\n  ".join(lines)
+    if body:
+        text += " \\\n  " + body
+    if isinstance(model, str) and model.startswith("/"):
+        text = f"# {model} must already exist on the host — bind-mounted read-only below.\n" + text
+    return text
+
+
+def docker_argv(argv: list, env: dict, image: str | None, profile: dict, port: int = 8000) -> list:
+    """§12.5 ``docker run`` argv form."""
+    rest = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
+    out: list = ["docker", "run", *_device_flags(profile)[1], "--privileged", "--ipc=host",
+                 "-p", f"{port}:{port}", "-v", HF_CACHE_MOUNT]
+    for mount in _mounts(rest[0] if rest else None, env):
+        out += ["-v", mount]
+    for k, v in env.items():
+        out += ["-e", f"{k}={js_str(v)}"]
+    return out + [image, *rest]
+
+
+# ---------------------------------------------------------------------------
+# §13 Install block (JSON)
+# ---------------------------------------------------------------------------
+
+PIP_RELEASE = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
+PIP_NIGHTLY = (
+    "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
+    "  --extra-index-url https://wheels.vllm.ai/nightly/{tag} \\\n"
+    "  --extra-index-url https://download.pytorch.org/whl/{tag} \\\n"
+    "  --index-strategy unsafe-best-match"
+)
+
+
+def _nightly_note(version: Any) -> str:
+    return f"vLLM {'' if version is None else js_str(version)} isn't released yet — nightly required."
+
+
+def _install_image(model: dict) -> str:
+    """§13.1: the NVIDIA image from ``model.docker_image`` alone."""
+    src = model.get("docker_image")
+    if isinstance(src, str) and src:
+        return src
+    if isinstance(src, dict):
+        entry = src.get("nvidia") if any(k in src for k in _BRAND_KEYS) else src
+        if isinstance(entry, str) and entry:
+            return entry
+        if _is_cuda_map(entry) and _pick_cuda(entry):
+            return _pick_cuda(entry)
+    return _LATEST["nvidia"]
+
+
+def install_block(recipe: dict) -> dict | None:
+    """§13.1: the synthesised ``model.install`` (None when it would be empty)."""
+    model = _dict(recipe.get("model"))
+    install = _dict(model.get("install"))
+    nightly = model.get("nightly_required") is True
+    out: dict = {}
+    pip = install.get("pip")
+    if pip is not False:
+        pip = _dict(pip)
+        entry = {"command": pip.get("command") if _truthy(pip.get("command")) else (
+            PIP_NIGHTLY.format(tag="cu130") if nightly else PIP_RELEASE)}
+        note = pip.get("note") if _truthy(pip.get("note")) else (
+            _nightly_note(model.get("min_vllm_version")) if nightly else None)
+        if note is not None:
+            entry["note"] = note
+        out["pip"] = entry
+    dock = install.get("docker")
+    if dock is not False:
+        dock = _dict(dock)
+        entry = {"command": dock.get("command") if _truthy(dock.get("command"))
+                 else f"docker pull {_install_image(model)}"}
+        if _truthy(dock.get("note")):
+            entry["note"] = dock["note"]
+        out["docker"] = entry
+    deps = recipe.get("dependencies")
+    if isinstance(deps, list) and deps:
+        out["extras"] = deps
+    return out or None
+
+
+# ---------------------------------------------------------------------------
+# Cluster §2-§4: strategy support, floors, recommendation, PD pool modes
+# ---------------------------------------------------------------------------
+
+
+def _strategies(vocab: dict) -> dict:
+    return _dict(vocab.get("strategies"))
+
+
+def _deploy_type(strategy: Any) -> str:
+    return _get(strategy, "deploy_type") or "single_node"
+
+
+def kv_store_ids(vocab: dict) -> list[str]:
+    """Mooncake deployment ids in catalogue order."""
+    return [k for k, s in _strategies(vocab).items() if _deploy_type(s) == "kv_store_lb"]
+
+
+def effective_compatible_strategies(recipe: dict) -> list[str]:
+    """Cluster §2.3: ``compatible_strategies`` + opt-in ``strategy_hardware`` entries."""
+    out = list(_list(recipe.get("compatible_strategies")))
+    for sid, table in _dict(recipe.get("strategy_hardware")).items():
+        if sid not in out and isinstance(table, dict) and "supported" in table.values():
+            out.append(sid)
+    return out
+
+
+def strategy_supported(recipe: dict, strategy_id: str, profile: dict, hw: str | None) -> bool:
+    """Cluster §2.2."""
+    value = hardware_lookup(_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
+    if value is not None:
+        return value != "unsupported"
+    return strategy_id in _list(recipe.get("compatible_strategies"))
+
+
+def _floor_from(block: Any, key: str) -> Any:
+    if _is_num(block):
+        return block
+    if isinstance(block, dict):
+        for k in (key, f"multi_node_{key}", f"single_node_{key}"):
+            if block.get(k) is not None:
+                return block[k]
+    return 0
+
+
+def min_gpus(recipe: dict, key: str, hw: str | None) -> Any:
+    """Cluster §3.3 GPU floor for a strategy id or PD pool mode."""
+    table = recipe.get("strategy_min_gpus")
+    if table is None:
+        return 0
+    if _is_num(table):
+        return table
+    if not isinstance(table, dict):
+        return 0
+    top = _floor_from(table, key)
+    exact = _floor_from(table.get(hw), key) if hw else 0
+    return max(top if _is_num(top) else 0, exact if _is_num(exact) else 0)
+
+
+def nodes_for_strategy(recipe: dict, key: str, gpus_per_node: Any, hw: str | None) -> int:
+    """Cluster §3.4: ``ceil(minGpus / gpusPerNode)`` (missing GPUs = 8), at least 1."""
+    per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
+    return max(1, math.ceil(min_gpus(recipe, key, hw) / per))
+
+
+def _reachable(recipe: dict, key: str, deploy_type: str, gpus_per_node: Any, hw: str | None) -> bool:
+    """Cluster §3.5."""
+    per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
+    max_nodes = MAX_NODES if deploy_type in ("multi_node", "pd_cluster") else 1
+    return max_nodes * per >= min_gpus(recipe, key, hw)
+
+
+def pd_fits_single_node(profile: dict, variant: dict) -> bool:
+    """Cluster §3.6 ``pdFitsSingleNode``."""
+    if not profile or not _is_num(profile.get("gpu_count")) or profile["gpu_count"] < 2:
+        return False
+    need = variant.get("vram_minimum_gb")
+    return _vram(profile) >= 2 * (need if _is_num(need) and need else 0)
+
+
+def recommend_strategy(recipe: dict, node_count: int) -> str:
+    """Cluster §4.1 ``recommendStrategy`` (hardware is not consulted)."""
+    comp = effective_compatible_strategies(recipe)
+    default = recipe.get("default_strategy")
+    if default is not None and default in comp:
+        if not (node_count > 1 and isinstance(default, str) and default.startswith("single_node_")):
+            return default
+        sibling = "multi_node_" + default[len("single_node_"):]
+        if sibling in comp:
+            return sibling
+    if node_count > 1:
+        for sid in ("multi_node_tp", "multi_node_dep", "multi_node_tep"):
+            if sid in comp:
+                return sid
+    if "single_node_tp" in comp:
+        return "single_node_tp"
+    return comp[0] if comp else "single_node_tp"
+
+
+_POOL_SUFFIX = re.compile(r"(?:^|_)(dep|tep|tp|tp_pp|tp_dp)$")
+
+
+def pd_pool_modes(recipe: dict) -> list[str]:
+    """Cluster §4.2 parallelism vocabulary of PD pools (order tp, tep, dep)."""
+    found = set()
+    for sid in effective_compatible_strategies(recipe):
+        if sid == "pd_cluster" or not isinstance(sid, str):
+            continue
+        if re.search(r"(?:^|_)dep$", sid):
+            found.add("dep")
+        elif re.search(r"(?:^|_)tep$", sid):
+            found.add("tep")
+        elif re.search(r"(?:^|_)(?:tp|tp_pp|tp_dp)$", sid):
+            found.add("tp")
+    modes = [m for m in ("tp", "tep", "dep") if m in found] or ["tp"]
+    limit = _get(_dict(recipe.get("strategy_overrides")).get("pd_cluster"), "pool_modes")
+    if isinstance(limit, list) and limit:
+        kept = [m for m in modes if m in limit]
+        if kept:
+            return kept
+    return modes
+
+
+def offered_strategies(recipe: dict, vocab: dict, variant_key: str, hw: str) -> list[str]:
+    """Cluster §10.2: ordered strategy ids offered on ``hw`` (kv_store ids included)."""
+    profile = _profile(vocab.get("taxonomy") or {}, hw)
+    strategies = _strategies(vocab)
+    scalable = _scalable(profile)
+    kv_opt_out = _dict(recipe.get("kv_cache_strategy_hardware"))
+    kv_ids = kv_store_ids(vocab)
+    out: list[str] = []
+    for sid in effective_compatible_strategies(recipe) + kv_ids:
+        if sid in out:
+            continue
+        if sid in kv_ids:
+            ok = (scalable and profile.get("brand") in ("NVIDIA", "AMD")
+                  and _get(kv_opt_out.get(sid), hw) != "unsupported")
+        else:
+            dt = _deploy_type(strategies.get(sid)) if sid in strategies else "unknown"
+            ok = (strategy_supported(recipe, sid, profile, hw)
+                  and _reachable(recipe, sid, dt, profile.get("gpu_count"), hw)
+                  and (scalable or not (sid.startswith("multi_node_") or sid == "pd_cluster")))
+        if ok:
+            out.append(sid)
+    return out
+
+
+def _is_multi(vocab: dict, sid: str) -> bool:
+    return _deploy_type(_strategies(vocab).get(sid)) == "multi_node"
+
+
+def nodes_for(recipe: dict, vocab: dict, sid: str, profile: dict, hw: str) -> int:
+    """Cluster §10.3 step 4 ``nodesFor``: multi-node minimum 2, raised to the GPU floor."""
+    return max(2 if _is_multi(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
+
+
+def recommended_strategy(recipe: dict, vocab: dict, variant_key: str, hw: str) -> tuple[str, int]:
+    """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``."""
+    profile = _profile(vocab.get("taxonomy") or {}, hw)
+    offered = offered_strategies(recipe, vocab, variant_key, hw)
+    return _recommend_from(recipe, vocab, offered, profile, hw, _variant(recipe, variant_key))
+
+
+def _recommend_from(recipe: dict, vocab: dict, offered: list[str], profile: dict, hw: str,
+                    variant: dict) -> tuple[str, int]:
+    scalable = _scalable(profile)
+    multi = scalable and any(s.startswith("multi_node_") for s in offered)
+    base = 2 if (not fits_single_node(profile, variant) and multi) else 1
+    rec = recommend_strategy(recipe, base)
+    if rec not in offered:
+        kv_ids = kv_store_ids(vocab)
+        plain = [s for s in offered if s not in kv_ids and s != "pd_cluster"]
+        non_kv = [s for s in offered if s not in kv_ids]
+        rec = plain[0] if plain else non_kv[0] if non_kv else rec
+    return rec, max(base, nodes_for(recipe, vocab, rec, profile, hw))
+
+
+def pick_pd_nodes(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str) -> dict | str | None:
+    """Cluster §10.4 ``pickPdNodes``: None (co-located), ``"skip"`` or per-role node counts."""
+    if pd_fits_single_node(profile, variant):
+        return None
+    node, need = _vram(profile), variant.get("vram_minimum_gb")
+    if node <= 0 or not _is_num(need) or need <= 0:
+        return None
+    per_role = math.ceil(need / node)
+    if per_role > 4:
+        return "skip"
+    so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
+    st = _dict(_strategies(vocab).get("pd_cluster"))
+    out = {}
+    for role in ("prefill", "decode"):
+        par = _get(so.get(role), "parallelism") or _get(st.get(role), "parallelism") or "tp"
+        out[role] = max(per_role, nodes_for_strategy(recipe, par, profile.get("gpu_count"), hw))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Resolver context and the argument / env pipeline (single-node §8, §11)
+# ---------------------------------------------------------------------------
+
+
+class _Ctx:
+    """Per-call derived values (cluster §5.1)."""
+
+    __slots__ = ("recipe", "taxonomy", "strategies", "hw", "profile", "variant_key", "variant",
+                 "model_id", "gpus", "enabled", "modes", "advanced", "tp_override")
+
+    def __init__(self, recipe: dict, vocab: dict, variant_key: str, hw: str, enabled: list[str],
+                 modes: dict | None = None, advanced: list | None = None, tp_override: Any = None):
+        self.recipe = recipe
+        self.taxonomy = _dict(vocab.get("taxonomy"))
+        self.strategies = _strategies(vocab)
+        self.hw = hw
+        self.profile = _profile(self.taxonomy, hw)
+        self.variant_key = variant_key
+        self.variant = _variant(recipe, variant_key)
+        self.model_id = _model_id(recipe, self.variant)
+        self.gpus = _gpus(self.profile)
+        self.enabled = list(enabled)
+        self.modes = _dict(modes)
+        self.advanced = list(advanced or [])
+        self.tp_override = tp_override
+
+    def so(self, strategy_id: str) -> dict:
+        return _dict(_dict(self.recipe.get("strategy_overrides")).get(strategy_id))
+
+
+def _pipeline_args(c: _Ctx, strategy_id: str, block: list, role: str | None, tail: list,
+                   skip_companions: bool = False) -> list:
+    """Single-node §8 argument order, with the role layers of cluster §7.5; deduped."""
+    so = c.so(strategy_id)
+    sr = _dict(so.get(role)) if role else {}
+    vho = c.variant.get("hardware_overrides")
+    raw = list(_list(_dict(c.recipe.get("model")).get("base_args")))
+    raw += _list(c.variant.get("extra_args"))
+    raw += _list(_get(_lookup_exact(vho, c.hw), "extra_args"))
+    raw += block
+    layer = sr if role else so
+    raw += _list(layer.get("extra_args")) + _list(layer.get("vllm_args"))
+    gen = _lookup_gen(so.get("hardware_overrides"), c.profile)
+    if gen is not None:
+        raw += _list(_get(gen, "extra_args"))
+    else:
+        raw += _list(_get(_lookup_gen(c.recipe.get("hardware_overrides"), c.profile), "extra_args"))
+        raw += _list(_get(_lookup_gen(vho, c.profile), "extra_args"))
+    raw += _list(_get(_lookup_exact(so.get("hardware_overrides"), c.hw), "extra_args"))
+    if role:
+        raw += _list(_get(_lookup_exact(sr.get("hardware_overrides"), c.hw), "extra_args"))
+    raw += c.advanced
+    raw += _feature_args(c, strategy_id, skip_companions)
+    raw += tail
+    return dedupe_args(raw)
+
+
+def _pipeline_env(c: _Ctx, strategy_id: str, strategy_env: Any, extra_layers: list, role: str | None,
+                  pin: dict | None = None) -> dict:
+    """Single-node §11 env layering (cluster §7.6 steps 1-4 for PD roles)."""
+    so = c.so(strategy_id)
+    vho = c.variant.get("hardware_overrides")
+    env: dict = {}
+    _merge(env, _dict(c.recipe.get("model")).get("base_env"))
+    _merge(env, c.variant.get("extra_env"))
+    _merge(env, _get(_lookup_exact(vho, c.hw), "extra_env"))
+    _merge(env, strategy_env)
+    for layer in extra_layers:
+        _merge(env, layer)
+    _merge(env, pin)
+    _merge(env, so.get("env"))
+    sr = _dict(so.get(role)) if role else {}
+    _merge(env, sr.get("env") if role else so.get("extra_env"))
+    gen = _lookup_gen(so.get("hardware_overrides"), c.profile)
+    if gen is not None:
+        _merge(env, _get(gen, "extra_env"))
+    else:
+        _merge(env, _get(_lookup_gen(c.recipe.get("hardware_overrides"), c.profile), "extra_env"))
+        _merge(env, _get(_lookup_gen(vho, c.profile), "extra_env"))
+    _merge(env, _get(_lookup_exact(so.get("hardware_overrides"), c.hw), "extra_env"))
+    if role:
+        _merge(env, _get(_lookup_exact(sr.get("hardware_overrides"), c.hw), "extra_env"))
+    return env
+
+
+def _single_parallel_size(c: _Ctx, strategy_id: str) -> Any:
+    """Single-node §5.2/§5.3 parallel size."""
+    if strategy_id != "single_node_tp":
+        return c.gpus
+    cpu = _raw_generation(c.profile) == "cpu"
+    tp_sources = (c.tp_override if c.tp_override is not None else c.variant.get("tp"),
+                  c.so("single_node_tp").get("tp"))
+    for src in tp_sources:
+        value = hardware_lookup(src, c.profile, c.hw) if isinstance(src, dict) else src
+        if _is_num(value) and value > 0:
+            return _int_if_integral(value if cpu else min(value, c.gpus))
+    need = c.variant.get("vram_minimum_gb")
+    per_gpu = _vram(c.profile) / c.gpus if _vram(c.profile) else 0
+    if not _is_num(need) or need <= 0 or per_gpu <= 0:
+        return c.gpus
+    return 1 if need <= per_gpu else c.gpus
+
+
+def _argv(c: _Ctx, tokens: list) -> list:
+    return ["vllm", "serve", c.model_id, *tokens]
+
+
+# ---------------------------------------------------------------------------
+# Cluster §8 KV-offload options and §9 Mooncake helpers
+# ---------------------------------------------------------------------------
+
+
+def _kv_option(c: _Ctx, key: Any, strategy_id: str, strategy: dict) -> tuple[str, dict] | None:
+    """Cluster §8.2 gates; returns (key, option) or None."""
+    if not isinstance(key, str):
+        return None
+    opt = _dict(c.taxonomy.get("kv_offload")).get(key)
+    if not isinstance(opt, dict):
+        return None
+    if _deploy_type(strategy) in ("pd_cluster", "kv_store_lb"):
+        return None
+    allow = opt.get("strategies")
+    if isinstance(allow, list) and allow and strategy_id not in allow:
+        return None
+    support = _dict(c.recipe.get("kv_offload_support")).get(key)
+    if support == "unsupported" or (opt.get("requires_opt_in") is True and support != "verified"):
+        return None
+    brands = opt.get("brands")
+    if isinstance(brands, list) and brands and c.profile.get("brand") not in brands:
+        return None
+    return key, opt
+
+
+def _kv_install(deployment: dict, profile: dict) -> Any:
+    """Cluster §9.5 brand-keyed install command."""
+    inst = _get(deployment.get("vllm"), "install")
+    if isinstance(inst, dict):
+        brand = profile.get("brand")
+        key = "amd" if brand == "AMD" else "nvidia" if brand == "NVIDIA" else None
+        return inst.get(key) if key else None
+    return inst if isinstance(inst, str) else None
+
+
+def _kv_instances(deployment: dict, spec: Any) -> tuple[int, Any]:
+    """Cluster §9.2: (count, current)."""
+    count_in = spec.get("count") if isinstance(spec, dict) else spec
+    if _is_num(count_in) and count_in >= 1:
+        count = int(math.floor(count_in))
+    else:
+        default = deployment.get("default_instances")
+        count = default if default is not None else 2
+    current = spec.get("current") if isinstance(spec, dict) else None
+    current = current if _is_num(current) else 0
+    return count, min(max(current, 0), count - 1)
+
+
+def _mooncake_parts(deployment: dict) -> dict:
+    master = _dict(deployment.get("mooncake_master"))
+    store_src = deployment.get("mooncake_store_config")
+    store = None
+    if isinstance(store_src, dict):
+        store = {"command": store_src.get("command"), "description": store_src.get("description") or "",
+                 "config": store_src.get("config") or None, "note": store_src.get("note") or ""}
+    cfg = _dict(deployment.get("mooncake_vllm_config"))
+    return {
+        "master": {"command": master.get("command") or "mooncake_master",
+                   "description": master.get("description") or ""},
+        "store": store,
+        "config": cfg.get("template") or {},
+        "config_note": cfg.get("note") or "",
+    }
+
+
+# ---------------------------------------------------------------------------
+# Cluster §6 multi-node, §7 pd_cluster, §9 kv-store results
+# ---------------------------------------------------------------------------
+
+
+def _dep_stride(c: _Ctx) -> Any:
+    """Cluster §6.2: ``--data-parallel-size-local`` last mentioned by the DEP override."""
+    so = c.so("multi_node_dep")
+    scan = _list(so.get("vllm_args")) + _list(so.get("extra_args"))
+    scan += _list(_get(_lookup_gen(so.get("hardware_overrides"), c.profile), "extra_args"))
+    scan += _list(_get(_lookup_exact(so.get("hardware_overrides"), c.hw), "extra_args"))
+    stride = c.gpus
+    for i, tok in enumerate(scan[:-1]):
+        if tok == "--data-parallel-size-local":
+            try:
+                stride = _int_if_integral(float(scan[i + 1]))
+            except (TypeError, ValueError):
+                stride = float("nan")
+    return stride
+
+
+def _multi_block(c: _Ctx, strategy: dict, nodes: int, rank: int, master: str) -> list:
+    """Cluster §6.2 parallelism block for one rank (0 = head)."""
+    g, par = c.gpus, strategy.get("parallelism")
+    worker = rank > 0
+    if strategy.get("parallel_flag") == "--data-parallel-size":
+        out = ["--data-parallel-size", js_str(g * max(1, nodes)), "--data-parallel-size-local", js_str(g),
+               "--data-parallel-address", master]
+        if worker:
+            out += ["--data-parallel-start-rank", js_str(_int_if_integral(max(1, rank) * _dep_stride(c)))]
+        return out
+    if par == "tp_pp":
+        out = ["--tensor-parallel-size", js_str(g), "--pipeline-parallel-size", js_str(nodes),
+               "--nnodes", js_str(nodes), "--node-rank", js_str(rank), "--master-addr", master]
+        return out + (["--headless"] if worker else [])
+    if par == "tp_dp":
+        out = ["--tensor-parallel-size", js_str(g), "--data-parallel-size", js_str(nodes),
+               "--data-parallel-size-local", "1", "--data-parallel-address", master]
+        return out + (["--data-parallel-start-rank", js_str(max(1, rank))] if worker else [])
+    out = ["--tensor-parallel-size", js_str(g * max(1, nodes)), "--nnodes", js_str(nodes),
+           "--node-rank", js_str(rank), "--master-addr", master]
+    return out + (["--headless"] if worker else [])
+
+
+def _serve(c: _Ctx, strategy_id: str, strategy: dict, nodes: int, kv_opt: tuple[str, dict] | None,
+           mooncake: dict | None, master: str) -> dict:
+    """Single-node (§5.3 step 4) or multi-node (§6) serving result, optionally with Mooncake."""
+    tail = _list(_get(kv_opt[1], "args")) if kv_opt else []
+    extra_env = [_get(kv_opt[1], "env")] if kv_opt else []
+    if mooncake is not None:
+        tail = tail + _list(_get(mooncake.get("vllm"), "vllm_args"))
+        extra_env.append(_get(mooncake.get("vllm"), "env"))
+    skip = mooncake is not None
+    env = _pipeline_env(c, strategy_id, strategy.get("env"), extra_env, None)
+    vllm_args = _list(strategy.get("vllm_args"))
+    if _deploy_type(strategy) == "multi_node" and nodes > 1:
+        argvs = [_argv(c, _pipeline_args(c, strategy_id, vllm_args + _multi_block(c, strategy, nodes, r, master),
+                                         None, tail, skip)) for r in range(nodes)]
+        commands = [format_command(c.model_id, a[3:]) for a in argvs]
+        return {"deploy_type": "multi_node", "node_count": nodes,
+                "head_command": commands[0], "worker_command": commands[1], "worker_commands": commands[1:],
+                "head_argv": argvs[0], "worker_argv": argvs[1], "worker_argvs": argvs[1:], "env": env}
+    flag = strategy.get("parallel_flag") or "--tensor-parallel-size"
+    block = vllm_args + [flag, js_str(_single_parallel_size(c, strategy_id))]
+    tokens = _pipeline_args(c, strategy_id, block, None, tail, skip)
+    out = {"deploy_type": _deploy_type(strategy), "command": format_command(c.model_id, tokens),
+           "argv": _argv(c, tokens), "env": env}
+    if mooncake is None:
+        comps = _companions(c, strategy_id, kv_opt)
+        if comps:
+            out["companions"] = comps
+    return out
+
+
+_NVL4_KEYS = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE",
+              "UCX_NET_DEVICES")
+
+
+def _pd_role(c: _Ctx, strategy: dict, role: str, request: Any, nodes: int, mooncake: dict | None) -> dict:
+    """Cluster §7.1-§7.7: one PD role (command, argv, env and pool metadata)."""
+    req = {"nodes": request} if _is_num(request) else _dict(request)
+    so = c.so("pd_cluster")
+    sr, st = _dict(so.get(role)), _dict(strategy.get(role))
+    g, up = c.gpus, role.upper()
+    pool_nodes = req["nodes"] if _is_num(req.get("nodes")) else (1 if nodes > 1 else 0)
+    pool_gpus = g // 2 if pool_nodes == 0 else pool_nodes * g
+    par = req.get("parallelism") or sr.get("parallelism") or st.get("parallelism") or "tp"
+    modes = pd_pool_modes(c.recipe)
+    arg_par = par if par in modes else modes[0]
+    rank_req = req.get("rank") if req.get("rank") is not None else 0
+    current = min(max(rank_req, 0), max(1, pool_nodes) - 1)
+    head = f"${up}_NODE_1"
+    block = list(_list(st.get("vllm_args")))
+    if arg_par == "dep":
+        tp_x = sr.get("tp") if sr.get("tp") is not None else st.get("tp")
+        tp = tp_x if tp_x is not None else 1
+        local = max(1, g // tp)
+        in_pool = max(1, pool_nodes)
+        if tp_x is not None:
+            block += ["--tensor-parallel-size", js_str(tp)]
+        block += ["--data-parallel-size", js_str(in_pool * local), "--data-parallel-size-local", js_str(local),
+                  "--data-parallel-start-rank", js_str(current * local), "--data-parallel-address", head,
+                  "--data-parallel-rpc-port", f"${up}_DP_RPC_PORT"]
+        if in_pool > 1:
+            block.append("--data-parallel-hybrid-lb")
+        block.append("--enable-expert-parallel")
+    else:
+        flag = (sr.get("parallel_flag") or st.get("parallel_flag") or strategy.get("parallel_flag")
+                or "--tensor-parallel-size")
+        block += [flag, js_str(max(1, pool_gpus))]
+        if arg_par == "tep":
+            block.append("--enable-expert-parallel")
+        if pool_nodes > 1:
+            block += ["--nnodes", js_str(pool_nodes), "--node-rank", js_str(current), "--master-addr", head]
+            if current > 0:
+                block.append("--headless")
+    tail = _list(_get(_get(_get(mooncake, "pd"), role), "args")) if mooncake else []
+    tokens = _pipeline_args(c, "pd_cluster", block, role, tail)
+    pin: dict = {}
+    if pool_nodes >= 1:
+        pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(g))
+        if pool_nodes >= 2:
+            pin["GLOO_SOCKET_IFNAME"] = "$IFACE_NAME"
+            pin["NCCL_SOCKET_IFNAME"] = "$IFACE_NAME"
+    elif g // 2 > 0:
+        half = g // 2
+        ids = range(half) if role == "prefill" else range(half, g)
+        pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
+    layers = [_get(mooncake.get("vllm"), "env")] if mooncake else []
+    env = _pipeline_env(c, "pd_cluster", st.get("env"), layers, role, pin)
+    if c.hw not in ("gb200", "gb300"):
+        for key in _NVL4_KEYS:
+            env.pop(key, None)
+    if _is_num(rank_req) and rank_req > 0 and par == "dep":
+        for key, value in env.items():
+            if value == head:
+                env[key] = f"${up}_NODE_{js_str(rank_req + 1)}"
+    if par == "dep":
+        meta_tp = sr.get("tp") or st.get("tp") or 1
+        local_meta = max(1, g // meta_tp)
+        dp_size = max(1, pool_nodes) * local_meta
+    else:
+        meta_tp, local_meta, dp_size = pool_gpus, 0, 1
+    return {"command": format_command(c.model_id, tokens), "argv": _argv(c, tokens), "env": env,
+            "nodes": pool_nodes, "parallelism": par, "tp": meta_tp, "dpLocal": local_meta, "dpSize": dp_size,
+            "poolGpus": pool_gpus, "currentNode": current, "startRank": current * local_meta}
+
+
+def _pd_router(c: _Ctx, strategy: dict, roles: dict) -> str:
+    """Cluster §7.8 ``vllm-router`` command for PD."""
+    policy = _get(strategy.get("router"), "policy") or "round_robin"
+    lines = [f"vllm-router --policy {policy}", "--vllm-pd-disaggregation"]
+    for role, port in (("prefill", 8001), ("decode", 8002)):
+        meta = roles[role]
+        count = max(1, meta["nodes"] or 1) if meta["parallelism"] == "dep" else 1
+        lines += [f"--{role} http://${role.upper()}_NODE_{i}:{port}" for i in range(1, count + 1)]
+    intra = _get(c.so("pd_cluster").get("router"), "intra_node_data_parallel_size")
+    if intra is None:
+        intra = max(roles["prefill"]["dpLocal"], roles["decode"]["dpLocal"], 1)
+    lines += ["--host $ROUTER_HOST", "--port $ROUTER_PORT", f"--intra-node-data-parallel-size {js_str(intra)}"]
+    return " \\\n    ".join(lines)
+
+
+def _pd_result(c: _Ctx, strategy: dict, nodes: int, pd_nodes: Any, mooncake: dict | None) -> dict:
+    """Cluster §7.9 PD result (+ §9.7 Mooncake)."""
+    pools = _dict(pd_nodes)
+    out: dict = {"deploy_type": "pd_cluster", "node_count": nodes}
+    if mooncake is not None:
+        parts = _mooncake_parts(mooncake)
+        out["mooncake"] = {"master": parts["master"], "store": parts["store"], "config": parts["config"],
+                           "configNote": parts["config_note"], "install": _kv_install(mooncake, c.profile)}
+    roles = {role: _pd_role(c, strategy, role, pools.get(role), nodes, mooncake) for role in ("prefill", "decode")}
+    out.update(roles)
+    out["router"] = {"command": _pd_router(c, strategy, roles), "install": "uv pip install vllm-router"}
+    out["router_config"] = strategy.get("router") or {"policy": "round_robin"}
+    return out
+
+
+def _kv_router(deployment: dict, count: int) -> dict | None:
+    """Cluster §9.4 cache-aware router (only with more than one instance)."""
+    if count <= 1:
+        return None
+    router = _dict(deployment.get("router"))
+    port = _get(deployment.get("vllm"), "port") or 8000
+    lines = [f"vllm-router --policy {router.get('policy') or 'cache_aware'}"]
+    lines += [f"--backend-url http://$VLLM_INSTANCE_{i}:{js_str(port)}" for i in range(1, count + 1)]
+    lines += ["--host $ROUTER_HOST", "--port $ROUTER_PORT", "--cache-threshold 0.5",
+              "--balance-abs-threshold 4", "--balance-rel-threshold 1.1"]
+    return {"command": " \\\n    ".join(lines), "install": router.get("install") or "uv pip install vllm-router",
+            "port": router.get("port") or 30080}
+
+
+def _kv_result(c: _Ctx, serving_id: str, strategy: dict, nodes: int, kv_opt: tuple[str, dict] | None,
+               deployment: dict, instances: Any) -> dict:
+    """Cluster §9.3-§9.6 kv-store result."""
+    count, current = _kv_instances(deployment, instances)
+    master = f"$VLLM_INSTANCE_{js_str(current + 1)}" if count > 1 else "$HEAD_IP"
+    served = _serve(c, serving_id, strategy, nodes, kv_opt, deployment, master)
+    vllm: dict = {}
+    if served["deploy_type"] == "multi_node" and "head_command" in served:
+        vllm.update(command=served["head_command"], argv=served["head_argv"],
+                    workerCommand=served["worker_command"], workerArgv=served["worker_argv"],
+                    workerCommands=served["worker_commands"], workerArgvs=served["worker_argvs"])
+    else:
+        vllm.update(command=served["command"], argv=served["argv"])
+    vllm.update(env=served["env"], install=_kv_install(deployment, c.profile))
+    parts = _mooncake_parts(deployment)
+    return {"deploy_type": "kv_store_lb", "serving_strategy": serving_id, "node_count": nodes,
+            "instances": count, "current_instance": current, "master": parts["master"], "store": parts["store"],
+            "vllm": vllm, "router": _kv_router(deployment, count), "mooncake_config": parts["config"],
+            "mooncake_config_note": parts["config_note"]}
+
+
+def _resolve_core(c: _Ctx, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
+                  kv_instances: Any = None) -> dict:
+    """Cluster §5 dispatch: PD, Mooncake composition, multi-node, or single-node."""
+    strategy = _dict(c.strategies.get(strategy_id))
+    nodes = nodes if _is_num(nodes) else 1
+    kv_store = c.strategies.get(kv_offload) if isinstance(kv_offload, str) else None
+    kv_store = kv_store if _deploy_type(kv_store) == "kv_store_lb" and isinstance(kv_store, dict) else None
+    kv_opt = _kv_option(c, kv_offload, strategy_id, strategy)
+    if _deploy_type(strategy) == "pd_cluster":
+        return _pd_result(c, strategy, nodes, pd_nodes, kv_store)
+    if kv_store is not None:
+        return _kv_result(c, strategy_id, strategy, nodes, kv_opt, kv_store, kv_instances)
+    return _serve(c, strategy_id, strategy, nodes, kv_opt, None, "$HEAD_IP")
+
+
+# ---------------------------------------------------------------------------
+# json-api §5.1 rendering records
+# ---------------------------------------------------------------------------
+
+
+def _docker_pair(command: str, argv: list, env: dict, image: str | None, profile: dict,
+                 port: int = 8000) -> tuple[str, list]:
+    return docker_run(command, env, image, profile, port), docker_argv(argv, env, image, profile, port)
+
+
+def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict, image: str | None) -> dict:
+    """Build the §5.1 record (key order matters) from a resolver result."""
+    deploy = result["deploy_type"]
+    rec: dict = {"hardware": c.hw, "strategy": strategy_id, "variant": c.variant_key, "node_count": node_count,
+                 "deploy_type": deploy, "env": {}}
+    if image is not None:
+        rec["docker_image"] = image
+    p = c.profile
+    if deploy == "multi_node" and "head_command" in result:
+        env = result["env"]
+        rec["env"] = env
+        head = _docker_pair(result["head_command"], result["head_argv"], env, image, p)
+        workers = [_docker_pair(cmd, a, env, image, p)
+                   for cmd, a in zip(result["worker_commands"], result["worker_argvs"], strict=True)]
+        rec.update(head_command=result["head_command"], worker_command=result["worker_command"],
+                   worker_commands=result["worker_commands"], head_argv=result["head_argv"],
+                   worker_argv=result["worker_argv"], worker_argvs=result["worker_argvs"],
+                   head_docker_command=head[0], worker_docker_command=workers[0][0],
+                   worker_docker_commands=[w[0] for w in workers], head_docker_argv=head[1],
+                   worker_docker_argv=workers[0][1], worker_docker_argvs=[w[1] for w in workers])
+    elif deploy == "pd_cluster":
+        for role, port in (("prefill", 8001), ("decode", 8002)):
+            role_rec = dict(result[role])
+            dc, da = _docker_pair(role_rec["command"], role_rec["argv"], role_rec["env"], image, p, port)
+            role_rec.update(docker_command=dc, docker_argv=da)
+            rec[role] = role_rec
+        rec["router"] = result["router"]
+        rec["router_config"] = result["router_config"]
+    elif deploy == "kv_store_lb":
+        vllm = result["vllm"]
+        env = vllm["env"]
+        rec.update(strategy=result.get("kv_id", strategy_id), node_count=result["node_count"], env=env)
+        main = _docker_pair(vllm["command"], vllm["argv"], env, image, p)
+        multi = "workerCommands" in vllm
+        workers = [_docker_pair(cmd, a, env, image, p)
+                   for cmd, a in zip(vllm.get("workerCommands", []), vllm.get("workerArgvs", []), strict=True)]
+        rec.update(
+            serving_strategy=result["serving_strategy"], kv_min_vllm_version=result.get("kv_min_vllm_version"),
+            instances=result["instances"], vllm_command=vllm["command"], vllm_argv=vllm["argv"],
+            vllm_worker_command=vllm.get("workerCommand"), vllm_worker_commands=vllm.get("workerCommands"),
+            vllm_worker_argv=vllm.get("workerArgv"), vllm_worker_argvs=vllm.get("workerArgvs"),
+            vllm_worker_docker_command=workers[0][0] if multi else None,
+            vllm_worker_docker_argv=workers[0][1] if multi else None,
+            vllm_worker_docker_commands=[w[0] for w in workers] if multi else None,
+            vllm_worker_docker_argvs=[w[1] for w in workers] if multi else None,
+            vllm_install=vllm.get("install"), vllm_docker_command=main[0], vllm_docker_argv=main[1],
+            master=result["master"], store=result["store"], router=result["router"],
+            mooncake_config=result["mooncake_config"], mooncake_config_note=result["mooncake_config_note"])
+    else:
+        env = result["env"]
+        rec["env"] = env
+        dc, da = _docker_pair(result["command"], result["argv"], env, image, p)
+        rec.update(command=result["command"], argv=result["argv"], docker_command=dc, docker_argv=da)
+        if result.get("companions"):
+            rec["companions"] = result["companions"]
+    return rec
+
+
+def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: str | None = None,
+            kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict:
+    """Resolve one combination and build its record.
+
+    ``kv_id`` is a taxonomy KV-offload key or a Mooncake id (then a kv_store record is built).
+    ``extras`` keeps builder-only result keys (``current_instance``, ``mooncake``).
+    """
+    if image is None:
+        image = docker_image(c.recipe, c.variant, c.profile, c.hw)
+    result = _resolve_core(c, strategy_id, nodes, pd_nodes, kv_id, kv_instances)
+    if result["deploy_type"] == "kv_store_lb":
+        result["kv_id"] = kv_id
+        result["kv_min_vllm_version"] = _dict(c.strategies.get(kv_id)).get("min_vllm_version")
+    record = _record(c, strategy_id, nodes, result, image)
+    if extras:
+        for key in ("current_instance", "mooncake"):
+            if key in result:
+                record[key] = result[key]
+    return record
+
+
+def _serving_for(recipe: dict, vocab: dict, nc: int) -> str | None:
+    """Cluster §10.5 ``servingFor``."""
+    strategies = _strategies(vocab)
+
+    def ok(sid: str) -> bool:
+        dt = _deploy_type(strategies.get(sid)) if sid in strategies else None
+        return dt is not None and dt not in ("pd_cluster", "kv_store_lb") and (dt == "multi_node") == (nc > 1)
+
+    rec = recommend_strategy(recipe, nc)
+    if ok(rec):
+        return rec
+    return next((s for s in effective_compatible_strategies(recipe) if ok(s)), None)
+
+
+def _kv_serving(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str) -> tuple[str, int] | None:
+    """Cluster §10.5 steps 1-4: (serving strategy, nodes per instance) for a kv-store id."""
+    nc = 1 if fits_single_node(profile, variant) else 2
+    serving = _serving_for(recipe, vocab, nc)
+    if serving is None and nc == 2:
+        nc = 1
+        serving = _serving_for(recipe, vocab, nc)
+    if serving is None:
+        return None
+    if _is_multi(vocab, serving):
+        nc = max(nc, nodes_for_strategy(recipe, serving, profile.get("gpu_count"), hw))
+    return serving, nc
+
+
+def _render_alternative(c: _Ctx, vocab: dict, sid: str) -> dict | None:
+    """Cluster §10.5 rendering of one non-recommended offered id (None = skipped)."""
+    if sid == "pd_cluster":
+        pools = pick_pd_nodes(c.recipe, vocab, c.profile, c.variant, c.hw)
+        return None if pools == "skip" else _render(c, sid, 1, pools)
+    if sid in kv_store_ids(vocab):
+        pick = _kv_serving(c.recipe, vocab, c.profile, c.variant, c.hw)
+        return None if pick is None else _render(c, pick[0], pick[1], kv_id=sid)
+    return _render(c, sid, nodes_for(c.recipe, vocab, sid, c.profile, c.hw))
+
+
+def _failure(recipe: dict, hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
+    name = recipe.get("hf_id") or hf_id
+    return f"warning: resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
+
+
+def is_omni(recipe: dict) -> bool:
+    """Cluster §12.1: ``meta.tasks`` contains ``omni``."""
+    return "omni" in _list(_dict(recipe.get("meta")).get("tasks"))
+
+
+def render_matrix(recipe: dict, vocab: dict, variant_key: str, hf_id: str) -> dict:
+    """json-api §4.3-§4.5: recommended + alternative records per hardware of one base."""
+    warnings: list[str] = []
+    out: dict = {"hardware": [], "warnings": warnings}
+    if variant_key not in _dict(recipe.get("variants")) or is_omni(recipe):
+        return out
+    taxonomy = _dict(vocab.get("taxonomy"))
+    hardware = offered_hardware(recipe, taxonomy, variant_key)
+    for index, hw in enumerate(hardware):
+        entry = _render_hardware(recipe, vocab, taxonomy, variant_key, hw, hf_id, warnings)
+        if entry is None:
+            if index == 0:
+                out["hardware"] = []
+                return out
+            continue
+        out["hardware"].append(entry)
+    return out
+
+
+def _render_hardware(recipe: dict, vocab: dict, taxonomy: dict, variant_key: str, hw: str, hf_id: str,
+                     warnings: list[str]) -> dict | None:
+    """json-api §4.4 for one hardware; None when it yields no rendering."""
+    profile = _profile(taxonomy, hw)
+    used = _used_variant(recipe, profile, hw, variant_key)
+    if used is None:
+        return None
+    c = _Ctx(recipe, vocab, used, hw, default_enabled_features(recipe, hw, used))
+    offered = offered_strategies(recipe, vocab, used, hw)
+    rec, nodes = _recommend_from(recipe, vocab, offered, profile, hw, c.variant)
+    try:
+        if rec == "pd_cluster":
+            pools = pick_pd_nodes(recipe, vocab, profile, c.variant, hw)
+            if pools == "skip":
+                return None
+            record = _render(c, rec, 1, pools)
+        else:
+            record = _render(c, rec, nodes)
+    except Exception as err:  # noqa: BLE001 - json-api §9.2: any resolver failure is a warning
+        warnings.append(_failure(recipe, hf_id, used, rec, err))
+        return None
+    alternatives = []
+    for sid in offered:
+        if sid == rec:
+            continue
+        try:
+            alt = _render_alternative(c, vocab, sid)
+        except Exception as err:  # noqa: BLE001
+            warnings.append(_failure(recipe, hf_id, used, sid, err))
+            continue
+        if alt is not None:
+            alternatives.append([sid, alt])
+    return {"hardware": hw, "recommended": record, "alternatives": alternatives}

@@ -1,0 +1,173 @@
+"""Cross-reference checks on one recipe after its shape is validated.
+
+Errors: broken feature/mode references (json-api §3.2), unknown strategy ids, invalid
+presets. Warnings: hardware ids unknown to the taxonomy in any hardware-keyed map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from builder.content import RecipeFile, Vocabulary
+from builder.errors import Problem, join_path
+
+
+def validate_recipe(recipe: RecipeFile, vocab: Vocabulary) -> list[Problem]:
+    """Every cross-reference problem of one recipe, errors and warnings."""
+    problems: list[Problem] = []
+
+    def report(field: str, message: str, warning: bool = False) -> None:
+        file, line = recipe.where(field)
+        problems.append(Problem(file, line, field, message, warning=warning))
+
+    data = recipe.data
+    for field, message in feature_mode_problems(data):
+        report(field, message)
+    known = vocab.strategy_map
+    for field, name in strategy_references(data):
+        if name not in known:
+            report(field, f"unknown strategy {name!r}")
+    keys = hardware_keys(vocab.taxonomy)
+    profiles = vocab.taxonomy.get("hardware_profiles") or {}
+    for field, name, exact in hardware_references(data):
+        if name not in (profiles if exact else keys):
+            report(field, f"unknown hardware {name!r}", warning=True)
+    for field, message in preset_problems(data, vocab):
+        report(field, message)
+    return problems
+
+
+def feature_mode_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The feature/mode checks of json-api §3.2, in the order performed."""
+    found: list[tuple[str, str]] = []
+    features = data.get("features") if isinstance(data.get("features"), dict) else {}
+    variants = data.get("variants") if isinstance(data.get("variants"), dict) else {}
+    for fkey, feature in features.items():
+        if not isinstance(feature, dict) or "modes" not in feature:
+            continue
+        base = f"features.{fkey}"
+        modes = feature["modes"]
+        if not isinstance(modes, dict) or not modes:
+            found.append((f"{base}.modes", "modes must be a non-empty mapping"))
+            continue
+        if "args" in feature:
+            found.append((base, "a feature may not declare both args and modes"))
+        default = feature.get("default_mode")
+        if default is not None and default not in modes:
+            found.append((f"{base}.default_mode", f"unknown mode {default!r}"))
+        for mkey, mode in modes.items():
+            mode = mode if isinstance(mode, dict) else {}
+            mbase = f"{base}.modes.{mkey}"
+            if not isinstance(mode.get("args"), list):
+                found.append((f"{mbase}.args", "must be a list"))
+            listed = mode.get("variants")
+            if "variants" in mode and not isinstance(listed, list):
+                found.append((f"{mbase}.variants", "must be a list"))
+            for vkey in listed if isinstance(listed, list) else []:
+                if vkey not in variants:
+                    found.append((f"{mbase}.variants", f"unknown variant {vkey!r}"))
+        for vkey in variants:
+            if not any(_mode_admits(mode, vkey) for mode in modes.values()):
+                found.append((base, f"no mode is available for variant {vkey!r}"))
+    for vkey, variant in variants.items():
+        chosen = variant.get("default_modes") if isinstance(variant, dict) else None
+        for fkey, mkey in (chosen or {}).items():
+            field = f"variants.{vkey}.default_modes"
+            feature = features.get(fkey)
+            if not isinstance(feature, dict):
+                found.append((field, f"unknown feature {fkey!r}"))
+            elif not isinstance(feature.get("modes"), dict):
+                found.append((field, f"feature {fkey!r} has no modes"))
+            elif mkey not in feature["modes"]:
+                found.append((f"{field}.{fkey}", f"unknown mode {mkey!r}"))
+            elif not _mode_admits(feature["modes"][mkey], vkey):
+                found.append((f"{field}.{fkey}", f"mode {mkey!r} is not available for variant {vkey!r}"))
+    return found
+
+
+def _mode_admits(mode: Any, variant_key: str) -> bool:
+    """A mode is available to every variant unless it lists variants without this one."""
+    listed = mode.get("variants") if isinstance(mode, dict) else None
+    return not isinstance(listed, list) or not listed or variant_key in listed
+
+
+def strategy_references(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(field path, strategy id) for every place a recipe names a strategy."""
+    for i, name in enumerate(data.get("compatible_strategies") or []):
+        yield f"compatible_strategies[{i}]", name
+    if isinstance(data.get("default_strategy"), str):
+        yield "default_strategy", data["default_strategy"]
+    for section in ("strategy_overrides", "strategy_hardware", "kv_cache_strategy_hardware"):
+        for name in data.get(section) or {}:
+            yield join_path(section, name), name
+    for fkey, feature in (data.get("features") or {}).items():
+        for i, name in enumerate((feature or {}).get("strategies") or []):
+            yield f"features.{fkey}.strategies[{i}]", name
+    for pkey, preset in (data.get("presets") or {}).items():
+        if isinstance(preset, dict) and isinstance(preset.get("strategy"), str):
+            yield f"presets.{pkey}.strategy", preset["strategy"]
+
+
+def hardware_keys(taxonomy: dict[str, Any]) -> set[str]:
+    """Every key a hardware-keyed map may use: ids, generations, brands, ``default``."""
+    keys = {"default", "nvidia"}
+    for hw_id, profile in (taxonomy.get("hardware_profiles") or {}).items():
+        keys.add(hw_id)
+        generation = profile.get("generation") or profile.get("gpu_generation")
+        keys.update(generation if isinstance(generation, list) else [generation])
+        if isinstance(profile.get("brand"), str):
+            keys.add(profile["brand"].lower())
+    keys.discard(None)  # type: ignore[arg-type]
+    return keys
+
+
+def hardware_references(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
+    """(field path, hardware key, exact-id-only) for every hardware-keyed place."""
+
+    def keyed(section: Any, path: str, exact: bool = False) -> Iterator[tuple[str, str, bool]]:
+        if isinstance(section, dict):
+            for key in section:
+                yield join_path(path, key), key, exact
+
+    meta = data.get("meta") or {}
+    yield from keyed(meta.get("hardware"), "meta.hardware", exact=True)
+    if isinstance(meta.get("default_hardware"), str):
+        yield "meta.default_hardware", meta["default_hardware"], True
+    yield from keyed(data.get("hardware_overrides"), "hardware_overrides")
+    yield from keyed(data.get("hardware_opt_in_features"), "hardware_opt_in_features", exact=True)
+    for vkey, variant in (data.get("variants") or {}).items():
+        variant = variant or {}
+        yield from keyed(variant.get("hardware_overrides"), f"variants.{vkey}.hardware_overrides")
+        yield from keyed(variant.get("tp"), f"variants.{vkey}.tp")
+        for i, hw in enumerate(variant.get("supported_hardware") or []):
+            yield f"variants.{vkey}.supported_hardware[{i}]", hw, True
+    for skey, override in (data.get("strategy_overrides") or {}).items():
+        override = override or {}
+        yield from keyed(override.get("hardware_overrides"), f"strategy_overrides.{skey}.hardware_overrides")
+        yield from keyed(override.get("tp"), f"strategy_overrides.{skey}.tp")
+    for skey, block in (data.get("strategy_hardware") or {}).items():
+        yield from keyed(block, f"strategy_hardware.{skey}")
+    for skey, block in (data.get("kv_cache_strategy_hardware") or {}).items():
+        yield from keyed(block, f"kv_cache_strategy_hardware.{skey}", exact=True)
+    for fkey, feature in (data.get("features") or {}).items():
+        feature = feature or {}
+        yield from keyed(feature.get("hardware_overrides"), f"features.{fkey}.hardware_overrides")
+        modes = feature.get("modes") if isinstance(feature.get("modes"), dict) else {}
+        for mkey, mode in modes.items():
+            mode = mode if isinstance(mode, dict) else {}
+            yield from keyed(mode.get("hardware"), f"features.{fkey}.modes.{mkey}.hardware")
+            yield from keyed(mode.get("hardware_overrides"), f"features.{fkey}.modes.{mkey}.hardware_overrides")
+    for i, note in enumerate(data.get("notes") or []):
+        for j, hw in enumerate(((note or {}).get("when") or {}).get("hardware") or []):
+            yield f"notes[{i}].when.hardware[{j}]", hw, True
+
+
+def preset_problems(data: dict[str, Any], vocab: Vocabulary) -> list[tuple[str, str]]:
+    """Preset validation (json-api §11.7), delegated to the resolver when it offers it."""
+    from builder import resolver
+
+    check = getattr(resolver, "validate_presets", None)
+    if check is None or not data.get("presets"):
+        return []
+    return list(check(data, {"taxonomy": vocab.taxonomy, "strategies": vocab.strategy_map}))

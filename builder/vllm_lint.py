@@ -1,0 +1,480 @@
+"""Lint generated ``vllm serve`` argvs against the pinned vLLM release's real CLI (issue 8).
+
+The flag catalogue ``builder/data/vllm-<version>-flags.json`` is written by
+``tools/vllm_flags.py`` from vLLM's own parser; this module is pure stdlib and only reads it.
+
+It mirrors what ``vllm serve`` does with an argv (``FlexibleArgumentParser.parse_args``):
+``_`` -> ``-`` in the flag part before the first ``.``, ``-O3`` -> ``--optimization-level 3``,
+``--model M`` moved to the positional, dotted sub-flags (``--attention_config.backend X``,
+``--x.k=v``, ``--x.k+ a,b``) merged into one JSON value per flag, then argparse's consumption
+of values (nargs 0 / 1 / ? / +). Rules: unknown flag (exact match only: no prefix
+abbreviation), value after a boolean flag, missing value, choices, int / float /
+human-readable int types, JSON syntax and the keys of JSON-valued config flags (nested),
+the same flag given twice. A value that is a whole placeholder (``$HEAD_IP``) is valid.
+
+API for the build::
+
+    findings = lint_record(record)           # any rendering record / preset point / document
+    for f in findings: print(f.message())    # "prefill.argv: --attention-config: unknown key ..."
+    problems = lint_argv(argv)                # one argv -> tuple[Problem, ...] (cached)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+VLLM_VERSION = "0.33.0"
+CATALOGUE_PATH = Path(__file__).resolve().parent / "data" / f"vllm-{VLLM_VERSION}-flags.json"
+
+_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # argparse's _negative_number_matcher
+_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_JSON_HUMAN_NUMBER = re.compile(r"\b\d+(?:\.\d+)?[kKmMgGtT]\b")
+_JSON_STRING = re.compile(r'("(?:[^"\\]|\\.)*")')
+_LOOKS_LIKE_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One problem in one argv: the flag as written and why it would fail (or mislead)."""
+
+    flag: str
+    reason: str
+
+    def message(self) -> str:
+        """One-line form: ``--flag: reason``."""
+        return f"{self.flag}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A problem located in a record: ``label`` names the argv (``argv``, ``worker_argvs[1]``...)."""
+
+    label: str
+    flag: str
+    reason: str
+
+    def message(self) -> str:
+        """One-line form: ``label: --flag: reason``."""
+        return f"{self.label}: {self.flag}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One catalogue entry."""
+
+    name: str  # canonical (first long) option string
+    dest: str
+    nargs: Any  # 0, 1, "?", "+", "*"
+    type: str  # int, float, str, json, str|json, hint, hint|auto, lower_snake, "" for no value
+    optional: bool  # "" and "None" accepted as None
+    choices: frozenset[str | None] | None
+    schema: dict[str, Any] | None  # JSON key schema {class, extra, keys}
+    repeatable: bool  # append-style actions
+
+
+class Catalogue:
+    """The flag catalogue with precomputed lookups."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.version: str = data["vllm_version"]
+        self.options: dict[str, Option] = {}
+        for o in data["options"]:
+            longs = [s for s in o["strings"] if s.startswith("--")]
+            name = longs[0] if longs else o["strings"][0]
+            nargs = o.get("nargs", 0) if o["value"] else 0
+            choices = o.get("choices")
+            opt = Option(
+                name=name, dest=o["dest"], nargs=nargs, type=o.get("type", ""),
+                optional=bool(o.get("optional")),
+                choices=frozenset(choices) if choices is not None else None,
+                schema=o.get("json"), repeatable=o.get("action") == "_AppendAction")
+            for s in o["strings"]:
+                self.options[s] = opt
+        self.long_names = sorted(s for s in self.options if s.startswith("--"))
+
+    @classmethod
+    def load(cls, path: Path | str = CATALOGUE_PATH) -> Catalogue:
+        """Read a catalogue file."""
+        return cls(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def prefix_matches(self, flag: str) -> list[str]:
+        """Long options that ``flag`` abbreviates (what argparse's allow_abbrev would accept)."""
+        return [s for s in self.long_names if s.startswith(flag) and s != flag]
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> Catalogue:
+    """The pinned release's catalogue (loaded once)."""
+    return Catalogue.load()
+
+
+def is_placeholder(value: str) -> bool:
+    """True for a value that is exactly one shell variable such as ``$HEAD_IP``."""
+    return _PLACEHOLDER.fullmatch(value) is not None
+
+
+def _rewrite_flag(key: str) -> str:
+    """vLLM's rewrite: ``_`` -> ``-`` between the leading ``--`` and the first ``.``."""
+    head, dot, tail = key[2:].partition(".")
+    return "--" + head.replace("_", "-") + dot + tail
+
+
+def _is_optionlike(token: str) -> bool:
+    """Whether argparse would treat ``token`` as a flag rather than a value ('O' vs 'A')."""
+    if not token.startswith("-") or token == "-":
+        return False
+    if _NEGATIVE_NUMBER.match(token):
+        return False
+    if " " in token and token.split("=", 1)[0] not in catalogue().options:
+        return False
+    return True
+
+
+def _human_int(value: str) -> int:
+    """vLLM's ``human_readable_int`` (``1k``, ``2M``, ``25.6k``, plain ints)."""
+    value = value.strip()
+    m = _HUMAN_INT.fullmatch(value)
+    if m:
+        number, suffix = m.groups()
+        if suffix in "kmgt":
+            return int(float(number) * 10 ** (3 * ("kmgt".index(suffix) + 1)))
+        return int(number) * 2 ** (10 * ("KMGT".index(suffix) + 1))
+    return int(value)
+
+
+_TYPE_NAMES = {"int": "an integer", "float": "a number", "hint": "an integer (1k, 2M allowed)",
+               "hint|auto": "an integer, -1 or auto (1k, 2M allowed)"}
+
+
+def _convert(opt: Option, value: str) -> str | None:
+    """Convert like the real type function; return the canonical choice string, raise ValueError."""
+    if opt.optional and value in ("", "None"):
+        return None
+    t = opt.type
+    if t == "int":
+        return str(int(value))
+    if t == "float":
+        return str(float(value))
+    if t == "hint":
+        return str(_human_int(value))
+    if t == "hint|auto":
+        v = value.strip()
+        return "-1" if v == "-1" or v.lower() == "auto" else str(_human_int(v))
+    if t == "lower_snake":
+        return value.lower().replace("-", "_")
+    return value
+
+
+def _check_keys(obj: Any, schema: dict[str, Any] | None, path: str, flag: str, out: list[Problem]) -> None:
+    """Report keys of ``obj`` that the config dataclass (and nested ones) does not accept."""
+    if schema is None or not isinstance(obj, dict):
+        return
+    keys = schema.get("keys")
+    if keys is None:
+        return
+    for k, v in obj.items():
+        if k not in keys:
+            if schema.get("extra") == "forbid":
+                where = f"{path}.{k}" if path else k
+                out.append(Problem(flag, f"unknown key '{where}' ({schema['class']} has no field '{k}')"))
+            continue
+        _check_keys(v, keys[k], f"{path}.{k}" if path else k, flag, out)
+
+
+def _parse_json_value(opt: Option, value: str) -> Any:
+    """json.loads as the real converter does it (dataclass flags expand 80g-style numbers first)."""
+    if opt.schema is not None and opt.schema.get("class"):
+        parts = _JSON_STRING.split(value)
+        for i in range(0, len(parts), 2):
+            parts[i] = _JSON_HUMAN_NUMBER.sub(lambda m: str(_human_int(m.group())), parts[i])
+        value = "".join(parts)
+    return json.loads(value)
+
+
+def _check_value(opt: Option, flag: str, value: str, out: list[Problem]) -> None:
+    """Type, choices and JSON checks of one value."""
+    if is_placeholder(value):
+        return
+    if opt.schema is not None and not (opt.optional and value in ("", "None")):
+        if opt.type == "str|json" and not _LOOKS_LIKE_OBJECT.match(value):
+            return
+        try:
+            obj = _parse_json_value(opt, value)
+        except ValueError as e:
+            out.append(Problem(flag, f"invalid JSON value {value!r} ({e})"))
+            return
+        if opt.schema.get("class"):
+            if not isinstance(obj, dict):
+                out.append(Problem(flag, f"expects a JSON object, got {value!r}"))
+                return
+            _check_keys(obj, opt.schema, "", flag, out)
+        return
+    try:
+        canon = _convert(opt, value)
+    except ValueError:
+        out.append(Problem(flag, f"expects {_TYPE_NAMES.get(opt.type, opt.type)}, got {value!r}"))
+        return
+    if opt.choices is not None and canon not in opt.choices:
+        shown = ", ".join(sorted(c for c in opt.choices if c is not None))
+        out.append(Problem(flag, f"invalid choice {value!r} (choose from {shown})"))
+
+
+def _unknown(flag: str) -> Problem:
+    """The unknown-flag problem, with a hint when argparse would silently abbreviate it."""
+    cat = catalogue()
+    head = flag.split(" ", 1)[0]
+    if " " in flag and head in cat.options:
+        return Problem(flag, f"flag and value in one argv item; split it into '{head}' and "
+                             f"'{flag.split(' ', 1)[1]}'")
+    matches = cat.prefix_matches(flag) if flag.startswith("--") else []
+    if len(matches) == 1:
+        return Problem(flag, f"unknown flag (argparse would take it as an abbreviation of "
+                             f"{matches[0]}; write the full name)")
+    if len(matches) > 1:
+        return Problem(flag, f"unknown flag (ambiguous abbreviation of {', '.join(matches[:4])}"
+                             f"{', ...' if len(matches) > 4 else ''})")
+    return Problem(flag, "unknown flag")
+
+
+@dataclass(frozen=True, slots=True)
+class _Dotted:
+    """One dotted sub-flag as written (``--attention_config.backend``) and its nested value."""
+
+    written: str
+    root: str  # rewritten root flag, e.g. --attention-config
+    value: dict[str, Any]
+
+
+def _nest(path: list[str], value: Any) -> dict[str, Any]:
+    for k in reversed(path[1:]):
+        value = {k: value}
+    return {path[0]: value} if path else {}
+
+
+def _merge(into: dict[str, Any], update: dict[str, Any]) -> list[str]:
+    """vLLM's recursive_dict_update; returns the dotted keys that were overwritten."""
+    dups: list[str] = []
+    for k, v in update.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            dups += [f"{k}.{d}" for d in _merge(into[k], v)]
+        elif isinstance(v, list) and isinstance(into.get(k), list):
+            into[k] = into[k] + v
+        else:
+            if k in into:
+                dups.append(k)
+            into[k] = v
+    return dups
+
+
+def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_Dotted]]:
+    """vLLM's parse_args pre-processing: --model move, renames, -O, dotted sub-flags.
+
+    Returns the tokens argparse sees (without the dotted ones) and the dotted sub-flags.
+    """
+    model_idx = next((i for i, a in enumerate(args) if re.match(r"^--model(=.+|$)", a)), None)
+    if model_idx is not None:
+        if args[model_idx] == "--model":
+            if model_idx + 1 >= len(args):
+                out.append(Problem("--model", "expects a value"))
+                return [], []
+            tag, rest = args[model_idx + 1], model_idx + 2
+        else:
+            tag, rest = args[model_idx].removeprefix("--model="), model_idx + 1
+        args = [tag, *args[:model_idx], *args[rest:]]
+    processed: list[str] = []
+    original: list[str] = []  # the flag part as written, for messages
+    for i, arg in enumerate(args):
+        if arg.startswith("--"):
+            key, eq, value = arg.partition("=")
+            processed.append(_rewrite_flag(key) + eq + value)
+            original.append(key)
+        elif arg.startswith("-O") and arg != "-O":
+            processed += ["--optimization-level", arg[3:] if arg[2:3] == "=" else arg[2:]]
+            original += [arg, arg]
+        elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
+            processed.append("--optimization-level")
+            original.append(arg)
+        else:
+            processed.append(arg)
+            original.append(arg)
+    dotted: list[_Dotted] = []
+    merged: dict[str, dict[str, Any]] = {}
+    keep: list[str] = []
+    skip = False
+    for i, tok in enumerate(processed):
+        if skip:
+            skip = False
+            continue
+        key, eq, value = tok.partition("=")
+        if not (tok.startswith("-") and "." in key):
+            keep.append(tok)
+            continue
+        written = original[i].partition("=")[0]
+        if not eq:
+            if i + 1 >= len(processed):
+                out.append(Problem(written, "expects a value"))
+                continue
+            value, skip = processed[i + 1], True
+        parsed: Any
+        if key.endswith("+"):
+            key, parsed = key[:-1], value.split(",")
+        else:
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                try:
+                    parsed = _human_int(value)
+                except ValueError:
+                    parsed = value
+        root, *path = key.split(".")
+        nested = _nest(path, parsed)
+        for dup in _merge(merged.setdefault(root, {}), nested):
+            out.append(Problem(written, f"given twice ({root}.{dup}); last value wins"))
+        dotted.append(_Dotted(written, root, nested))
+    return keep, dotted
+
+
+def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
+    """Uncached body of :func:`lint_argv`."""
+    cat = catalogue()
+    out: list[Problem] = []
+    if len(argv) < 2 or argv[0] != "vllm" or argv[1] != "serve":
+        return (Problem(" ".join(argv[:2]), "argv does not start with 'vllm serve'"),)
+    tokens, dotted = _preprocess(list(argv[2:]), out)
+    seen: dict[str, str] = {}  # dest -> flag as written
+    plain_json: set[str] = set()  # roots given as --flag <json>
+    i, n = 0, len(tokens)
+    model_taken = False
+    prev_bool: str | None = None
+    while i < n:
+        tok = tokens[i]
+        i += 1
+        if not _is_optionlike(tok):
+            if tok.startswith("-") and " " in tok:
+                out.append(_unknown(tok))
+            elif not model_taken and i == 1:
+                model_taken = True
+            elif prev_bool is not None:
+                out.append(Problem(prev_bool, f"takes no value, got {tok!r}"))
+            else:
+                out.append(Problem(tok, "unexpected argument (not a flag or a flag's value)"))
+            prev_bool = None
+            continue
+        model_taken = True  # argparse fills the optional positional at the first flag
+        prev_bool = None
+        flag, eq, explicit = tok.partition("=")
+        opt = cat.options.get(flag)
+        if opt is None:
+            out.append(_unknown(flag if not eq or " " not in tok else tok))
+            if not eq:  # skip the values an unknown flag seems to carry
+                while i < n and not _is_optionlike(tokens[i]):
+                    i += 1
+            continue
+        if opt.dest in seen and not opt.repeatable:
+            first = seen[opt.dest]
+            also = "" if first == flag else f" (also as {first})"
+            out.append(Problem(flag, f"given twice{also}; last value wins"))
+        seen.setdefault(opt.dest, flag)
+        values: list[str] = []
+        if opt.nargs == 0:
+            if eq:
+                out.append(Problem(flag, f"takes no value, got {explicit!r}"))
+            prev_bool = flag
+            continue
+        if eq:
+            values = [explicit]
+        elif opt.nargs in (1, "?"):
+            if i < n and not _is_optionlike(tokens[i]):
+                values = [tokens[i]]
+                i += 1
+            elif opt.nargs == 1:
+                out.append(Problem(flag, "expects a value"))
+                continue
+        else:  # "+" / "*"
+            while i < n and not _is_optionlike(tokens[i]):
+                values.append(tokens[i])
+                i += 1
+            if not values and opt.nargs == "+":
+                out.append(Problem(flag, "expects at least one value"))
+                continue
+        if opt.schema is not None:
+            plain_json.add(opt.dest)
+        for v in values:
+            _check_value(opt, flag, v, out)
+    reported: set[str] = set()
+    for d in dotted:
+        opt = cat.options.get(d.root)
+        if opt is None:
+            if d.root not in reported:
+                out.append(Problem(d.written, _unknown(d.root).reason))
+                reported.add(d.root)
+            continue
+        if opt.schema is None:
+            if d.root not in reported:
+                out.append(Problem(d.written, f"{opt.name} does not take JSON, so it has no dotted sub-flags"))
+                reported.add(d.root)
+            continue
+        if opt.dest in plain_json:
+            out.append(Problem(d.written, f"the dotted form replaces the whole {opt.name} JSON given "
+                                          "elsewhere (given twice)"))
+            plain_json.discard(opt.dest)
+        _check_keys(d.value, opt.schema, "", d.written, out)
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _lint_cached(argv: tuple[str, ...]) -> tuple[Problem, ...]:
+    return _lint(argv)
+
+
+def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[Problem, ...]:
+    """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv."""
+    return _lint_cached(tuple(argv))
+
+
+def _is_serve_argv(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) >= 2 and value[0] == "vllm" and value[1] == "serve"
+            and all(isinstance(t, str) for t in value))
+
+
+def iter_argvs(record: Any, label: str = "") -> Iterator[tuple[str, list[str]]]:
+    """Yield (label, argv) for every ``vllm serve`` argv in a published JSON record.
+
+    Works for every deploy type (``argv``; ``head_argv``/``worker_argv``/``worker_argvs[i]``;
+    ``prefill.argv``/``decode.argv``; ``vllm_argv``/``vllm_worker_argv(s)``), for preset files
+    (``points.<key>.argv``) and recipe documents (``recommended_command.argv``). Docker argvs
+    (``docker run ... <image> MODEL ...``) repeat the same flags and are not yielded.
+    """
+    if isinstance(record, dict):
+        for k, v in record.items():
+            sub = f"{label}.{k}" if label else str(k)
+            if _is_serve_argv(v):
+                yield sub, v
+            elif isinstance(v, dict | list):
+                yield from iter_argvs(v, sub)
+    elif isinstance(record, list):
+        for idx, v in enumerate(record):
+            sub = f"{label}[{idx}]"
+            if _is_serve_argv(v):
+                yield sub, v
+            elif isinstance(v, dict | list):
+                yield from iter_argvs(v, sub)
+
+
+def lint_record(record: Any) -> list[Finding]:
+    """Lint every argv of one published record; one Finding per (argv label, problem)."""
+    return [Finding(label, p.flag, p.reason)
+            for label, argv in iter_argvs(record) for p in lint_argv(argv)]
+
+
+def format_problem(argv: list[str] | tuple[str, ...], problem: Problem) -> str:
+    """One-line message naming the model: ``vllm serve MODEL: --flag: reason``."""
+    model = argv[2] if len(argv) > 2 else "?"
+    return f"vllm serve {model}: {problem.message()} (vLLM {catalogue().version})"
