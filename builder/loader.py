@@ -129,6 +129,8 @@ def _message(value: Any, errors: list[dict[str, Any]]) -> str:
         expected = next(e for e in errors if e["type"] == "literal_error")["ctx"]["expected"]
         return f"expected one of {expected}, got {_describe(value)}"
     nouns = list(dict.fromkeys(_NOUNS[t] for t in types if t in _NOUNS))
+    if "a number" in nouns and "an integer" in nouns:
+        nouns.remove("an integer")
     if nouns:
         return f"expected {' or '.join(nouns)}, got {_describe(value)}"
     return "; ".join(dict.fromkeys(e["msg"] for e in errors))

@@ -1558,3 +1558,729 @@ def _render_hardware(recipe: dict, vocab: dict, taxonomy: dict, variant_key: str
         if alt is not None:
             alternatives.append([sid, alt])
     return {"hardware": hw, "recommended": record, "alternatives": alternatives}
+
+
+# ---------------------------------------------------------------------------
+# Builder-only helpers (single-node §8.2, §11.3, §13.2-§13.3; cluster §9.10, §11)
+# ---------------------------------------------------------------------------
+
+ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
+    ("--max-num-batched-tokens", "8192"),
+    ("--max-num-seqs", "256"),
+    ("--gpu-memory-utilization", "0.95"),
+    ("--max-model-len", "auto"),
+)
+
+
+def advanced_presets(recipe: dict, strategy_id: str) -> list[list[str]]:
+    """Single-node §8.2: argument bundles the builder offers at pipeline step 8."""
+    model = _dict(recipe.get("model"))
+    out = [list(p) for p in ADVANCED_PRESETS]
+    if model.get("supports_dcp") is True:
+        out.append(["--decode-context-parallel-size", "8"])
+    if model.get("flashinfer_autotune") is True:
+        out.append(["--no-enable-flashinfer-autotune"])
+    if isinstance(strategy_id, str) and strategy_id.endswith(("tep", "dep")):
+        out.append(["--enable-ep-weight-filter"])
+    for extra in _list(recipe.get("advanced_options")):
+        args = extra.get("args") if isinstance(extra, dict) else extra
+        if isinstance(args, list) and args:
+            out.append(list(args))
+    return out
+
+
+def pip_view(command: str, env: dict, profile: dict) -> str:
+    """Single-node §11.3 pip view: ``export`` lines, a blank line, then the command."""
+    lines = ["source /opt/intel/oneapi/setvars.sh"] if _raw_generation(profile) == "xpu" else []
+    lines += [f"export {k}={js_str(v)}" for k, v in env.items()]
+    return "\n".join(lines) + "\n\n" + command if lines else command
+
+
+def _version_key(version: Any) -> list[int]:
+    return [int(p) if p.isdigit() else 0 for p in js_str(version).split(".")]
+
+
+def _platform(profile: dict) -> str:
+    gen = _raw_generation(profile)
+    if gen == "tpu":
+        return "TPU"
+    if gen == "xpu":
+        return "XPU"
+    if profile.get("brand") == "AMD":
+        return "ROCm"
+    if profile.get("brand") == "Intel" or gen == "cpu":
+        return "CPU"
+    return "CUDA"
+
+
+_CUDA_LABEL = {"cu130": "CUDA 13 (cu130)", "cu129": "CUDA 12.9 (cu129)"}
+PIP_AMD = "uv venv --python 3.12\nsource .venv/bin/activate\nuv pip install vllm --extra-index-url https://wheels.vllm.ai/rocm"
+PIP_CPU_NIGHTLY = (
+    "uv venv --python 3.12 --seed --managed-python\nsource .venv/bin/activate\nuv pip install vllm \\\n"
+    "  --extra-index-url https://wheels.vllm.ai/nightly/cpu \\\n  --index-strategy first-index \\\n"
+    "  --torch-backend cpu"
+)
+PIP_CPU_RELEASE = (
+    "uv venv --python 3.12 --seed --managed-python\nsource .venv/bin/activate\n"
+    "export VLLM_VERSION=$(curl -s https://api.github.com/repos/vllm-project/vllm/releases/latest"
+    " | jq -r .tag_name | sed 's/^v//')\n"
+    "uv pip install https://github.com/vllm-project/vllm/releases/download/v$VLLM_VERSION/"
+    "vllm-$VLLM_VERSION+cpu-cp38-abi3-manylinux_2_34_x86_64.whl \\\n  --torch-backend cpu"
+)
+
+
+def interactive_install(recipe: dict, vocab: dict, hw: str, variant_key: str, cuda: str = "default",
+                        kv_offload: Any = None) -> dict:
+    """Single-node §13.2/§13.3: the builder's install block for the current selection.
+
+    Returns ``{min_version, nightly, header, pip, docker, initial_tab, extras}`` where
+    ``pip``/``docker`` are ``{command, note}`` or None (tab hidden) and ``extras`` lists the
+    dependency entries with ``tabs`` (where each is shown) after the brand filter.
+    """
+    model, variant = _dict(recipe.get("model")), _variant(recipe, variant_key)
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    kv_dep = _strategies(vocab).get(kv_offload) if isinstance(kv_offload, str) else None
+    kv_dep = kv_dep if _deploy_type(kv_dep) == "kv_store_lb" else None
+    versions = [v for v in (model.get("min_vllm_version"), variant.get("min_vllm_version"),
+                            _get(kv_dep, "min_vllm_version")) if v is not None]
+    minimum = None
+    for v in versions:
+        if minimum is None or _version_key(v) > _version_key(minimum):
+            minimum = v
+    nightly = model.get("nightly_required") is True or variant.get("nightly_required") is True
+    platform = _platform(profile)
+    header = f"vLLM {js_str(minimum)}+" if minimum is not None else "vLLM"
+    if is_omni(recipe):
+        header += " · vLLM-Omni nightly"
+    header += f" · {platform}"
+    install = _dict(model.get("install"))
+    _, cuda_map = _image_sources(recipe, variant, profile, hw)
+    single = next(iter(cuda_map)) if isinstance(cuda_map, dict) and len(cuda_map) == 1 else None
+    pip_cfg, dock_cfg = install.get("pip"), install.get("docker")
+    pip = None
+    if pip_cfg is not False and platform not in ("TPU", "XPU"):
+        pip_cfg = _dict(pip_cfg)
+        if platform == "ROCm":
+            command, note = PIP_AMD, None
+        elif platform == "CPU":
+            command = PIP_CPU_NIGHTLY if nightly else PIP_CPU_RELEASE
+            note = ("Intel/AMD x86 CPU nightly wheels use the dedicated /nightly/cpu index and PyTorch CPU backend."
+                    if nightly else "Intel/AMD x86 CPU release wheels are published separately from CUDA wheels;"
+                    " the command follows the official vLLM CPU pre-built-wheel flow.")
+        elif nightly:
+            tag = single or ("cu130" if cuda == "default" else cuda)
+            command = PIP_NIGHTLY.format(tag=tag)
+            note = _nightly_note(minimum) + (f" This recipe publishes {_CUDA_LABEL.get(single, single)} builds only."
+                                             if single else " For CUDA 12.9, switch the toggle to cu129.")
+        else:
+            command, note = PIP_RELEASE, None
+        pip = {"command": pip_cfg["command"] if _truthy(pip_cfg.get("command")) else command,
+               "note": pip_cfg["note"] if _truthy(pip_cfg.get("note")) else note}
+    docker = None
+    if dock_cfg is not False:
+        dock_cfg = _dict(dock_cfg)
+        if platform == "TPU":
+            note = ("TPU builds are published by vllm-project/tpu-inference. See the Trillium and Ironwood "
+                    "tpu-recipes for pinned image tags and exact deployment flags.")
+        elif platform == "XPU":
+            note = "Intel XPU image. The entrypoint initializes oneAPI automatically."
+        elif platform == "ROCm":
+            note = None
+        elif platform == "CPU":
+            note = "Intel/AMD x86 CPU image; no CUDA runtime is required."
+        elif single:
+            note = f"This tag is published as a {_CUDA_LABEL.get(single, single)} build only" + (
+                " — the host needs an r580+ NVIDIA driver" if single == "cu130" else "") + "."
+        elif cuda_map is not None:
+            note = ("This recipe ships paired CUDA-tagged images. Pick `cu129` for CUDA 12.9 hosts or `cu130` "
+                    "for CUDA 13.")
+        elif nightly:
+            note = ("Nightly image ships CUDA 13. Switch to cu129 for the `cu129-nightly` variant if your host "
+                    "is on CUDA 12.9.")
+        else:
+            note = ("Default tag ships CUDA 13. Switch to cu129 for the -cu129 variant if your host is on "
+                    "CUDA 12.9.")
+        image = docker_image(recipe, variant, profile, hw, cuda)
+        docker = {"command": dock_cfg["command"] if _truthy(dock_cfg.get("command"))
+                  else f"docker pull {js_str(image)}",
+                  "note": dock_cfg["note"] if _truthy(dock_cfg.get("note")) else note}
+    if install.get("docker") is False:
+        tab = "pip"
+    elif install.get("pip") is False:
+        tab = "docker"
+    else:
+        first = next((k for k in install if k in ("pip", "docker")), None)
+        tab = "docker" if first == "docker" else "pip"
+    return {"min_version": minimum, "nightly": nightly, "header": header, "pip": pip, "docker": docker,
+            "initial_tab": tab, "extras": extra_installs(recipe, vocab, hw, kv_offload)}
+
+
+def extra_installs(recipe: dict, vocab: dict, hw: str, kv_offload: Any = None) -> list[dict]:
+    """Single-node §13.3: dependency entries for ``hw`` as ``{command, note, optional, tabs}``.
+
+    ``tabs`` lists the install tabs (``pip``/``docker``) the entry is shown on; the active
+    KV option's ``install`` or the Mooncake ``vllm.install`` is appended as a required entry.
+    """
+    taxonomy = _dict(vocab.get("taxonomy"))
+    profile = _profile(taxonomy, hw)
+    out = []
+    for dep in _list(recipe.get("dependencies")):
+        dep = _dict(dep)
+        brands = dep.get("brand")
+        if brands is not None and profile.get("brand") not in (brands if isinstance(brands, list) else [brands]):
+            continue
+        modes = dep.get("install_modes")
+        out.append({"command": dep.get("command"), "note": dep.get("note"), "optional": dep.get("optional") is True,
+                    "tabs": list(modes) if isinstance(modes, list) and modes else ["pip"]})
+    extra = None
+    if isinstance(kv_offload, str):
+        opt = _dict(taxonomy.get("kv_offload")).get(kv_offload)
+        dep = _strategies(vocab).get(kv_offload)
+        if isinstance(opt, dict):
+            extra = opt.get("install")
+        elif _deploy_type(dep) == "kv_store_lb":
+            extra = _kv_install(dep, profile)
+    if _truthy(extra):
+        out.append({"command": extra, "note": None, "optional": False, "tabs": ["pip", "docker"]})
+    return out
+
+
+def copy_all_installs(entries: list[dict], tab: str) -> str:
+    """Single-node §13.3 "copy all": required commands shown on ``tab``, newline-joined."""
+    return "\n".join(js_str(e["command"]) for e in entries if not e["optional"] and tab in e["tabs"])
+
+
+def mooncake_config_script(deployment: dict) -> str:
+    """Cluster §9.10 "Mooncake Config" tab script."""
+    parts = _mooncake_parts(deployment)
+    store = parts["store"]
+    has_store = store is not None and store.get("config") is not None
+    exports = ["export MOONCAKE_CONFIG_PATH=${MOONCAKE_CONFIG_PATH:-/etc/mooncake/mooncake_vllm_config.json}"]
+    if has_store:
+        exports.append("export MOONCAKE_STORE_CONFIG_PATH="
+                       "${MOONCAKE_STORE_CONFIG_PATH:-/etc/mooncake/mooncake_store_config.json}")
+
+    def heredoc(note: str, path: str, config: Any) -> str:
+        notes = [f"# {line}" for line in note.rstrip().split("\n")] if note.rstrip() else []
+        body = json.dumps(config, indent=2, ensure_ascii=False)
+        return "\n".join([*notes, f"cat > {path} <<EOF", body, "EOF"])
+
+    blocks = ["\n".join(exports), heredoc(parts["config_note"], "$MOONCAKE_CONFIG_PATH", parts["config"])]
+    if has_store:
+        blocks.append(heredoc(store["note"], "$MOONCAKE_STORE_CONFIG_PATH", store["config"]))
+    return "\n\n".join(blocks)
+
+
+def node_pills(recipe: dict, vocab: dict, hw: str) -> list[int]:
+    """Cluster §11: node-count pills ``[1, 2]`` plus the largest floor in (2, 16]."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw) for s in effective_compatible_strategies(recipe)]
+    top = max(floors, default=1)
+    return [1, 2, top] if 2 < top <= MAX_NODES else [1, 2]
+
+
+def builder_strategies(recipe: dict, vocab: dict, hw: str, nodes: int) -> list[str]:
+    """Cluster §11 strategy row: hides kv_store ids, unreachable ids and the wrong node shape."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    strategies = _strategies(vocab)
+    out = []
+    for sid in effective_compatible_strategies(recipe):
+        dt = _deploy_type(strategies.get(sid)) if sid in strategies else "unknown"
+        if dt == "kv_store_lb" or not _reachable(recipe, sid, dt, profile.get("gpu_count"), hw):
+            continue
+        if dt == "pd_cluster" or (dt == "multi_node") == (nodes > 1):
+            out.append(sid)
+    return out
+
+
+def initial_node_count(recipe: dict, vocab: dict, variant_key: str, hw: str) -> int:
+    """Cluster §11: 2 when a multi-node/PD strategy exists, hardware scales and the variant does not fit."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    multi = any(_deploy_type(_strategies(vocab).get(s)) in ("multi_node", "pd_cluster")
+                for s in effective_compatible_strategies(recipe))
+    return 2 if multi and _scalable(profile) and not fits_single_node(profile, _variant(recipe, variant_key)) else 1
+
+
+def pd_pool_defaults(recipe: dict, vocab: dict, variant_key: str, hw: str) -> dict:
+    """Cluster §11 builder PD pool defaults ``{role: {nodes, rank, parallelism}}`` (never co-located)."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
+    st = _dict(_strategies(vocab).get("pd_cluster"))
+    need, node = _variant(recipe, variant_key).get("vram_minimum_gb"), _vram(profile)
+    by_vram = max(1, math.ceil(need / node)) if _is_num(need) and need > 0 and node > 0 else 1
+    modes = [m for m in pd_pool_modes(recipe)
+             if _reachable(recipe, m, "multi_node", profile.get("gpu_count"), hw)] or ["tp"]
+    out = {}
+    for role in ("prefill", "decode"):
+        sr = _dict(so.get(role))
+        authored = sr.get("nodes")
+        if isinstance(authored, dict):
+            authored = authored.get(hw) if authored.get(hw) is not None else authored.get("default")
+        nodes = authored if _is_num(authored) and authored >= 1 else by_vram
+        par = sr.get("parallelism") or _get(st.get(role), "parallelism") or "tp"
+        par = par if par in modes else modes[0]
+        nodes = max(nodes, nodes_for_strategy(recipe, par, profile.get("gpu_count"), hw))
+        out[role] = {"nodes": nodes, "rank": 0, "parallelism": par}
+    return out
+
+
+def _tab(label: str, command: str, env: dict | None, profile: dict, image: Any = None, argv: list | None = None,
+         port: int = 8000) -> dict:
+    tab = {"label": label, "command": command, "env": env or {},
+           "pip": pip_view(command, env or {}, profile) if env is not None else command}
+    if argv is not None:
+        tab["docker"] = docker_run(command, env or {}, image, profile, port)
+    return tab
+
+
+def builder_tabs(record: dict, vocab: dict, kv_id: str | None = None) -> list[dict]:
+    """Cluster §9.10 / single-node §11.3: the builder's command tabs for a resolved record.
+
+    Each tab is ``{label, command, env, pip}`` plus ``docker`` for ``vllm serve`` commands.
+    """
+    profile = _profile(_dict(vocab.get("taxonomy")), record.get("hardware"))
+    image, deploy = record.get("docker_image"), record["deploy_type"]
+    tabs: list[dict] = []
+    dep = _strategies(vocab).get(kv_id) if kv_id else None
+    if deploy in ("kv_store_lb", "pd_cluster") and _deploy_type(dep) == "kv_store_lb":
+        parts = _mooncake_parts(dep)
+        tabs.append(_tab("Mooncake Config", mooncake_config_script(dep), None, profile))
+        tabs.append(_tab("Mooncake Master", parts["master"]["command"], None, profile))
+        if parts["store"] is not None:
+            tabs.append(_tab("Mooncake Store", parts["store"]["command"], None, profile))
+    if deploy == "multi_node" and "head_command" in record:
+        env = record["env"]
+        tabs.append(_tab("Head", record["head_command"], env, profile, image, record["head_argv"]))
+        for i, (cmd, argv) in enumerate(zip(record["worker_commands"], record["worker_argvs"], strict=True), 1):
+            tabs.append(_tab(f"Node {i}", cmd, env, profile, image, argv))
+    elif deploy == "pd_cluster":
+        for role, port in (("prefill", 8001), ("decode", 8002)):
+            r = record[role]
+            tabs.append(_tab(role.capitalize(), r["command"], r["env"], profile, image, r["argv"], port))
+        tabs.append(_tab("Router", record["router"]["command"], None, profile))
+    elif deploy == "kv_store_lb":
+        env = record["env"]
+        multi = record.get("vllm_worker_commands") is not None
+        tabs.append(_tab("Head" if multi else "vLLM Serve", record["vllm_command"], env, profile, image,
+                         record["vllm_argv"]))
+        for i, (cmd, argv) in enumerate(zip(record.get("vllm_worker_commands") or [],
+                                            record.get("vllm_worker_argvs") or [], strict=True), 1):
+            tabs.append(_tab(f"Node {i}", cmd, env, profile, image, argv))
+        if record.get("router"):
+            tabs.append(_tab("Router", record["router"]["command"], None, profile))
+    else:
+        tabs.append(_tab("vLLM Serve", record["command"], record["env"], profile, image, record["argv"]))
+        for comp in record.get("companions") or []:
+            tabs.append(_tab(comp["label"], comp["command"], None, profile))
+    return tabs
+
+
+# ---------------------------------------------------------------------------
+# Cluster §12 omni recipes
+# ---------------------------------------------------------------------------
+
+OMNI_TASKS: dict[str, dict] = {
+    "t2i": {"label": "Text → Image", "endpoint": "/v1/images/generations",
+            "prompt": "a dragon flying over the Green Mountains at sunset"},
+    "i2i": {"label": "Image → Image", "endpoint": "/v1/chat/completions",
+            "prompt": "Convert this image to a watercolor painting with soft pastel tones"},
+    "t2v": {"label": "Text → Video", "endpoint": "/v1/videos",
+            "prompt": "A cinematic view of a futuristic city at sunset, smooth camera pan"},
+    "i2v": {"label": "Image → Video", "endpoint": "/v1/videos", "prompt": "A bear playing with yarn, smooth motion"},
+    "ti2v": {"label": "Text+Image → Video", "endpoint": "/v1/videos",
+             "prompt": "A bear playing with yarn, smooth motion"},
+    "t2a": {"label": "Text → Audio", "endpoint": "/v1/audio/generate", "prompt": "The sound of a cat purring softly"},
+}
+
+
+def omni_tasks(recipe: dict) -> list[dict]:
+    """Cluster §12.4: resolved task list of an omni recipe (``curl`` kept when authored)."""
+    out = []
+    for entry in _list(_dict(recipe.get("omni")).get("tasks")):
+        entry = {"id": entry} if isinstance(entry, str) else _dict(entry)
+        tid = entry.get("id")
+        if tid not in OMNI_TASKS:
+            continue
+        cat = OMNI_TASKS[tid]
+        task = {"id": tid, "key": entry.get("key") or tid, "label": entry.get("label") or cat["label"],
+                "endpoint": entry.get("endpoint") or cat["endpoint"], "method": "POST",
+                "modelId": entry.get("model_id"), "vramMinimumGb": entry.get("vram_minimum_gb"),
+                "description": entry.get("description"), "axes": entry.get("axes") or {},
+                "extraArgs": list(_list(entry.get("extra_args"))),
+                "hardwareOverrides": entry.get("hardware_overrides") or {}}
+        if entry.get("curl") is not None:
+            task["curl"] = entry["curl"]
+        out.append(task)
+    return out
+
+
+def omni_task_for_hardware(task: dict, hw: str) -> dict:
+    """Cluster §12.5: apply ``task.hardwareOverrides[hw]``."""
+    over = _dict(task.get("hardwareOverrides")).get(hw)
+    if not isinstance(over, dict):
+        return task
+    out = dict(task)
+    for key, src in (("label", "label"), ("endpoint", "endpoint"), ("modelId", "model_id"),
+                     ("description", "description")):
+        if _truthy(over.get(src)):
+            out[key] = over[src]
+    if over.get("vram_minimum_gb") is not None:
+        out["vramMinimumGb"] = over["vram_minimum_gb"]
+    out["extraArgs"] = list(task.get("extraArgs") or []) + _list(over.get("extra_args"))
+    if over.get("curl") is not None:
+        out["curl"] = over["curl"]
+    return out
+
+
+def active_omni_task(recipe: dict, task_param: str | None, hw: str) -> dict | None:
+    """Cluster §12.7: task by ``key``, else by ``id``, else the first; hardware override applied."""
+    tasks = omni_tasks(recipe)
+    task = next((t for t in tasks if t["key"] == task_param), None) or next(
+        (t for t in tasks if t["id"] == task_param), None) or (tasks[0] if tasks else None)
+    return omni_task_for_hardware(task, hw) if task else None
+
+
+def _js_json(value: Any, indent: int | None = 2) -> str:
+    def clean(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return _int_if_integral(v)
+    if indent is None:
+        return json.dumps(clean(value), separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(clean(value), indent=indent, ensure_ascii=False)
+
+
+def omni_example(task: dict, host: str = "localhost", port: Any = 8000, model_id: str | None = None,
+                 prompt: str | None = None) -> str:
+    """Cluster §12.3: the task's curl example (authored ``curl`` verbatim, else the catalogue form)."""
+    if task.get("curl") is not None:
+        return task["curl"]
+    tid = task["id"]
+    prompt = prompt or OMNI_TASKS[tid]["prompt"]
+    base = f"http://{host}:{js_str(port)}"
+    if tid in ("t2v", "i2v", "ti2v"):
+        fields: list[tuple[str, Any]] = [("prompt", prompt)]
+        if tid != "t2v":
+            fields.append(("input_reference", "@/path/to/input.png"))
+        fields += [("width", 832), ("height", 480), ("num_frames", 81), ("fps", 16), ("num_inference_steps", 40),
+                   ("guidance_scale", 4 if tid == "t2v" else 5), ("seed", 42)]
+        lines = [f"curl -X POST {base}/v1/videos/sync", *(f'  -F "{k}={js_str(v)}"' for k, v in fields),
+                 "  --output output.mp4"]
+        return " \\\n".join(lines)
+    if tid == "t2i":
+        body: dict = {"prompt": prompt, "size": "1024x1024", "seed": 42}
+        after = " \\\n  | jq -r '.data[0].b64_json' | base64 -d > output.png"
+    elif tid == "i2i":
+        body = {"model": model_id, "messages": [{"role": "user", "content": [
+            {"type": "text", "text": prompt},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,<BASE64_IMAGE>"}}]}],
+            "extra_body": {"height": 1024, "width": 1024, "num_inference_steps": 50, "guidance_scale": 4.5,
+                           "seed": 42}}
+        after = ""
+    else:
+        body = {"input": prompt, "audio_length": 10, "negative_prompt": "Low quality", "guidance_scale": 7,
+                "num_inference_steps": 100, "seed": 42}
+        after = " --output output.wav"
+    text = _js_json(body).replace("\n", "\n    ")
+    return "\n".join([f"curl -X POST {base}{task['endpoint']} \\", '  -H "Content-Type: application/json" \\',
+                      f"  -d '{text}'{after}"])
+
+
+def resolve_omni(recipe: dict, taxonomy: dict, variant_key: str, task: dict | None, hw: str) -> dict:
+    """Cluster §12.6 ``resolveOmniCommand`` -> ``{command, env, model_id}`` (§12.7 fallback without task)."""
+    variant = _variant(recipe, variant_key)
+    model = _dict(recipe.get("model"))
+    omni = _dict(recipe.get("omni"))
+    binary = omni.get("serve_binary") or "vllm serve"
+    if task is None:
+        mid = variant.get("model_id") or model.get("model_id") or "model"
+        return {"command": f"{binary} {mid} --omni", "env": {}, "model_id": mid}
+    profile = _profile(taxonomy, hw)
+    mid = task.get("modelId") or variant.get("model_id") or model.get("model_id") or "unknown"
+    gen_recipe = _get(_lookup_gen(recipe.get("hardware_overrides"), profile), "extra_env"), _get(
+        _lookup_gen(recipe.get("hardware_overrides"), profile), "extra_args")
+    vgen = _lookup_gen(variant.get("hardware_overrides"), profile)
+    vexact = _lookup_exact(variant.get("hardware_overrides"), hw)
+    own = variant_key != "default"
+    env: dict = {}
+    for layer in (model.get("base_env"), variant.get("extra_env") if own else None, gen_recipe[0],
+                  _get(vgen, "extra_env"), _get(vexact, "extra_env")):
+        _merge(env, layer)
+    raw = list(_list(model.get("base_args")))
+    raw += _list(variant.get("extra_args")) if own else []
+    raw += _list(task.get("extraArgs")) + _list(gen_recipe[1])
+    raw += _list(_get(vgen, "extra_args")) + _list(_get(vexact, "extra_args"))
+    if _truthy(omni.get("port")):
+        raw += ["--port", js_str(omni["port"])]
+    raw.append("--omni")
+    return {"command": format_command(mid, dedupe_args(raw), binary), "env": env, "model_id": mid}
+
+
+# ---------------------------------------------------------------------------
+# The interactive resolver call (cluster §5 entry point for the builder and CLI)
+# ---------------------------------------------------------------------------
+
+
+def _nodes_value(v: Any) -> int | None:
+    return int(v) if _is_num(v) and v >= 1 and float(v).is_integer() else None
+
+
+def resolve(recipe: dict, vocab: dict, selection: dict | None = None) -> dict:
+    """Resolve one builder selection (keys documented in the module docstring).
+
+    Returns the json-api §5.1 record for the selection plus builder extras: ``kv_offload``
+    (effective key or None), ``companions`` (single node), ``current_instance`` (Mooncake),
+    ``mooncake`` (Mooncake x PD), ``install`` (§13.2) and ``tabs`` (§9.10 / §11.3).
+    Omni recipes return ``{deploy_type: "omni", hardware, variant, task, command, env,
+    model_id, example, tasks, install}``.
+    """
+    sel = _dict(selection)
+    taxonomy = _dict(vocab.get("taxonomy"))
+    variant_key = sel.get("variant") or "default"
+    hw = sel.get("hardware") or default_hardware(recipe, taxonomy, variant_key)
+    profile = _profile(taxonomy, hw)
+    if sel.get("substitute", True) and not runs_on(profile, _variant(recipe, variant_key), hw):
+        variant_key = pick_fitting_variant(recipe, profile, hw) or variant_key
+    cuda = sel.get("cuda") or "default"
+    if is_omni(recipe):
+        task = active_omni_task(recipe, sel.get("task"), hw)
+        out = resolve_omni(recipe, taxonomy, variant_key, task, hw)
+        return {"deploy_type": "omni", "hardware": hw, "variant": variant_key, "task": task,
+                **out, "example": omni_example(task, model_id=out["model_id"]) if task else None,
+                "tasks": omni_tasks(recipe), "install": interactive_install(recipe, vocab, hw, variant_key, cuda)}
+    features = sel.get("features")
+    features = default_enabled_features(recipe, hw, variant_key) if features is None else list(features)
+    kv = sel.get("kv_offload")
+    kv = None if kv in (None, "off") else kv
+    strategy = sel.get("strategy")
+    nodes = _nodes_value(sel.get("nodes"))
+    c = _Ctx(recipe, vocab, variant_key, hw, features, sel.get("modes"), sel.get("advanced_args"), sel.get("tp"))
+    if strategy is None:
+        offered = offered_strategies(recipe, vocab, variant_key, hw)
+        strategy, rec_nodes = _recommend_from(recipe, vocab, offered, profile, hw, c.variant)
+        nodes = nodes or rec_nodes
+    serving = strategy
+    if strategy in kv_store_ids(vocab):
+        kv = strategy
+        pick = _kv_serving(recipe, vocab, profile, c.variant, hw)
+        serving = sel.get("serving_strategy") or (pick[0] if pick else "single_node_tp")
+        nodes = nodes or (pick[1] if pick else 1)
+    nodes = nodes or nodes_for(recipe, vocab, serving, profile, hw)
+    pd_nodes = sel.get("pd_nodes")
+    if serving == "pd_cluster" and pd_nodes is None:
+        pd_nodes = pd_pool_defaults(recipe, vocab, variant_key, hw)
+    image = sel.get("image") or docker_image(recipe, c.variant, profile, hw, cuda)
+    record = _render(c, serving, nodes, pd_nodes, kv, sel.get("kv_instances"), image, extras=True)
+    if sel.get("docker") is False:
+        for key in [k for k in record if "docker" in k and k != "docker_image"]:
+            del record[key]
+        for role in ("prefill", "decode"):
+            if role in record:
+                record[role] = {k: v for k, v in record[role].items() if "docker" not in k}
+    record["kv_offload"] = kv if (kv in _dict(taxonomy.get("kv_offload")) and _kv_option(
+        c, kv, serving, _dict(c.strategies.get(serving)))) or record["deploy_type"] == "kv_store_lb" or (
+        record["deploy_type"] == "pd_cluster" and "mooncake" in record) else None
+    record["install"] = interactive_install(recipe, vocab, hw, variant_key, cuda, record["kv_offload"])
+    if sel.get("docker") is not False:
+        record["tabs"] = builder_tabs(record, vocab, kv if record["kv_offload"] == kv else None)
+    return record
+
+
+# ---------------------------------------------------------------------------
+# json-api §11.2 notes and §11.7 presets
+# ---------------------------------------------------------------------------
+
+
+def applicable_notes(recipe: dict, selection: dict) -> list[dict]:
+    """json-api §11.2: notes whose ``when`` lists (hardware, variant, strategy) all match.
+
+    A ``when`` list for a key absent from ``selection`` does not match; a note without
+    ``when`` always applies.
+    """
+    out = []
+    for note in _list(recipe.get("notes")):
+        when = _dict(_get(note, "when"))
+        if all(not isinstance(when.get(k), list) or selection.get(k) in when[k]
+               for k in ("hardware", "variant", "strategy")):
+            out.append(note)
+    return out
+
+
+class PresetError(ValueError):
+    """A preset point cannot be rendered (bad ``json_args`` target)."""
+
+
+def _deep_merge(base: dict, patch: dict, drop_nulls: bool) -> dict:
+    """Merge ``patch`` into a copy of ``base``: nested dicts merge; ``None`` deletes when ``drop_nulls``."""
+    out = dict(base)
+    for key, value in patch.items():
+        if value is None and drop_nulls:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value, drop_nulls)
+        elif isinstance(value, dict) and drop_nulls:
+            out[key] = _deep_merge({}, value, drop_nulls)
+        else:
+            out[key] = value
+    return out
+
+
+def _postprocess_tokens(tokens: list, remove: list, patches: dict) -> list:
+    """json-api §11.7 step 9: drop ``remove_args`` units, then apply ``json_args`` patches."""
+    units = [u for u in _units(tokens) if u[0] is None or u[0] not in remove]
+    for flag, patch in patches.items():
+        if not isinstance(patch, dict):
+            raise PresetError(f"json_args[{flag!r}] must be a mapping")
+        index = next((i for i, u in enumerate(units) if u[0] == flag), None)
+        if index is not None and len(units[index]) == 2:
+            try:
+                current = json.loads(units[index][1])
+            except (TypeError, ValueError) as err:
+                raise PresetError(f"value of {flag} is not a JSON object: {err}") from err
+            if not isinstance(current, dict):
+                raise PresetError(f"value of {flag} is not a JSON object")
+            units[index] = (flag, _js_json(_deep_merge(current, patch, True), None))
+            continue
+        if index is not None:
+            del units[index]
+        units.append((flag, _js_json(_deep_merge({}, patch, True), None)))
+    return _flatten(units)
+
+
+def _preset_point_selection(recipe: dict, preset: dict, point: dict) -> dict:
+    """json-api §11.7 steps 1-7 as a :func:`resolve` selection."""
+    variants = _list(preset.get("variants"))
+    v = variants[0] if variants else "default"
+    hw, sid = preset.get("hardware"), preset.get("strategy")
+    chosen = dict(_dict(_get(preset.get("select"), "features")))
+    chosen.update(_dict(_get(point.get("select"), "features")))
+    def pick_value(key: str) -> Any:
+        psel, rsel = _dict(point.get("select")), _dict(preset.get("select"))
+        return psel[key] if key in psel else rsel.get(key)
+
+    enabled = set(default_enabled_features(recipe, hw, v))
+    modes = {}
+    for key, value in chosen.items():
+        if value is False:
+            enabled.discard(key)
+        elif value is True:
+            enabled.add(key)
+        elif isinstance(value, str):
+            enabled.add(key)
+            modes[key] = value
+    features = [f for f in _features(recipe) if f in enabled]
+    tp = point["tp"] if "tp" in point else preset.get("tp")
+    kv = pick_value("kv_offload")
+    return {"hardware": hw, "variant": v, "substitute": False, "strategy": sid, "features": features,
+            "modes": modes, "advanced_args": _list(preset.get("args")) + _list(point.get("args")),
+            "nodes": pick_value("nodes"), "kv_offload": None if kv == "off" else kv, "tp": tp}
+
+
+def _preset_image(preset: dict) -> Any:
+    image = preset.get("image")
+    return image if isinstance(image, str) else _get(image, "vllm")
+
+
+def _render_point(recipe: dict, vocab: dict, preset: dict, point: dict) -> dict:
+    """json-api §11.7 steps 1-11 for one point: the §5.1 record."""
+    sel = _preset_point_selection(recipe, preset, point)
+    taxonomy = _dict(vocab.get("taxonomy"))
+    hw, sid, v = sel["hardware"], sel["strategy"], sel["variant"]
+    profile = _profile(taxonomy, hw)
+    c = _Ctx(recipe, vocab, v, hw, sel["features"], sel["modes"], sel["advanced_args"], sel["tp"])
+    nodes = _nodes_value(sel["nodes"]) or nodes_for(recipe, vocab, sid, profile, hw)
+    result = _resolve_core(c, sid, nodes, None, sel["kv_offload"], None)
+    remove = _list(preset.get("remove_args")) + _list(point.get("remove_args"))
+    if any(src.get("json_args") is not None and not isinstance(src["json_args"], dict) for src in (preset, point)):
+        raise PresetError("json_args must be a mapping")
+    patches = _deep_merge(_dict(preset.get("json_args")), _dict(point.get("json_args")), False)
+
+    def fix(argv: list) -> list:
+        return _argv(c, _postprocess_tokens(argv[3:], remove, patches))
+
+    if "head_argv" in result:
+        result["head_argv"] = fix(result["head_argv"])
+        result["worker_argvs"] = [fix(a) for a in result["worker_argvs"]]
+        result["worker_argv"] = result["worker_argvs"][0]
+        result["head_command"] = format_command(c.model_id, result["head_argv"][3:])
+        result["worker_commands"] = [format_command(c.model_id, a[3:]) for a in result["worker_argvs"]]
+        result["worker_command"] = result["worker_commands"][0]
+    elif "argv" in result:
+        result["argv"] = fix(result["argv"])
+        result["command"] = format_command(c.model_id, result["argv"][3:])
+    else:
+        raise PresetError(f"strategy {sid!r} cannot be used by a preset")
+    result.pop("companions", None)
+    env = result["env"]
+    _merge(env, preset.get("env"))
+    _merge(env, point.get("env"))
+    image = _preset_image(preset) or docker_image(recipe, c.variant, profile, hw)
+    return _record(c, sid, nodes, result, image)
+
+
+def resolve_preset(recipe: dict, vocab: dict, preset_key: str) -> dict:
+    """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
+    preset = _dict(_dict(recipe.get("presets")).get(preset_key))
+    points: dict = {}
+    warnings: list[str] = []
+    for key, point in _dict(preset.get("points")).items():
+        point = _dict(point)
+        try:
+            record = _render_point(recipe, vocab, preset, point)
+        except Exception as err:  # noqa: BLE001 - json-api §11.7: a failing point becomes a warning
+            variants = _list(preset.get("variants"))
+            warnings.append(_failure(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
+                                     f"{preset.get('strategy')} (preset {preset_key}.{key})", err))
+            continue
+        points[key] = {"label": point.get("label"), "concurrency": point.get("concurrency"), **record}
+    return {"points": points, "warnings": warnings}
+
+
+def validate_presets(recipe: dict, vocab: dict) -> list[tuple[str, str]]:
+    """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
+    problems: list[tuple[str, str]] = []
+    profiles = _profiles(_dict(vocab.get("taxonomy")))
+    strategies = _strategies(vocab)
+    variants = _dict(recipe.get("variants"))
+    features = _features(recipe)
+    for pkey, preset in _dict(recipe.get("presets")).items():
+        base = f"presets.{pkey}"
+        if not isinstance(preset, dict):
+            problems.append((base, f"preset {pkey!r} must be a mapping"))
+            continue
+        hw, sid = preset.get("hardware"), preset.get("strategy")
+        if hw not in profiles:
+            problems.append((f"{base}.hardware", f"unknown hardware profile {hw!r}"))
+        if sid not in strategies or _deploy_type(strategies[sid]) not in ("single_node", "multi_node"):
+            problems.append((f"{base}.strategy",
+                             f"strategy {sid!r} is not a known single_node or multi_node serving strategy"))
+        for i, v in enumerate(_list(preset.get("variants"))):
+            if v not in variants:
+                problems.append((f"{base}.variants[{i}]", f"unknown variant {v!r}"))
+        points = preset.get("points")
+        if not isinstance(points, dict) or not points:
+            problems.append((f"{base}.points", "points must be a non-empty mapping"))
+            points = {}
+        scopes = [(base, preset)] + [(f"{base}.points.{k}", _dict(p)) for k, p in points.items()]
+        for path, src in scopes:
+            for fkey, value in _dict(_get(src.get("select"), "features")).items():
+                feature = features.get(fkey)
+                if not isinstance(feature, dict):
+                    problems.append((f"{path}.select.features.{fkey}", f"unknown feature {fkey!r}"))
+                elif isinstance(value, str) and value not in _dict(feature.get("modes")):
+                    problems.append((f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
+            for flag, patch in _dict(src.get("json_args")).items():
+                if not isinstance(patch, dict):
+                    problems.append((f"{path}.json_args.{flag}", f"json_args value for {flag} must be a mapping"))
+            if src.get("json_args") is not None and not isinstance(src.get("json_args"), dict):
+                problems.append((f"{path}.json_args", "json_args must be a mapping"))
+        if problems and any(p[0].startswith(base) for p in problems):
+            continue
+        for pk, point in points.items():
+            try:
+                _render_point(recipe, vocab, preset, _dict(point))
+            except PresetError as err:
+                problems.append((f"{base}.points.{pk}.json_args", str(err)))
+    return problems

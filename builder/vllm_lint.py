@@ -474,7 +474,38 @@ def lint_record(record: Any) -> list[Finding]:
             for label, argv in iter_argvs(record) for p in lint_argv(argv)]
 
 
+def iter_tree(root: Path | str) -> Iterator[tuple[str, str, list[str]]]:
+    """Yield (file path relative to ``root``, argv label, argv) for every JSON file of an API tree."""
+    base = Path(root)
+    for path in sorted(base.rglob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        rel = path.relative_to(base).as_posix()
+        for label, argv in iter_argvs(record):
+            yield rel, label, argv
+
+
 def format_problem(argv: list[str] | tuple[str, ...], problem: Problem) -> str:
     """One-line message naming the model: ``vllm serve MODEL: --flag: reason``."""
     model = argv[2] if len(argv) > 2 else "?"
     return f"vllm serve {model}: {problem.message()} (vLLM {catalogue().version})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m builder.vllm_lint DIR``: lint every argv of a built JSON API tree."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m builder.vllm_lint API_DIR", file=sys.stderr)
+        return 2
+    count = 0
+    for rel, label, cmd in iter_tree(args[0]):
+        for problem in lint_argv(cmd):
+            count += 1
+            print(f"{rel}: {label}: {problem.message()}")
+    print(f"{count} problem(s) against vLLM {catalogue().version}", file=sys.stderr)
+    return 1 if count else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -222,7 +222,10 @@ def load(text: str) -> tuple[Any, dict[str, int]]:
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = mark.line + 1 if mark else 0
-            raise YamlError(f"invalid YAML: {exc.problem or exc.context}", line) from None
+            message = f"invalid YAML: {exc.problem or exc.context}"
+            if exc.problem and exc.context and exc.context_mark and exc.context_mark.line + 1 != line:
+                message += f" ({exc.context} started on line {exc.context_mark.line + 1})"
+            raise YamlError(message, line) from None
         except yaml.YAMLError as exc:
             raise YamlError(f"invalid YAML: {exc}", 0) from None
     finally:

@@ -1,0 +1,269 @@
+"""Tests of builder/vllm_lint.py: one table of argvs with exact messages, record walking, and the
+golden corpus (pure lint; the real-parser comparison lives in tests/vllm_real/)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # plain `pytest` without an installed package or pythonpath setting
+    sys.path.insert(0, str(ROOT))
+
+from builder import vllm_lint  # noqa: E402
+from builder.vllm_lint import Finding, Problem, format_problem, iter_argvs, lint_argv, lint_record  # noqa: E402
+
+SHARED = ROOT.parent / "shared"
+GOLDEN = SHARED / "golden"
+MODEL = "org/model"
+
+# (case id, argv after `vllm serve MODEL` (after `vllm serve` when it starts with --model or
+# MODEL), exact one-line messages). The real-parser test
+# (tests/vllm_real) re-runs this table through vLLM and checks the verdicts agree, except the
+# ids in LINT_ONLY, which vLLM accepts but the lint flags on purpose.
+CASES: list[tuple[str, list[str], list[str]]] = [
+    # accepted forms
+    ("ok-plain", ["--tensor-parallel-size", "8", "--enable-expert-parallel"], []),
+    ("ok-underscores", ["--tensor_parallel_size", "8", "--max_model_len=32k"], []),
+    ("ok-short-flags", ["-tp", "8", "-O3", "-asc", "2"], []),
+    ("ok-negations", ["--no-enable-prefix-caching", "--disable-log-stats", "--no-enable-flashinfer-autotune"], []),
+    ("ok-choices", ["--dtype", "bfloat16", "--kv-cache-dtype", "fp8", "--moe-backend", "Flashinfer-Cutlass"], []),
+    ("ok-optional-none", ["--max-log-len", "None", "--grpc-port", "", "--safetensors-load-strategy", "None"], []),
+    ("ok-human-ints", ["--max-model-len", "auto", "--max-num-batched-tokens", "16k", "--kv-cache-memory-bytes", "80G"], []),
+    ("ok-float", ["--gpu-memory-utilization", "0.95"], []),
+    ("ok-nargs-plus", ["--served-model-name", "a", "b", "--port", "8001"], []),
+    ("ok-nargs-optional", ["--hf-token", "--trust-remote-code"], []),
+    ("ok-json", ["--compilation-config", '{"mode": 3, "pass_config": {"fuse_allreduce_rms": true}}',
+                 "--speculative-config", '{"method": "mtp", "anything": 1}'], []),
+    ("ok-json-human-number", ["--kv-transfer-config", '{"kv_connector": "X", "kv_role": "kv_both", '
+                              '"kv_connector_extra_config": {"cpu_bytes_to_use": 80g}}'], []),
+    ("ok-dotted", ["--attention_config.backend", "FLASHINFER", "--attention-config.indexer_kv_dtype=fp8",
+                   "--default-chat-template-kwargs.thinking=true",
+                   "--compilation-config.pass_config.fuse_allreduce_rms", "true",
+                   "--compilation-config.cudagraph_capture_sizes+", "1,2,4"], []),
+    ("ok-placeholders", ["--data-parallel-address", "$HEAD_IP", "--data-parallel-rpc-port",
+                         "$PREFILL_DP_RPC_PORT", "--master-port", "${MASTER_PORT}"], []),
+    ("ok-model-flag", ["--model", "org/other", "--port", "8001"], []),  # no positional model: see case_argv
+    ("model-twice", [MODEL, "--model", "org/other"], [f"{MODEL}: unexpected argument (not a flag or a flag's value)"]),
+    ("ok-negative-number", ["--seed", "-1"], []),
+    # unknown flags
+    ("unknown-flag", ["--tensor-paralel-size", "8"], ["--tensor-paralel-size: unknown flag"]),
+    ("unknown-abbreviation", ["--tensor-parallel", "8"],
+     ["--tensor-parallel: unknown flag (argparse would take it as an abbreviation of "
+      "--tensor-parallel-size; write the full name)"]),
+    ("unknown-ambiguous", ["--max-num", "8"],
+     ["--max-num: unknown flag (ambiguous abbreviation of --max-num-active-seqs, --max-num-batched-tokens, "
+      "--max-num-queued-reqs, --max-num-queued-tokens, ...)"]),
+    ("unknown-dotted-root", ["--attn_config.backend", "X"], ["--attn_config.backend: unknown flag"]),
+    ("flag-and-value-one-item", ["--max-model-len auto"],
+     ["--max-model-len auto: flag and value in one argv item; split it into '--max-model-len' and 'auto'"]),
+    # boolean flags and values
+    ("bool-with-value", ["--enable-prefix-caching", "true"],
+     ["--enable-prefix-caching: takes no value, got 'true'"]),
+    ("bool-with-explicit-value", ["--trust-remote-code=1"], ["--trust-remote-code: takes no value, got '1'"]),
+    ("missing-value", ["--max-num-seqs", "--trust-remote-code"], ["--max-num-seqs: expects a value"]),
+    ("missing-value-at-end", ["--port"], ["--port: expects a value"]),
+    ("missing-values-plus", ["--served-model-name", "--port", "8001"],
+     ["--served-model-name: expects at least one value"]),
+    ("stray-positional", ["--port", "8001", "extra"],
+     ["extra: unexpected argument (not a flag or a flag's value)"]),
+    ("value-starts-with-dash", ["--tokenizer", "-x"], ["--tokenizer: expects a value", "-x: unknown flag"]),
+    # types and choices
+    ("int-type", ["--max-num-seqs", "eight"], ["--max-num-seqs: expects an integer, got 'eight'"]),
+    ("int-short-flag", ["-tp", "8.0"], ["-tp: expects an integer, got '8.0'"]),
+    ("float-type", ["--gpu-memory-utilization", "95%"], ["--gpu-memory-utilization: expects a number, got '95%'"]),
+    ("human-int-type", ["--max-num-batched-tokens", "1.5K"],
+     ["--max-num-batched-tokens: expects an integer (1k, 2M allowed), got '1.5K'"]),
+    ("human-int-auto-type", ["--max-model-len", "max"],
+     ["--max-model-len: expects an integer, -1 or auto (1k, 2M allowed), got 'max'"]),
+    ("choice", ["--dtype", "fp16"],
+     ["--dtype: invalid choice 'fp16' (choose from auto, bfloat16, float, float16, float32, half)"]),
+    ("choice-int", ["--max-lora-rank", "12"],
+     ["--max-lora-rank: invalid choice '12' (choose from 1, 128, 16, 256, 32, 320, 512, 64, 8)"]),
+    # JSON-valued flags
+    ("json-syntax", ["--compilation-config", "{mode: 3}"],
+     ["--compilation-config: invalid JSON value '{mode: 3}' (Expecting property name enclosed in double "
+      "quotes: line 1 column 2 (char 1))"]),
+    ("json-not-object", ["--attention-config", "[1]"], ["--attention-config: expects a JSON object, got '[1]'"]),
+    ("json-unknown-key", ["--compilation-config", '{"use_inductor": true}'],
+     ["--compilation-config: unknown key 'use_inductor' (CompilationConfig has no field 'use_inductor')"]),
+    ("json-unknown-nested-key", ["-cc", '{"pass_config": {"fuse_everything": true}}'],
+     ["-cc: unknown key 'pass_config.fuse_everything' (PassConfig has no field 'fuse_everything')"]),
+    ("json-unknown-key-equals", ['--kv-transfer-config={"kv_connector": "X", "kv_role": "kv_both", "role": 1}'],
+     ["--kv-transfer-config: unknown key 'role' (KVTransferConfig has no field 'role')"]),
+    ("dotted-unknown-key", ["--attention_config.use_fp4_indexer_cache", "true"],
+     ["--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' "
+      "(AttentionConfig has no field 'use_fp4_indexer_cache')"]),
+    ("dotted-unknown-nested-key", ["--compilation-config.pass_config.fuse_everything=true"],
+     ["--compilation-config.pass_config.fuse_everything: unknown key 'pass_config.fuse_everything' "
+      "(PassConfig has no field 'fuse_everything')"]),
+    ("dotted-on-bool", ["--enable-prefix-caching.x", "1"],
+     ["--enable-prefix-caching.x: --enable-prefix-caching does not take JSON, so it has no dotted sub-flags"]),
+    # the same flag twice (vLLM only warns; the lint flags it)
+    ("twice", ["--max-model-len", "8k", "--max_model_len", "16k"],
+     ["--max-model-len: given twice; last value wins"]),
+    ("twice-alias", ["--tensor-parallel-size", "8", "-tp", "4"],
+     ["-tp: given twice (also as --tensor-parallel-size); last value wins"]),
+    ("twice-bool-negation", ["--enable-prefix-caching", "--no-enable-prefix-caching"],
+     ["--no-enable-prefix-caching: given twice (also as --enable-prefix-caching); last value wins"]),
+    ("twice-dotted", ["--attention-config.backend", "A", "--attention-config.backend", "B"],
+     ["--attention-config.backend: given twice (--attention-config.backend); last value wins"]),
+    ("dotted-replaces-json", ["--compilation-config", '{"mode": 3}', "--compilation-config.cudagraph_mode",
+                              "FULL"],
+     ["--compilation-config.cudagraph_mode: the dotted form replaces the whole --compilation-config JSON "
+      "given elsewhere (given twice)"]),
+    ("dotted-on-str", ["--tokenizer.revision", "main"],
+     ["--tokenizer.revision: --tokenizer does not take JSON, so it has no dotted sub-flags"]),
+]
+
+# Accepted by vLLM 0.33.0's parser, flagged by the lint on purpose (id -> why).
+LINT_ONLY: dict[str, str] = {
+    "unknown-abbreviation": "argparse accepts unique prefixes (allow_abbrev); the recipe should not rely on it",
+    "twice": "vLLM only warns 'Found duplicate keys'; the first value is silently lost",
+    "twice-alias": "same dest given twice; vLLM keeps the last value",
+    "twice-bool-negation": "contradictory booleans; vLLM keeps the last one",
+    "twice-dotted": "vLLM warns about the duplicate key and keeps the last value",
+    "dotted-replaces-json": "the merged dotted JSON is appended last and replaces the plain --flag JSON",
+    "dotted-on-str": "a str flag stores the JSON text '{\"revision\": \"main\"}' as its value",
+}
+
+
+def case_argv(tail: list[str]) -> list[str]:
+    """The full argv of a CASES entry."""
+    if tail[:1] in (["--model"], [MODEL]):
+        return ["vllm", "serve", *tail]
+    return ["vllm", "serve", MODEL, *tail]
+
+
+@pytest.mark.parametrize(("tail", "expected"), [(t, e) for _i, t, e in CASES], ids=[c[0] for c in CASES])
+def test_rules_exact_messages(tail: list[str], expected: list[str]) -> None:
+    assert [p.message() for p in lint_argv(case_argv(tail))] == expected
+
+
+def test_case_ids_unique_and_lint_only_known() -> None:
+    ids = [c[0] for c in CASES]
+    assert len(ids) == len(set(ids))
+    assert set(LINT_ONLY) <= {i for i, _t, e in CASES if e}
+
+
+def test_not_a_serve_argv() -> None:
+    assert lint_argv(["vllm", "bench", "x"]) == (Problem("vllm bench", "argv does not start with 'vllm serve'"),)
+
+
+def test_format_problem_one_line() -> None:
+    argv = case_argv(["--dtype", "fp16"])
+    (problem,) = lint_argv(argv)
+    assert format_problem(argv, problem) == (
+        "vllm serve org/model: --dtype: invalid choice 'fp16' (choose from auto, bfloat16, float, "
+        "float16, float32, half) (vLLM 0.33.0)")
+
+
+def test_lint_argv_is_cached() -> None:
+    argv = case_argv(["--dtype", "fp16"])
+    assert lint_argv(argv) is lint_argv(tuple(argv))
+
+
+def test_catalogue_is_complete() -> None:
+    cat = vllm_lint.catalogue()
+    assert cat.version == "0.33.0"
+    opts = cat.options
+    assert opts["--no-enable-prefix-caching"] is opts["--enable-prefix-caching"]  # hidden negation
+    assert opts["-tp"].name == "--tensor-parallel-size" and opts["-tp"].type == "int"
+    assert opts["--enable-expert-parallel"].nargs == 0
+    assert opts["--served-model-name"].nargs == "+"
+    assert opts["--dtype"].choices is not None and "bfloat16" in opts["--dtype"].choices
+    schema = opts["--compilation-config"].schema
+    assert schema is not None and schema["class"] == "CompilationConfig" and schema["extra"] == "forbid"
+    assert schema["keys"]["pass_config"]["class"] == "PassConfig"
+    assert opts["--speculative-config"].schema == {"class": None, "extra": "allow", "keys": None}
+    assert len({id(o) for o in opts.values()}) > 300
+
+
+PD_RECORD = {
+    "hardware": "h200", "strategy": "pd_cluster", "deploy_type": "pd_cluster", "env": {},
+    "prefill": {"command": "vllm serve m --port 8001", "argv": ["vllm", "serve", "m", "--port", "8001"],
+                "docker_argv": ["docker", "run", "img", "m", "--port", "8001"]},
+    "decode": {"argv": ["vllm", "serve", "m", "--port", "8002", "--enable-sleep-mode", "yes"]},
+    "router": {"command": "vllm-router ..."},
+}
+
+
+def test_iter_argvs_every_shape() -> None:
+    multi = {"deploy_type": "multi_node", "head_argv": ["vllm", "serve", "m"],
+             "worker_argv": ["vllm", "serve", "m", "--headless"],
+             "worker_argvs": [["vllm", "serve", "m", "--headless"], ["vllm", "serve", "m", "--node-rank", "2"]],
+             "head_docker_argv": ["docker", "run", "x"]}
+    kv = {"vllm_argv": ["vllm", "serve", "m"], "vllm_worker_argv": None, "vllm_worker_argvs": None}
+    preset = {"points": {"c1": {"label": "1", "argv": ["vllm", "serve", "m"]}}}
+    doc = {"recommended_command": {"argv": ["vllm", "serve", "m"]}, "presets": {"p": {"args": ["--x"]}}}
+    assert [label for label, _a in iter_argvs(multi)] == ["head_argv", "worker_argv", "worker_argvs[0]",
+                                                         "worker_argvs[1]"]
+    assert [label for label, _a in iter_argvs(PD_RECORD)] == ["prefill.argv", "decode.argv"]
+    assert [label for label, _a in iter_argvs(kv)] == ["vllm_argv"]
+    assert [label for label, _a in iter_argvs(preset)] == ["points.c1.argv"]
+    assert [label for label, _a in iter_argvs(doc)] == ["recommended_command.argv"]
+
+
+def test_lint_record_findings() -> None:
+    findings = lint_record(PD_RECORD)
+    assert findings == [Finding("decode.argv", "--enable-sleep-mode", "takes no value, got 'yes'")]
+    assert findings[0].message() == "decode.argv: --enable-sleep-mode: takes no value, got 'yes'"
+
+
+# ---- golden corpus (pure lint; the real parser's verdicts are checked by tests/vllm_real) ----
+
+# Distinct argvs in /work/shared/golden and those the lint flags, per model; the real parser
+# (make test-vllm) rejects exactly the same set.
+GOLDEN_DISTINCT = 4969
+GOLDEN_FLAGGED = {
+    "deepseek-ai/DeepSeek-V4-Flash-0731": 27,
+    "deepseek-ai/DeepSeek-V4-Flash-DSpark": 27,
+    "deepseek-ai/DeepSeek-V4-Pro-0813": 26,
+    "deepseek-ai/DeepSeek-V4-Pro-DSpark": 26,
+    "inclusionAI/Ring-1T-FP8": 30,
+    "nvidia/DeepSeek-V4-Flash-NVFP4": 27,
+    "nvidia/DeepSeek-V4-Pro-NVFP4": 26,
+    "XiaomiMiMo/MiMo-V2.5-Pro": 12,
+}
+GOLDEN_REASONS = {
+    "--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' "
+    "(AttentionConfig has no field 'use_fp4_indexer_cache')",
+    "--compilation-config: unknown key 'use_inductor' (CompilationConfig has no field 'use_inductor')",
+    "--max-model-len auto: flag and value in one argv item; split it into '--max-model-len' and 'auto'",
+}
+
+
+@pytest.fixture(scope="module")
+def golden_argvs() -> dict[tuple[str, ...], str]:
+    """Every distinct argv of the golden API -> the label of its first occurrence."""
+    if not GOLDEN.is_dir():
+        pytest.skip(f"golden JSON API not found at {GOLDEN} (shared fixtures absent)")
+    seen: dict[tuple[str, ...], str] = {}
+    for rel, label, argv in vllm_lint.iter_tree(GOLDEN):
+        seen.setdefault(tuple(argv), f"{rel}: {label}")
+    return seen
+
+
+def test_golden_flagged_set(golden_argvs: dict[tuple[str, ...], str]) -> None:
+    assert len(golden_argvs) == GOLDEN_DISTINCT
+    flagged = {a: lint_argv(a) for a in golden_argvs if lint_argv(a)}
+    assert Counter(a[2] for a in flagged) == GOLDEN_FLAGGED
+    assert {p.message() for probs in flagged.values() for p in probs} == GOLDEN_REASONS
+    assert all(len(probs) == 1 for probs in flagged.values())
+
+
+def test_golden_without_kv_store_head_matches_readme_figure(golden_argvs: dict[tuple[str, ...], str]) -> None:
+    """The shared README's 4,409 / 176 figure leaves out kv-store `vllm_argv`; the lint covers both."""
+    if not GOLDEN.is_dir():
+        pytest.skip("golden absent")
+    others: set[tuple[str, ...]] = set()
+    for path in sorted(GOLDEN.rglob("*.json")):
+        for label, argv in iter_argvs(json.loads(path.read_text(encoding="utf-8"))):
+            if not label.endswith("vllm_argv"):
+                others.add(tuple(argv))
+    assert len(others) == 4409
+    assert sum(bool(lint_argv(a)) for a in others) == 176
