@@ -39,13 +39,19 @@ class ApiBuilder:
         self.resolver_vocab = {"taxonomy": self.vocab.taxonomy, "strategies": self.vocab.strategy_map}
         self.source = source  # provenance settings (json-api §11.3), None when not configured
         self.out = BuildOutput()
-        self.index: list[dict[str, Any]] = []
-        self.promoted_index: list[dict[str, Any]] = []
+        self.index: dict[str, list[dict[str, Any]]] = {}  # hf_id -> [own entry, promoted entries...]
+        self.owned: dict[str, set[str]] = {}  # hf_id -> paths its processing wrote
+        self.base_files: dict[str, set[str]] = {}  # base -> paths under /<base>/
+        self.base_owners: dict[str, list[str]] = {}  # base -> recipes that rendered it
+        self.current = ""  # hf_id of the recipe being processed
 
     # ── catalogues ──
 
-    def write(self, path: str, value: Any) -> None:
+    def write(self, path: str, value: Any, base: str | None = None) -> None:
         self.out.files[path] = dumps(value)
+        self.owned.setdefault(self.current, set()).add(path)
+        if base is not None:
+            self.base_files.setdefault(base, set()).add(path)
 
     def catalogues(self) -> None:
         """taxonomy, platforms, strategies and kv-store endpoints (json-api §10)."""
@@ -65,9 +71,11 @@ class ApiBuilder:
         """Write ``/<base>/…`` for one (recipe, variant) and return its recommended_command."""
         if variant_key not in (data.get("variants") or {}) or is_omni(data):
             return None
-        prefix = base + "/"
-        for path in [p for p in self.out.files if p.startswith(prefix)]:
-            del self.out.files[path]
+        for path in self.base_files.pop(base, set()):
+            self.out.files.pop(path, None)
+        owners = self.base_owners.setdefault(base, [])
+        if self.current not in owners:
+            owners.append(self.current)
         matrix = resolver.render_matrix(data, self.resolver_vocab, variant_key, parent_id)
         self.out.warnings.extend(matrix["warnings"])
         rendered = matrix["hardware"]
@@ -83,7 +91,7 @@ class ApiBuilder:
             folder = f"{base}/strategies" if hw == default_hw else f"{base}/hw/{hw}/strategies"
             links: dict[str, str] = {}
             for strategy_id, record in entry["alternatives"]:
-                self.write(f"{folder}/{strategy_id}.json", record)
+                self.write(f"{folder}/{strategy_id}.json", record, base)
                 links[strategy_id] = f"/{folder}/{strategy_id}.json"
             record = dict(entry["recommended"])
             if record["strategy"] in strategies:
@@ -91,7 +99,7 @@ class ApiBuilder:
             record["hardware_profile"] = profiles.get(hw)
             if links:
                 record["alternatives"] = links
-            self.write(f"{base}/hw/{hw}.json", record)
+            self.write(f"{base}/hw/{hw}.json", record, base)
             by_hardware[hw] = f"/{base}/hw/{hw}.json"
             if hw == default_hw:
                 result = record
@@ -103,6 +111,7 @@ class ApiBuilder:
     def recipe(self, recipe: RecipeFile, standalone: set[str]) -> None:
         data = recipe.data
         hf_id = recipe.hf_id
+        self.current = hf_id
         doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
         self.synthesise_install(doc)
         recommended = self.render_base(data, "default", hf_id, hf_id)
@@ -143,12 +152,12 @@ class ApiBuilder:
         self.out.documents[hf_id] = doc
         self.presets(recipe, doc)
         meta = doc.get("meta") or {}
-        self.index.append(index_entry(hf_id, meta, hf_id))
+        entries = self.index[hf_id] = [index_entry(hf_id, meta, hf_id)]
         for vkey, model_id, rendered in promoted:
             promoted_doc = promote(doc, vkey, model_id, rendered)
             self.write(f"{model_id}.json", promoted_doc)
             self.out.documents[model_id] = promoted_doc
-            self.promoted_index.append({**index_entry(model_id, meta, hf_id), "derived_from": hf_id})
+            entries.append({**index_entry(model_id, meta, hf_id), "derived_from": hf_id})
 
     def synthesise_install(self, doc: dict[str, Any]) -> None:
         """Replace ``model.install`` with the synthesised block; drop ``dependencies`` (§3.3)."""
@@ -191,7 +200,15 @@ class ApiBuilder:
             body["points"] = resolved["points"]
             if "runbook" in preset:
                 body["runbook"] = preset["runbook"]
-            self.write(f"{recipe.hf_id}/presets/{key}.json", body)
+            self.write(f"{recipe.hf_id}/presets/{key}.json", body, recipe.hf_id)
+
+    def models_index(self) -> None:
+        """``/models.json``: recipes in walk order, then promoted variants by parent (§8)."""
+        order = [recipe.hf_id for recipe in self.content.recipes]
+        own = [self.index[hf_id][0] for hf_id in order]
+        promoted = [entry for hf_id in order for entry in self.index[hf_id][1:]]
+        self.current = ""
+        self.write("models.json", own + promoted)
 
     def build(self) -> BuildOutput:
         """All endpoints, in the order of json-api §1.4."""
@@ -199,8 +216,43 @@ class ApiBuilder:
         standalone = {recipe.hf_id for recipe in self.content.recipes}
         for recipe in self.content.recipes:
             self.recipe(recipe, standalone)
-        self.write("models.json", self.index + self.promoted_index)
+        self.models_index()
         return self.out
+
+    def rebuild_recipe(self, recipe: RecipeFile) -> set[str] | None:
+        """Re-process one edited recipe in place; the paths it may have changed.
+
+        None when the edit cannot be applied alone (a new or removed recipe, or a base
+        another recipe also renders, where walk order decides the winner): rebuild all.
+        """
+        hf_id = recipe.hf_id
+        recipes = self.content.recipes
+        position = next((i for i, r in enumerate(recipes) if r.hf_id == hf_id), None)
+        if position is None or any(
+            len(owners) > 1 or owners != [hf_id] for base, owners in self.base_owners.items() if hf_id in owners
+        ):
+            return None
+        before = self.owned.pop(hf_id, set())
+        for path in before:
+            self.out.files.pop(path, None)
+        for base in [b for b, owners in self.base_owners.items() if owners == [hf_id]]:
+            del self.base_owners[base]
+            self.base_files.pop(base, None)
+        for doc_id in [d for d, doc in self.out.documents.items() if doc.get("hf_id") == d and _parent(doc) == hf_id]:
+            del self.out.documents[doc_id]
+        recipes[position] = recipe
+        standalone = {r.hf_id for r in recipes}
+        self.recipe(recipe, standalone)
+        self.models_index()
+        new_bases = [b for b, owners in self.base_owners.items() if hf_id in owners]
+        if any(len(self.base_owners[b]) > 1 for b in new_bases):
+            return None
+        return before | self.owned[hf_id] | {"models.json"}
+
+
+def _parent(doc: dict[str, Any]) -> str:
+    """The recipe a document comes from: its own id, or ``meta.derived_from``."""
+    return (doc.get("meta") or {}).get("derived_from") or doc["hf_id"]
 
 
 def is_omni(data: dict[str, Any]) -> bool:

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.api import build_api
+from builder.api import build_api, dumps
 from builder.content import BuildOutput, Content
 from builder.errors import ContentError, Problem
 from builder.loader import load_content
+from builder.schema import SCHEMA_PATH, recipe_schema
 from builder.writer import write_tree
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
@@ -65,6 +66,7 @@ def render(options: BuildOptions) -> BuildResult:
     content, problems = load_content(options.content, strict=options.strict)
     output = build_api(content, source_settings(content, options.source))
     files = dict(output.files)
+    files[SCHEMA_PATH] = dumps(recipe_schema())
     if options.html:
         from builder.render import render_site
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import date
 from pathlib import Path
 
 from builder.build import SOURCE_KEYS, BuildOptions, build
 from builder.errors import ContentError
 from builder.loader import load_content
+from builder.terminal import Choice, Refused, new_recipe, resolve_command
 
 
 def parser() -> argparse.ArgumentParser:
@@ -27,6 +29,30 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="validate the content only")
     c.add_argument("--content", type=Path, default=Path("recipes"))
     c.add_argument("--strict", action="store_true")
+
+    r = sub.add_parser("resolve", help="print the command for a selection, from the same resolver")
+    r.add_argument("recipe", help="<org>/<repo> (a promoted variant id works too)")
+    r.add_argument("--content", type=Path, default=Path("recipes"))
+    r.add_argument("--hardware")
+    r.add_argument("--variant")
+    r.add_argument("--strategy")
+    r.add_argument("--feature", action="append", default=[], metavar="F[=MODE]", help="enable a feature (and mode)")
+    r.add_argument("--no-feature", action="append", default=[], metavar="F", help="disable a feature")
+    r.add_argument("--nodes", type=int)
+    r.add_argument("--kv-offload", metavar="K")
+    r.add_argument("--preset", metavar="P[:POINT]")
+    r.add_argument("--docker", action="store_true", help="print the docker run form")
+    r.add_argument("--json", action="store_true", help="print the rendering record")
+
+    n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
+    n.add_argument("recipe", help="<org>/<repo>")
+    n.add_argument("--content", type=Path, default=Path("recipes"))
+
+    s = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every edit")
+    s.add_argument("--content", type=Path, default=Path("recipes"))
+    s.add_argument("--out", type=Path, default=Path("site"))
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--no-watch", action="store_true", help="serve without watching for edits")
     return top
 
 
@@ -53,4 +79,51 @@ def main(argv: list[str] | None = None) -> int:
         return build(options)
     if args.command == "check":
         return check(args.content, args.strict)
+    if args.command == "resolve":
+        return resolve(args)
+    if args.command == "new":
+        return new(args.content, args.recipe)
+    if args.command == "serve":
+        from builder.serve import serve
+
+        return serve(args.content, args.out, args.port, watch=not args.no_watch)
     return 2
+
+
+def resolve(args: argparse.Namespace) -> int:
+    """``resolve``: the command for a selection, or the valid choices when one is invalid."""
+    choice = Choice(
+        recipe=args.recipe,
+        hardware=args.hardware,
+        variant=args.variant,
+        strategy=args.strategy,
+        features=args.feature,
+        no_features=args.no_feature,
+        nodes=args.nodes,
+        kv_offload=args.kv_offload,
+        preset=args.preset,
+        docker=args.docker,
+        as_json=args.json,
+    )
+    try:
+        content, _ = load_content(args.content)
+        print(resolve_command(content, choice))
+    except ContentError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    except Refused as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def new(content: Path, hf_id: str) -> int:
+    """``new``: write a recipe skeleton."""
+    try:
+        path = new_recipe(content, hf_id, date.today().isoformat())
+    except Refused as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}; check it with: python -m builder check --content {content}")
+    return 0

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from builder import models
 from builder.content import Content, RecipeFile, Vocabulary
 from builder.errors import ContentError, Problem, join_path, locate
+from builder.validate import validate_recipe
 from builder.yaml12 import YamlError, load
 
 
@@ -305,25 +306,37 @@ def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
     return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays)
 
 
+def read_recipe(root: Path, rel: str, vocab: Vocabulary, out: _Collector) -> RecipeFile | None:
+    """Load, merge overlays, validate shape and cross-references of one recipe."""
+    recipe = load_recipe(root, rel, out)
+    if recipe is None or check_model(models.Recipe, recipe.data, rel, recipe.where, out) is None:
+        return None
+    out.problems.extend(validate_recipe(recipe, vocab))
+    return recipe
+
+
+def reload_recipe(content: Content, rel: str, strict: bool = False) -> tuple[RecipeFile, list[Problem]]:
+    """Re-read one recipe of already loaded content (incremental rebuilds); raises ContentError."""
+    out = _Collector()
+    recipe = read_recipe(Path(content.root), rel, content.vocab, out)
+    if recipe is None or any(not p.warning or strict for p in out.problems):
+        raise ContentError(out.problems)
+    return recipe, out.problems
+
+
 def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[Problem]]:
     """Read and validate a whole content root.
 
     Returns the content and its warnings; raises :class:`ContentError` listing every
     problem when there is an error (with ``strict``, when there is any problem).
     """
-    from builder.validate import validate_recipe
-
     root = Path(root)
     out = _Collector()
     vocab = load_vocabulary(root, out)
     recipes: list[RecipeFile] = []
     for rel in recipe_paths(root):
-        recipe = load_recipe(root, rel, out)
-        if recipe is None:
-            continue
-        instance = check_model(models.Recipe, recipe.data, rel, recipe.where, out)
-        if instance is not None:
-            out.problems.extend(validate_recipe(recipe, vocab))
+        recipe = read_recipe(root, rel, vocab, out)
+        if recipe is not None:
             recipes.append(recipe)
     site: dict[str, Any] = {}
     if (root / "site.yaml").is_file():

@@ -25,6 +25,7 @@ __all__ = ["slugify", "render_markdown", "Slugger", "highlight_code"]
 
 _UNSAFE_SCHEMES = ("javascript:", "vbscript:", "data:", "file:")
 _FORMATTER = HtmlFormatter(nowrap=True, classprefix="")
+_WS_SPAN = re.compile(r'<span class="w">(\s*)</span>')
 _LEXER_ALIASES = {"sh": "bash", "shell": "bash", "console": "bash", "zsh": "bash", "yml": "yaml"}
 
 LinkResolver = Callable[[str], "str | None"]
@@ -69,7 +70,7 @@ def highlight_code(code: str, lang: str) -> str:
         except ClassNotFound:
             lexer = None
         if lexer is not None:
-            return highlight(code, lexer, _FORMATTER)
+            return _WS_SPAN.sub(r"\1", highlight(code, lexer, _FORMATTER))
     return escape(code, quote=False)
 
 
@@ -79,11 +80,11 @@ def _fence(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> 
     lang = re.sub(r"[^\w+\-.]", "", lang)
     body = highlight_code(token.content, lang)
     cls = f' class="language-{escape(lang)}"' if lang else ""
-    return f'<pre class="code"><code{cls}>{body}</code></pre>\n'
+    return f'<pre class="code" tabindex="0"><code{cls}>{body}</code></pre>\n'
 
 
 def _code_block(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:
-    return f'<pre class="code"><code>{escape(tokens[idx].content, quote=False)}</code></pre>\n'
+    return f'<pre class="code" tabindex="0"><code>{escape(tokens[idx].content, quote=False)}</code></pre>\n'
 
 
 def _table_open(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:

@@ -227,8 +227,12 @@ class Feature(Open):
 class PoolRole(Open):
     nodes: int | dict[str, int] | None = None
     parallelism: str | None = None
+    parallel_flag: str | None = None
+    tp: int | None = None
+    extra_args: Args = []
     vllm_args: Args = []
     env: Env = {}
+    hardware_overrides: dict[str, HardwareBlock] = {}
 
 
 class StrategyOverride(Open):
@@ -241,6 +245,8 @@ class StrategyOverride(Open):
     prefill: PoolRole | None = None
     decode: PoolRole | None = None
     pool_modes: list[str] = []
+    parallel_flag: str | None = None
+    router: dict[str, Any] | None = None
 
 
 class Dependency(Open):

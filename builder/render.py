@@ -1074,6 +1074,7 @@ class SiteRenderer:
                     "prec": r.precision.lower(), "precs": r.precisions, "hw": hw,
                     "hwsyn": sorted({s for h in hw for s in _hw_synonyms(self.profiles.get(h) or {})}),
                     "added": r.date_added.isoformat() if r.date_added else "",
+                    "rel": r.released.isoformat() if r.released else "",
                 }
             )
         providers = [{"id": o["id"], "name": o["name"], "n": len(o["recipes"])} for o in self.orgs.values()]

@@ -29,8 +29,9 @@ Selection keys accepted by :func:`resolve` (every key is optional)
 ``modes``           ``{feature: mode}`` selected feature modes; default ``{}``.
 ``advanced_args``   list of extra serve arguments (pipeline step 8); default ``[]``.
 ``pd_nodes``        ``{"prefill": R, "decode": R}`` with ``R`` an int or
-                    ``{"nodes", "rank", "parallelism"}``; default: API pool sizing (§10.4)
-                    when the strategy is ``pd_cluster`` and nothing is given.
+                    ``{"nodes", "rank", "parallelism"}``; default for ``pd_cluster``: the
+                    builder pool defaults of cluster §11 (:func:`pd_pool_defaults`); pass
+                    ``{}`` for co-located pools or :func:`pick_pd_nodes` for the API sizing.
 ``kv_offload``      taxonomy ``kv_offload`` key or kv_store id; ``None``/``"off"`` = none.
                     When ``strategy`` itself is a kv_store id it is used as the kv id and the
                     serving strategy is chosen as in §10.5 unless ``serving_strategy`` is given.
@@ -55,28 +56,50 @@ from typing import Any
 
 __all__ = [
     "MAX_NODES",
+    "OMNI_TASKS",
+    "PresetError",
+    "active_omni_task",
+    "advanced_presets",
     "applicable_notes",
     "available_modes",
+    "builder_strategies",
+    "builder_tabs",
+    "copy_all_installs",
+    "dedupe_args",
     "default_enabled_features",
     "default_hardware",
-    "dedupe_args",
     "docker_argv",
     "docker_image",
     "docker_run",
     "effective_compatible_strategies",
     "effective_mode",
+    "extra_installs",
     "fits_single_node",
     "format_command",
     "hardware_lookup",
+    "initial_hardware",
+    "initial_node_count",
     "install_block",
+    "interactive_install",
     "is_omni",
+    "js_str",
+    "kv_store_ids",
     "min_gpus",
+    "mooncake_config_script",
+    "node_pills",
+    "nodes_for",
     "nodes_for_strategy",
     "offered_hardware",
     "offered_strategies",
+    "omni_example",
+    "omni_task_for_hardware",
+    "omni_tasks",
+    "pd_fits_single_node",
+    "pd_pool_defaults",
     "pd_pool_modes",
     "pick_fitting_variant",
     "pick_pd_nodes",
+    "pip_view",
     "quote_value",
     "recommend_strategy",
     "recommended_strategy",
@@ -85,6 +108,7 @@ __all__ = [
     "resolve_omni",
     "resolve_preset",
     "runs_on",
+    "strategy_supported",
     "validate_presets",
 ]
 
@@ -176,12 +200,6 @@ def _gen_key(profile: dict) -> Any:
 def _gpus(profile: dict) -> int:
     g = profile.get("gpu_count")
     return _int_if_integral(g) if _is_num(g) else 1
-
-
-def _gpn(profile: dict) -> Any:
-    """GPUs per node for the floor helpers: a missing/zero ``gpu_count`` counts as 8."""
-    g = profile.get("gpu_count")
-    return _int_if_integral(g) if _is_num(g) and g else 8
 
 
 def _vram(profile: dict) -> float:
@@ -326,6 +344,25 @@ def default_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> str:
     """Single-node spec §3.6: default hardware of (recipe, variant)."""
     variant = _variant(recipe, variant_key)
     return _default_from(recipe, taxonomy, variant, _candidates(recipe, taxonomy, variant))
+
+
+def initial_hardware(recipe: dict, taxonomy: dict, variant_key: str, query: str | None = None,
+                     preference: str | None = None) -> str:
+    """§3.7 builder landing hardware: query parameter, stored NVIDIA preference, else §3.6."""
+    variant = _variant(recipe, variant_key)
+    declared = _meta_hardware(recipe)
+
+    def usable(hw: str | None) -> bool:
+        prof = _profiles(taxonomy).get(hw)
+        return (isinstance(prof, dict) and declared.get(hw) != "unsupported" and _precision_ok(variant, prof)
+                and _allowlisted(variant, hw))
+
+    if usable(query):
+        return query
+    prof = _profile(taxonomy, preference)
+    if usable(preference) and _is_nvidia(prof) and (prof.get("restricted") is not True or preference in declared):
+        return preference
+    return default_hardware(recipe, taxonomy, variant_key)
 
 
 def offered_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> list[str]:
@@ -867,9 +904,6 @@ def recommend_strategy(recipe: dict, node_count: int) -> str:
     if "single_node_tp" in comp:
         return "single_node_tp"
     return comp[0] if comp else "single_node_tp"
-
-
-_POOL_SUFFIX = re.compile(r"(?:^|_)(dep|tep|tp|tp_pp|tp_dp)$")
 
 
 def pd_pool_modes(recipe: dict) -> list[str]:
@@ -2079,9 +2113,9 @@ def resolve(recipe: dict, vocab: dict, selection: dict | None = None) -> dict:
         for role in ("prefill", "decode"):
             if role in record:
                 record[role] = {k: v for k, v in record[role].items() if "docker" not in k}
-    record["kv_offload"] = kv if (kv in _dict(taxonomy.get("kv_offload")) and _kv_option(
-        c, kv, serving, _dict(c.strategies.get(serving)))) or record["deploy_type"] == "kv_store_lb" or (
-        record["deploy_type"] == "pd_cluster" and "mooncake" in record) else None
+    mooncake_active = record["deploy_type"] == "kv_store_lb" or "mooncake" in record
+    option_active = _kv_option(c, kv, serving, _dict(c.strategies.get(serving))) is not None
+    record["kv_offload"] = kv if mooncake_active or option_active else None
     record["install"] = interactive_install(recipe, vocab, hw, variant_key, cuda, record["kv_offload"])
     if sel.get("docker") is not False:
         record["tabs"] = builder_tabs(record, vocab, kv if record["kv_offload"] == kv else None)

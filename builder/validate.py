@@ -11,6 +11,7 @@ from typing import Any
 
 from builder.content import RecipeFile, Vocabulary
 from builder.errors import Problem, join_path
+from builder.lint import recipe_lints
 
 
 def validate_recipe(recipe: RecipeFile, vocab: Vocabulary) -> list[Problem]:
@@ -35,6 +36,8 @@ def validate_recipe(recipe: RecipeFile, vocab: Vocabulary) -> list[Problem]:
             report(field, f"unknown hardware {name!r}", warning=True)
     for field, message in preset_problems(data, vocab):
         report(field, message)
+    for field, message in recipe_lints(data):
+        report(field, message, warning=True)
     return problems
 
 

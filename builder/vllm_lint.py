@@ -77,6 +77,7 @@ class Option:
     choices: frozenset[str | None] | None
     schema: dict[str, Any] | None  # JSON key schema {class, extra, keys}
     repeatable: bool  # append-style actions
+    exits: bool  # --help / -h: prints and exits instead of serving
 
 
 class Catalogue:
@@ -84,6 +85,9 @@ class Catalogue:
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.version: str = data["vllm_version"]
+        behaviour = data.get("parser", {})
+        self.underscores: bool = behaviour.get("underscores_to_dashes_before_first_dot", True)
+        self.dotted: bool = behaviour.get("dotted_sub_flags", True)
         self.options: dict[str, Option] = {}
         for o in data["options"]:
             longs = [s for s in o["strings"] if s.startswith("--")]
@@ -94,7 +98,8 @@ class Catalogue:
                 name=name, dest=o["dest"], nargs=nargs, type=o.get("type", ""),
                 optional=bool(o.get("optional")),
                 choices=frozenset(choices) if choices is not None else None,
-                schema=o.get("json"), repeatable=o.get("action") == "_AppendAction")
+                schema=o.get("json"), repeatable=o.get("action") == "_AppendAction",
+                exits=o.get("action") in ("_HelpAction", "_VersionAction"))
             for s in o["strings"]:
                 self.options[s] = opt
         self.long_names = sorted(s for s in self.options if s.startswith("--"))
@@ -122,6 +127,8 @@ def is_placeholder(value: str) -> bool:
 
 def _rewrite_flag(key: str) -> str:
     """vLLM's rewrite: ``_`` -> ``-`` between the leading ``--`` and the first ``.``."""
+    if "_" not in key:
+        return key
     head, dot, tail = key[2:].partition(".")
     return "--" + head.replace("_", "-") + dot + tail
 
@@ -130,7 +137,7 @@ def _is_optionlike(token: str) -> bool:
     """Whether argparse would treat ``token`` as a flag rather than a value ('O' vs 'A')."""
     if not token.startswith("-") or token == "-":
         return False
-    if _NEGATIVE_NUMBER.match(token):
+    if (token[1].isdigit() or token[1] == ".") and _NEGATIVE_NUMBER.match(token):
         return False
     if " " in token and token.split("=", 1)[0] not in catalogue().options:
         return False
@@ -201,6 +208,24 @@ def _parse_json_value(opt: Option, value: str) -> Any:
 def _check_value(opt: Option, flag: str, value: str, out: list[Problem]) -> None:
     """Type, choices and JSON checks of one value."""
     if is_placeholder(value):
+        return
+    if opt.type == "lora":  # LoRAParserAction: name=path, else a JSON object
+        if value not in ("", "None") and not ("=" in value and "," not in value):
+            try:
+                obj = json.loads(value)
+            except ValueError:
+                out.append(Problem(flag, f"expects name=path or a JSON object, got {value!r}"))
+                return
+            if not isinstance(obj, dict):
+                out.append(Problem(flag, f"expects name=path or a JSON object, got {value!r}"))
+                return
+            _check_keys(obj, opt.schema, "", flag, out)
+            missing = [k for k in (opt.schema or {}).get("required", []) if k not in obj]
+            if missing:
+                out.append(Problem(flag, f"missing key(s) {', '.join(missing)} in {value!r}"))
+        return
+    if opt.dest == "config" and value.rsplit(".", 1)[-1] not in ("yaml", "yml"):
+        out.append(Problem(flag, f"expects a .yaml/.yml file (read while parsing), got {value!r}"))
         return
     if opt.schema is not None and not (opt.optional and value in ("", "None")):
         if opt.type == "str|json" and not _LOOKS_LIKE_OBJECT.match(value):
@@ -278,7 +303,8 @@ def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_D
 
     Returns the tokens argparse sees (without the dotted ones) and the dotted sub-flags.
     """
-    model_idx = next((i for i, a in enumerate(args) if re.match(r"^--model(=.+|$)", a)), None)
+    model_idx = next((i for i, a in enumerate(args)
+                      if a == "--model" or (a.startswith("--model=") and len(a) > 8)), None)
     if model_idx is not None:
         if args[model_idx] == "--model":
             if model_idx + 1 >= len(args):
@@ -288,12 +314,13 @@ def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_D
         else:
             tag, rest = args[model_idx].removeprefix("--model="), model_idx + 1
         args = [tag, *args[:model_idx], *args[rest:]]
+    cat = catalogue()
     processed: list[str] = []
     original: list[str] = []  # the flag part as written, for messages
     for i, arg in enumerate(args):
-        if arg.startswith("--"):
+        if arg.startswith("--") and cat.underscores:
             key, eq, value = arg.partition("=")
-            processed.append(_rewrite_flag(key) + eq + value)
+            processed.append(_rewrite_flag(key) + eq + value if "_" in key else arg)
             original.append(key)
         elif arg.startswith("-O") and arg != "-O":
             processed += ["--optimization-level", arg[3:] if arg[2:3] == "=" else arg[2:]]
@@ -313,7 +340,7 @@ def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_D
             skip = False
             continue
         key, eq, value = tok.partition("=")
-        if not (tok.startswith("-") and "." in key):
+        if not (tok.startswith("-") and "." in key and cat.dotted):
             keep.append(tok)
             continue
         written = original[i].partition("=")[0]
@@ -346,7 +373,9 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
     cat = catalogue()
     out: list[Problem] = []
     if len(argv) < 2 or argv[0] != "vllm" or argv[1] != "serve":
-        return (Problem(" ".join(argv[:2]), "argv does not start with 'vllm serve'"),)
+        return (Problem(" ".join(map(str, argv[:2])), "argv does not start with 'vllm serve'"),)
+    if not all(isinstance(t, str) for t in argv):
+        return (Problem("argv", "every item must be a string"),)
     tokens, dotted = _preprocess(list(argv[2:]), out)
     seen: dict[str, str] = {}  # dest -> flag as written
     plain_json: set[str] = set()  # roots given as --flag <json>
@@ -359,7 +388,7 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
         if not _is_optionlike(tok):
             if tok.startswith("-") and " " in tok:
                 out.append(_unknown(tok))
-            elif not model_taken and i == 1:
+            elif not model_taken:  # argparse gives the first stray value to the model positional
                 model_taken = True
             elif prev_bool is not None:
                 out.append(Problem(prev_bool, f"takes no value, got {tok!r}"))
@@ -367,8 +396,10 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
                 out.append(Problem(tok, "unexpected argument (not a flag or a flag's value)"))
             prev_bool = None
             continue
-        model_taken = True  # argparse fills the optional positional at the first flag
         prev_bool = None
+        if tok == "--":
+            out.append(Problem(tok, "ends option parsing: every later item is taken as a value"))
+            continue
         flag, eq, explicit = tok.partition("=")
         opt = cat.options.get(flag)
         if opt is None:
@@ -376,6 +407,9 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
             if not eq:  # skip the values an unknown flag seems to carry
                 while i < n and not _is_optionlike(tokens[i]):
                     i += 1
+            continue
+        if opt.exits:
+            out.append(Problem(flag, "prints the help and exits; the server would not start"))
             continue
         if opt.dest in seen and not opt.repeatable:
             first = seen[opt.dest]
@@ -440,8 +474,14 @@ def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[Problem, ...]:
 
 
 def _is_serve_argv(value: Any) -> bool:
-    return (isinstance(value, list) and len(value) >= 2 and value[0] == "vllm" and value[1] == "serve"
-            and all(isinstance(t, str) for t in value))
+    return type(value) is list and len(value) >= 2 and value[0] == "vllm" and value[1] == "serve"
+
+
+# Where argvs live in published records (json-api.md §5 and §11.7).
+ARGV_KEYS = ("argv", "head_argv", "worker_argv", "worker_argvs", "vllm_argv", "vllm_worker_argv",
+             "vllm_worker_argvs")
+ROLE_KEYS = ("prefill", "decode")  # pd_cluster roles: {command, argv, ...}
+CONTAINER_KEYS = ("recommended_command",)  # recipe document: the default rendering record
 
 
 def iter_argvs(record: Any, label: str = "") -> Iterator[tuple[str, list[str]]]:
@@ -449,23 +489,31 @@ def iter_argvs(record: Any, label: str = "") -> Iterator[tuple[str, list[str]]]:
 
     Works for every deploy type (``argv``; ``head_argv``/``worker_argv``/``worker_argvs[i]``;
     ``prefill.argv``/``decode.argv``; ``vllm_argv``/``vllm_worker_argv(s)``), for preset files
-    (``points.<key>.argv``) and recipe documents (``recommended_command.argv``). Docker argvs
-    (``docker run ... <image> MODEL ...``) repeat the same flags and are not yielded.
+    (``points.<key>.argv``) and recipe documents (``recommended_command.argv``). Only those keys
+    are visited, so large documents cost nothing. Docker argvs (``docker run ... <image> MODEL``)
+    repeat the same flags and are not yielded.
     """
-    if isinstance(record, dict):
-        for k, v in record.items():
-            sub = f"{label}.{k}" if label else str(k)
-            if _is_serve_argv(v):
-                yield sub, v
-            elif isinstance(v, dict | list):
-                yield from iter_argvs(v, sub)
-    elif isinstance(record, list):
-        for idx, v in enumerate(record):
-            sub = f"{label}[{idx}]"
-            if _is_serve_argv(v):
-                yield sub, v
-            elif isinstance(v, dict | list):
-                yield from iter_argvs(v, sub)
+    if not isinstance(record, dict):
+        return
+    prefix = f"{label}." if label else ""
+    for key in ARGV_KEYS:
+        value = record.get(key)
+        if value is None:
+            continue
+        if _is_serve_argv(value):
+            yield prefix + key, value
+        elif isinstance(value, list):
+            for idx, item in enumerate(value):
+                if _is_serve_argv(item):
+                    yield f"{prefix}{key}[{idx}]", item
+    for key in (*ROLE_KEYS, *CONTAINER_KEYS):
+        value = record.get(key)
+        if isinstance(value, dict):
+            yield from iter_argvs(value, prefix + key)
+    points = record.get("points")
+    if isinstance(points, dict):
+        for name, point in points.items():
+            yield from iter_argvs(point, f"{prefix}points.{name}")
 
 
 def lint_record(record: Any) -> list[Finding]:

@@ -110,7 +110,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
      ["-tp: given twice (also as --tensor-parallel-size); last value wins"]),
     ("twice-bool-negation", ["--enable-prefix-caching", "--no-enable-prefix-caching"],
      ["--no-enable-prefix-caching: given twice (also as --enable-prefix-caching); last value wins"]),
-    ("twice-dotted", ["--attention-config.backend", "A", "--attention-config.backend", "B"],
+    ("twice-dotted", ["--attention-config.backend", "FLASH_ATTN", "--attention-config.backend", "TRITON_ATTN"],
      ["--attention-config.backend: given twice (--attention-config.backend); last value wins"]),
     ("dotted-replaces-json", ["--compilation-config", '{"mode": 3}', "--compilation-config.cudagraph_mode",
                               "FULL"],

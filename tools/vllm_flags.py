@@ -169,16 +169,48 @@ def describe(a: argparse.Action, strings: list[str]) -> dict[str, Any]:
         entry["choices"] = [None if c is None else str(c) for c in a.choices]
     if type(a).__name__ not in ("_StoreAction",):
         entry["action"] = type(a).__name__
-    if dc is not None:
+    if type(a).__name__ == "LoRAParserAction":  # items: name=path, or JSON of LoRAModulePath fields
+        from vllm.entrypoints.openai.models.protocol import LoRAModulePath
+
+        entry["type"] = "lora"
+        fields = dataclasses.fields(LoRAModulePath)
+        entry["json"] = {"class": LoRAModulePath.__name__, "extra": "forbid",
+                         "keys": {f.name: None for f in fields},
+                         "required": [f.name for f in fields if f.default is dataclasses.MISSING
+                                      and f.default_factory is dataclasses.MISSING]}
+    elif dc is not None:
         entry["json"] = key_schema(dc, a.type, [])
     elif tname in ("json", "str|json"):
         entry["json"] = {"class": None, "extra": "allow", "keys": None}
     return entry
 
 
+def _probe(parser: argparse.ArgumentParser, args: list[str], dest: str) -> Any:
+    """Parse ``vllm serve m *args`` with the real parser; return the value of ``dest`` (None on error)."""
+    import contextlib
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            return getattr(parser.parse_args(["serve", "m", *args]), dest, None)
+    except (SystemExit, Exception):  # noqa: BLE001
+        return None
+
+
+def parser_behaviour(parser: argparse.ArgumentParser, serve: argparse.ArgumentParser) -> dict[str, Any]:
+    """The pre-processing rules the lint mirrors, probed on the real parser (not assumed)."""
+    cc = _probe(parser, ["--compilation_config.mode", "3"], "compilation_config")
+    return {
+        "underscores_to_dashes_before_first_dot": _probe(parser, ["--max_num_seqs", "3"], "max_num_seqs") == 3,
+        "dotted_sub_flags": getattr(cc, "mode", None) == 3,
+        "short_O_rewrite": _probe(parser, ["-O3"], "optimization_level") == "3",
+        "allow_abbrev": bool(serve.allow_abbrev),
+    }
+
+
 def build_catalogue() -> dict[str, Any]:
     """Build the catalogue dict from the installed vLLM."""
-    _parser, serve = build_serve_parser()
+    parser, serve = build_serve_parser()
     strings_of: dict[int, list[str]] = {}
     for s, a in serve._option_string_actions.items():
         strings_of.setdefault(id(a), []).append(s)
@@ -205,6 +237,7 @@ def build_catalogue() -> dict[str, Any]:
         },
         "counts": {"options": len(options), "option_strings": n_strings,
                    "json_valued": sum("json" in o for o in options)},
+        "parser": parser_behaviour(parser, serve),
         "positionals": positionals,
         "options": options,
     }

@@ -1,0 +1,89 @@
+"""Incremental rebuild under ``python -m builder serve`` on the upstream corpus.
+
+Touches one recipe five times (a new description each time) and measures how long it
+takes until its recipe document and its page are rewritten with the new text. Prints the
+median and every run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+UPSTREAM = ROOT.parent / "shared" / "upstream"
+RECIPE = "models/MiniMaxAI/MiniMax-M3.yaml"
+DOC = "MiniMaxAI/MiniMax-M3.json"
+PAGE = "MiniMaxAI/MiniMax-M3/index.html"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(check, timeout: float) -> float:
+    """Poll ``check`` every 5 ms; return the seconds it took."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout:
+        if check():
+            return time.perf_counter() - start
+        time.sleep(0.005)
+    raise TimeoutError("no rebuild seen")
+
+
+def main() -> None:
+    if not UPSTREAM.is_dir():
+        sys.exit(f"../shared/upstream is absent ({UPSTREAM})")
+    with tempfile.TemporaryDirectory() as tmp:
+        content, out = Path(tmp) / "content", Path(tmp) / "site"
+        shutil.copytree(UPSTREAM, content)
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_for(lambda: _up(port), 180)
+            recipe = content / RECIPE
+            original = recipe.read_text()
+            times = []
+            for run in range(5):
+                marker = f"Incremental benchmark run {run} {time.time()}"
+                recipe.write_text(original.replace('description: "MiniMax M3', f'description: "{marker} MiniMax M3', 1))
+
+                def rewritten() -> bool:
+                    try:
+                        return marker in (out / DOC).read_text() and marker in (out / PAGE).read_text()
+                    except OSError:
+                        return False
+
+                times.append(wait_for(rewritten, 60))
+                time.sleep(0.3)
+        finally:
+            server.terminate()
+            server.wait(10)
+    print(f"incremental rebuild of one recipe (JSON and page): median {statistics.median(times):.3f} s "
+          f"{[round(t, 3) for t in times]}")
+
+
+def _up(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/models.json", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""``python -m builder serve``: build, serve on 127.0.0.1, rebuild what an edit touches, reload pages.
+
+An edited recipe re-renders only its own endpoints and pages plus the indexes that list
+it; any other edit (vocabulary, overlays, templates, static files) re-renders in memory
+and rewrites only the files whose bytes changed. Open pages reload through a small
+Server-Sent-Events script that the dev server (only) injects into HTML responses.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from builder.api import ApiBuilder, dumps
+from builder.build import BuildOptions, source_settings
+from builder.content import Content
+from builder.errors import ContentError
+from builder.loader import load_content, reload_recipe
+from builder.schema import SCHEMA_PATH, recipe_schema
+from builder.writer import update_tree, write_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+RELOAD_SCRIPT = (
+    b"<script>new EventSource('/__events').onmessage=function(){location.reload()}</script>"
+)
+
+
+@dataclass
+class SiteState:
+    """The in-memory site and what produced it."""
+
+    options: BuildOptions
+    content: Content | None = None
+    api: ApiBuilder | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+    version: int = 0  # bumped after every successful write
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def full(self) -> set[str]:
+        """Render everything in memory; write only what differs. Returns the changed paths."""
+        content, problems = load_content(self.options.content, strict=self.options.strict)
+        report(problems)
+        api = ApiBuilder(content, source_settings(content, self.options.source))
+        output = api.build()
+        files = dict(output.files)
+        files[SCHEMA_PATH] = dumps(recipe_schema())
+        files.update(render_html(content, output, None))
+        self.content, self.api = content, api
+        return self.replace(files)
+
+    def recipe_edited(self, rel: str) -> set[str] | None:
+        """Re-render one edited recipe; None when only a full render is exact."""
+        if self.content is None or self.api is None:
+            return None
+        recipe, problems = reload_recipe(self.content, rel, strict=self.options.strict)
+        report(problems)
+        paths = self.api.rebuild_recipe(recipe)
+        if paths is None:
+            return None
+        output = self.api.out
+        files = dict(self.files)
+        for path in paths:
+            if path in output.files:
+                files[path] = output.files[path]
+            else:
+                files.pop(path, None)
+        files.update(render_html(self.content, output, {recipe.hf_id}))
+        return self.replace(files)
+
+    def replace(self, files: dict[str, bytes]) -> set[str]:
+        """Swap in a new file set, writing only the differences."""
+        out = self.options.out
+        if not self.files or not out.exists():
+            write_tree(files, out)
+            changed = set(files)
+        else:
+            changed = {p for p, data in files.items() if self.files.get(p) != data}
+            removed = set(self.files) - set(files)
+            update_tree({p: files[p] for p in changed}, removed, out)
+            changed |= removed
+        self.files = files
+        if changed:
+            with self.changed:
+                self.version += 1
+                self.changed.notify_all()
+        return changed
+
+
+def render_html(content: Content, output: Any, only: set[str] | None) -> dict[str, bytes]:
+    """HTML pages: all of them, or the pages of ``only`` plus every index that lists them."""
+    if not content:
+        return {}
+    import builder.render as render
+
+    partial = getattr(render, "render_pages", None)
+    if only is not None and partial is not None:
+        return partial(content, output, only)
+    return render.render_site(content, output)
+
+
+def report(problems: list[Any]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+
+
+class DevHandler(SimpleHTTPRequestHandler):
+    """Static files from the output folder, a reload event stream, and the reload script."""
+
+    state: SiteState
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path == "/__events":
+            self.events()
+            return
+        path = self.translate_path(self.path)
+        target = Path(path) / "index.html" if Path(path).is_dir() and self.path.endswith("/") else Path(path)
+        if target.suffix == ".html" and target.is_file():
+            body = target.read_bytes().replace(b"</body>", RELOAD_SCRIPT + b"</body>", 1)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def events(self) -> None:
+        """Server-Sent Events: one message per rebuild."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        state = self.state
+        seen = state.version
+        try:
+            while True:
+                with state.changed:
+                    state.changed.wait_for(lambda: state.version != seen, timeout=15)
+                if state.version != seen:
+                    seen = state.version
+                    self.wfile.write(b"data: reload\n\n")
+                else:
+                    self.wfile.write(b": keep-alive\n\n")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return
+
+
+def watch_paths(content: Path) -> list[Path]:
+    """What a rebuild depends on: the content, templates and static sources."""
+    return [p for p in (content, ROOT / "templates", ROOT / "static") if p.exists()]
+
+
+def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
+    """Apply one batch of file-system changes."""
+    from watchfiles import Change
+
+    content_root = state.options.content.resolve()
+    started = time.perf_counter()
+    try:
+        edited = [Path(p).resolve() for kind, p in changes if kind == Change.modified]
+        only_recipes = len(edited) == len(changes) and all(
+            p.is_relative_to(content_root / "models") and p.suffix in (".yaml", ".yml") for p in edited
+        )
+        changed: set[str] | None = None
+        if only_recipes and len(edited) == 1:
+            changed = state.recipe_edited(edited[0].relative_to(content_root).as_posix())
+        if changed is None:
+            changed = state.full()
+    except ContentError as exc:
+        report(exc.problems)
+        print("rebuild failed; the site is unchanged", file=sys.stderr)
+        return
+    print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s")
+
+
+def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
+    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted."""
+    state = SiteState(BuildOptions(content=content, out=out))
+    try:
+        state.full()
+    except ContentError as exc:
+        report(exc.problems)
+        return 1
+    handler = functools.partial(DevHandler, directory=str(out.resolve()))
+    DevHandler.state = state
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+    try:
+        if watch:
+            from watchfiles import watch as watch_files
+
+            for changes in watch_files(*watch_paths(content), debounce=50, step=20):
+                on_changes(state, changes)
+        else:
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+    return 0

@@ -1,0 +1,119 @@
+"""The lint against vLLM 0.33.0's real `vllm serve` parser (``make test-vllm``).
+
+Skipped unless the environment variable ``VLLM_VENV`` names a venv with vLLM installed
+(``bash /work/shared/vllm/install.sh /work/vllm-venv``). One subprocess
+(``tools/check_argv.py``) parses every distinct argv of the golden API plus the unit-test
+table; the verdicts are computed here, never committed, and compared argv by argv.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+GOLDEN = SHARED / "golden"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from builder import vllm_lint  # noqa: E402
+
+VENV = os.environ.get("VLLM_VENV", "")
+pytestmark = pytest.mark.skipif(
+    not VENV, reason="set VLLM_VENV to a venv with vLLM 0.33.0 (make test-vllm) to compare with the real parser")
+
+# Golden argvs the lint flags although vLLM's parser accepts them: argv label -> reason.
+# None today; add an entry (with why the lint is right) if a recipe starts relying on, e.g.,
+# a prefix abbreviation or a duplicated flag.
+GOLDEN_LINT_ONLY: dict[str, str] = {}
+
+
+def _unit_cases() -> ModuleType:
+    """tests/test_vllm_lint.py, loaded by path (CASES and LINT_ONLY)."""
+    spec = importlib.util.spec_from_file_location("_vllm_lint_unit_cases", ROOT / "tests" / "test_vllm_lint.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def real_verdicts(argvs: list[list[str]]) -> list[dict[str, Any]]:
+    """Run tools/check_argv.py in the vLLM venv on all argvs (placeholders filled) in one process."""
+    python = Path(VENV) / "bin" / "python"
+    if not python.exists():
+        pytest.fail(f"VLLM_VENV={VENV!r} has no bin/python; create it with /work/shared/vllm/install.sh")
+    proc = subprocess.run(
+        [str(python), str(ROOT / "tools" / "check_argv.py"), "--placeholders"],
+        input=json.dumps(argvs), capture_output=True, text=True, check=False, timeout=900)
+    if proc.returncode not in (0, 1):
+        pytest.fail(f"tools/check_argv.py failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    verdicts = json.loads(proc.stdout)
+    assert len(verdicts) == len(argvs)
+    return verdicts
+
+
+@pytest.fixture(scope="module")
+def golden() -> tuple[dict[tuple[str, ...], str], dict[tuple[str, ...], dict[str, Any]]]:
+    """(distinct golden argv -> first label, argv -> real parser verdict)."""
+    if not GOLDEN.is_dir():
+        pytest.skip(f"golden JSON API not found at {GOLDEN} (shared fixtures absent)")
+    labels: dict[tuple[str, ...], str] = {}
+    for rel, label, argv in vllm_lint.iter_tree(GOLDEN):
+        labels.setdefault(tuple(argv), f"{rel}: {label}")
+    argvs = list(labels)
+    verdicts = real_verdicts([list(a) for a in argvs])
+    return labels, dict(zip(argvs, verdicts, strict=True))
+
+
+def test_golden_lint_agrees_with_real_parser(golden: tuple[dict, dict]) -> None:
+    labels, verdicts = golden
+    missed, lint_only = [], []
+    for argv, verdict in verdicts.items():
+        problems = vllm_lint.lint_argv(argv)
+        if not verdict["ok"] and not problems:
+            missed.append(f"{labels[argv]}: parser: {verdict['error'][:300]}")
+        if verdict["ok"] and problems and labels[argv] not in GOLDEN_LINT_ONLY:
+            lint_only.append(f"{labels[argv]}: lint: {'; '.join(p.message() for p in problems)}")
+    assert not missed, "rejected by vLLM but not flagged by the lint:\n" + "\n".join(missed[:30])
+    assert not lint_only, "flagged by the lint but accepted by vLLM:\n" + "\n".join(lint_only[:30])
+
+
+def test_golden_rejected_set(golden: tuple[dict, dict]) -> None:
+    """The figures of the shared README, plus the kv-store `vllm_argv`s it leaves out."""
+    _labels, verdicts = golden
+    rejected = [a for a, v in verdicts.items() if not v["ok"]]
+    assert len(verdicts) == 4969
+    assert len(rejected) == 201
+    assert Counter(a[2] for a in rejected) == _unit_cases().GOLDEN_FLAGGED
+
+
+def test_unit_cases_agree_with_real_parser() -> None:
+    cases = _unit_cases()
+    argvs = [cases.case_argv(tail) for _id, tail, _exp in cases.CASES]
+    verdicts = real_verdicts(argvs)
+    wrong = []
+    for (case_id, _tail, expected), verdict in zip(cases.CASES, verdicts, strict=True):
+        should_parse = not expected or case_id in cases.LINT_ONLY
+        if verdict["ok"] != should_parse:
+            wrong.append(f"{case_id}: lint expects {expected or 'no problem'}; parser: "
+                         f"{'ok' if verdict['ok'] else verdict['error'][:300]}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_committed_catalogue_matches_venv(tmp_path: Path) -> None:
+    """builder/data/vllm-0.33.0-flags.json is what tools/vllm_flags.py writes from this venv."""
+    out = tmp_path / "flags.json"
+    proc = subprocess.run([str(Path(VENV) / "bin" / "python"), str(ROOT / "tools" / "vllm_flags.py"),
+                           "--out", str(out)], capture_output=True, text=True, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert out.read_text(encoding="utf-8") == vllm_lint.CATALOGUE_PATH.read_text(encoding="utf-8")
