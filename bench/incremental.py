@@ -62,7 +62,7 @@ def main() -> None:
                 marker = f"Incremental benchmark run {run} {time.time()}"
                 recipe.write_text(original.replace('description: "MiniMax M3', f'description: "{marker} MiniMax M3', 1))
 
-                def rewritten() -> bool:
+                def rewritten(marker: str = marker) -> bool:
                     try:
                         return marker in (out / DOC).read_text() and marker in (out / PAGE).read_text()
                     except OSError:

@@ -145,7 +145,7 @@ class DevHandler(SimpleHTTPRequestHandler):
         try:
             while True:
                 with state.changed:
-                    state.changed.wait_for(lambda: state.version != seen, timeout=15)
+                    state.changed.wait_for(lambda last=seen: state.version != last, timeout=15)
                 if state.version != seen:
                     seen = state.version
                     self.wfile.write(b"data: reload\n\n")
