@@ -800,7 +800,9 @@ class SiteRenderer:
             )
         guide_html = Markup(render_markdown(_str(doc.get("guide")), slugger, resolve, heading_offset=1))
         source = doc.get("source") if isinstance(doc.get("source"), dict) else {}
-        edit_url = _str(source.get("edit_url")) or f"{self.repo_url}/edit/main/{_model_path(r)}"
+        edit_url = _str(source.get("edit_url"))
+        if not re.match(r"^https?://", edit_url):
+            edit_url = f"{self.repo_url}/edit/main/{_model_path(r)}"
         related = []
         for entry in r.meta.get("related_recipes") or []:
             target = self.by_id.get(str(entry)) or self.by_slug.get(str(entry))

@@ -124,7 +124,8 @@ def preset_records(content: Content, choice: Choice) -> list[tuple[str, dict[str
 def command_text(record: dict[str, Any], vocab: dict[str, Any], docker: bool) -> str:
     """Every command of a record (one block per node or role), as a user would paste them."""
     if record.get("deploy_type") == "omni":
-        return record["command"]
+        example = record.get("example")
+        return f"{record['command']}\n\n# Request\n{example}" if example else record["command"]
     tabs = resolver.builder_tabs(record, vocab)
     blocks = []
     for tab in tabs:

@@ -7,10 +7,14 @@ It mirrors what ``vllm serve`` does with an argv (``FlexibleArgumentParser.parse
 ``_`` -> ``-`` in the flag part before the first ``.``, ``-O3`` -> ``--optimization-level 3``,
 ``--model M`` moved to the positional, dotted sub-flags (``--attention_config.backend X``,
 ``--x.k=v``, ``--x.k+ a,b``) merged into one JSON value per flag, then argparse's consumption
-of values (nargs 0 / 1 / ? / +). Rules: unknown flag (exact match only: no prefix
-abbreviation), value after a boolean flag, missing value, choices, int / float /
-human-readable int types, JSON syntax and the keys of JSON-valued config flags (nested),
-the same flag given twice. A value that is a whole placeholder (``$HEAD_IP``) is valid.
+of values (nargs 0 / 1 / ? / +; the first stray value is the model). Rules: unknown flag
+(exact match only: no prefix abbreviation; a flag and its value in one argv item), value after
+a boolean flag, missing value, stray argument, choices, int / float / human-readable int types,
+JSON syntax and the keys of JSON-valued config flags (nested, also via dotted sub-flags and
+``--flag=value``), ``--lora-modules`` items, ``--config`` file type, ``--help`` / ``--``, and the
+same flag given twice (vLLM only warns). A value that is a whole placeholder (``$HEAD_IP``,
+``$PREFILL_DP_RPC_PORT``) stands for a valid value. Not checked: value types inside JSON configs
+(e.g. an unknown attention backend name), tool/reasoning parser names (checked by vLLM at start-up).
 
 API for the build::
 
