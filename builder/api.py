@@ -11,8 +11,10 @@ from typing import Any
 
 import orjson
 
-from builder import resolver
+from builder import resolver, vllm_lint
 from builder.content import BuildOutput, Content, RecipeFile
+from builder.errors import Problem, join_path
+from builder.lint import arg_lists
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
 
@@ -44,6 +46,8 @@ class ApiBuilder:
         self.base_files: dict[str, set[str]] = {}  # base -> paths under /<base>/
         self.base_owners: dict[str, list[str]] = {}  # base -> recipes that rendered it
         self.current = ""  # hf_id of the recipe being processed
+        self.argv_lint = ArgvLint()
+        self.lint_problems: dict[str, list[Problem]] = {}  # hf_id -> vLLM CLI lint warnings
 
     # ── catalogues ──
 
@@ -91,9 +95,11 @@ class ApiBuilder:
             folder = f"{base}/strategies" if hw == default_hw else f"{base}/hw/{hw}/strategies"
             links: dict[str, str] = {}
             for strategy_id, record in entry["alternatives"]:
+                self.argv_lint.record(record)
                 self.write(f"{folder}/{strategy_id}.json", record, base)
                 links[strategy_id] = f"/{folder}/{strategy_id}.json"
             record = dict(entry["recommended"])
+            self.argv_lint.record(record)
             if record["strategy"] in strategies:
                 record["strategy_spec"] = strategies[record["strategy"]]
             record["hardware_profile"] = profiles.get(hw)
@@ -112,6 +118,7 @@ class ApiBuilder:
         data = recipe.data
         hf_id = recipe.hf_id
         self.current = hf_id
+        self.argv_lint.start(recipe)
         doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
         self.synthesise_install(doc)
         recommended = self.render_base(data, "default", hf_id, hf_id)
@@ -158,6 +165,7 @@ class ApiBuilder:
             self.write(f"{model_id}.json", promoted_doc)
             self.out.documents[model_id] = promoted_doc
             entries.append({**index_entry(model_id, meta, hf_id), "derived_from": hf_id})
+        self.lint_problems[hf_id] = self.argv_lint.problems()
 
     def synthesise_install(self, doc: dict[str, Any]) -> None:
         """Replace ``model.install`` with the synthesised block; drop ``dependencies`` (§3.3)."""
@@ -198,6 +206,8 @@ class ApiBuilder:
             if preset.get("hardware") in profiles:
                 body["hardware_profile"] = profiles[preset["hardware"]]
             body["points"] = resolved["points"]
+            for point_key, point in body["points"].items():
+                self.argv_lint.record(point, f"preset {key}:{point_key}")
             if "runbook" in preset:
                 body["runbook"] = preset["runbook"]
             self.write(f"{recipe.hf_id}/presets/{key}.json", body, recipe.hf_id)
@@ -217,7 +227,12 @@ class ApiBuilder:
         for recipe in self.content.recipes:
             self.recipe(recipe, standalone)
         self.models_index()
+        self.collect_problems()
         return self.out
+
+    def collect_problems(self) -> None:
+        """The vLLM CLI lint warnings of every recipe, in walk order."""
+        self.out.problems = [p for r in self.content.recipes for p in self.lint_problems.get(r.hf_id, [])]
 
     def rebuild_recipe(self, recipe: RecipeFile) -> set[str] | None:
         """Re-process one edited recipe in place; the paths it may have changed.
@@ -244,10 +259,52 @@ class ApiBuilder:
         standalone = {r.hf_id for r in recipes}
         self.recipe(recipe, standalone)
         self.models_index()
+        self.collect_problems()
         new_bases = [b for b, owners in self.base_owners.items() if hf_id in owners]
         if any(len(self.base_owners[b]) > 1 for b in new_bases):
             return None
         return before | self.owned[hf_id] | {"models.json"}
+
+
+class ArgvLint:
+    """Checks every published argv against vLLM's CLI; one warning per (recipe, flag, reason)."""
+
+    def __init__(self) -> None:
+        self.recipe: RecipeFile | None = None
+        self.found: dict[tuple[str, str], list[str]] = {}
+
+    def start(self, recipe: RecipeFile) -> None:
+        self.recipe, self.found = recipe, {}
+
+    def record(self, record: dict[str, Any], preset: str | None = None) -> None:
+        """Lint one rendering record; remember which selection produced each problem."""
+        for finding in vllm_lint.lint_record(record):
+            selection = (
+                f"hardware {record.get('hardware')}, variant {record.get('variant')}, "
+                f"strategy {record.get('strategy')}" + (f", {preset}" if preset else "")
+            )
+            self.found.setdefault((finding.flag, finding.reason), []).append(selection)
+
+    def problems(self) -> list[Problem]:
+        """Located warnings for the current recipe."""
+        assert self.recipe is not None
+        out = []
+        for (flag, reason), selections in self.found.items():
+            field = arg_origin(self.recipe.data, flag)
+            file, line = self.recipe.where(field)
+            more = f" (+{len(selections) - 1} more renderings)" if len(selections) > 1 else ""
+            message = f"{flag}: {reason} [vLLM {vllm_lint.VLLM_VERSION}; {selections[0]}{more}]"
+            out.append(Problem(file, line, field, message, warning=True))
+        return out
+
+
+def arg_origin(data: dict[str, Any], flag: str) -> str:
+    """The field path of the first recipe argument list item that writes ``flag``."""
+    for path, args in arg_lists(data):
+        for i, token in enumerate(args):
+            if isinstance(token, str) and (token == flag or token.startswith((flag + "=", flag + " "))):
+                return join_path(path, i)
+    return ""
 
 
 def _parent(doc: dict[str, Any]) -> str:

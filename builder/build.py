@@ -65,6 +65,9 @@ def render(options: BuildOptions) -> BuildResult:
     """Read, validate and render everything in memory (raises ContentError)."""
     content, problems = load_content(options.content, strict=options.strict)
     output = build_api(content, source_settings(content, options.source))
+    problems = problems + output.problems
+    if options.strict and output.problems:
+        raise ContentError(problems)
     files = dict(output.files)
     files[SCHEMA_PATH] = dumps(recipe_schema())
     if options.html:

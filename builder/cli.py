@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.build import SOURCE_KEYS, BuildOptions, build
+from builder.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.errors import ContentError
 from builder.loader import load_content
 from builder.terminal import Choice, Refused, new_recipe, resolve_command
@@ -57,16 +57,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 def check(content: Path, strict: bool) -> int:
-    """Validation only; same messages as the build."""
+    """Validation only: the same loading, rendering and lint messages as the build, nothing written."""
     try:
-        _, problems = load_content(content, strict=strict)
+        result = render(BuildOptions(content, out=Path(), strict=strict, html=False))
     except ContentError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
-    for problem in problems:
+    for problem in result.problems:
         print(problem, file=sys.stderr)
-    print(f"{content}: ok ({len(problems)} warning(s))")
+    print(f"{content}: ok ({len(result.problems)} warning(s))")
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.errors import locate
+from builder.errors import Problem, locate
 
 
 @dataclass
@@ -55,3 +55,4 @@ class BuildOutput:
     files: dict[str, bytes] = field(default_factory=dict)
     documents: dict[str, dict[str, Any]] = field(default_factory=dict)  # hf_id -> /<hf_id>.json object
     warnings: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # located warnings (vLLM CLI lint)

@@ -25,6 +25,7 @@ API for the build::
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterator
@@ -269,7 +270,8 @@ def _unknown(flag: str) -> Problem:
     if len(matches) > 1:
         return Problem(flag, f"unknown flag (ambiguous abbreviation of {', '.join(matches[:4])}"
                              f"{', ...' if len(matches) > 4 else ''})")
-    return Problem(flag, "unknown flag")
+    close = difflib.get_close_matches(flag, [o for o in cat.options if o.startswith("--")], n=1, cutoff=0.85)
+    return Problem(flag, f"unknown flag (did you mean {close[0]}?)" if close else "unknown flag")
 
 
 @dataclass(frozen=True, slots=True)

@@ -212,3 +212,48 @@ def test_lints_are_warnings_with_file_and_line() -> None:
         "models/MiniMaxAI/MiniMax-M3.yaml:153: variants.mxfp8.hardware_overrides.mi300x.docker_image: warning: "
         "docker image 'docker pull vllm/vllm-openai-rocm:nightly' is a command, not an image reference"
     ) in [str(p) for p in problems]
+
+
+# ── vLLM CLI lint in the build ──
+
+
+def test_check_reports_commands_vllm_would_reject(capsys) -> None:
+    need_shared()
+    status, out, err = run(capsys, "check", "--content", str(UPSTREAM))
+    assert status == 0
+    vllm = [line for line in err.splitlines() if "[vLLM 0.33.0;" in line]
+    assert vllm == [
+        "models/XiaomiMiMo/MiMo-V2.5-Pro.yaml:25: model.base_args[1]: warning: --max-model-len auto: flag and value "
+        "in one argv item; split it into '--max-model-len' and 'auto' [vLLM 0.33.0; hardware h200, variant default, "
+        "strategy single_node_tep (+53 more renderings)]",
+        "models/deepseek-ai/DeepSeek-V4-Flash.yaml:400: hardware_overrides.blackwell.extra_args[0]: warning: "
+        "--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' (AttentionConfig has no field "
+        "'use_fp4_indexer_cache') [vLLM 0.33.0; hardware b200, variant default, strategy single_node_tp "
+        "(+215 more renderings)]",
+        "models/deepseek-ai/DeepSeek-V4-Pro.yaml:181: hardware_overrides.blackwell.extra_args[0]: warning: "
+        "--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' (AttentionConfig has no field "
+        "'use_fp4_indexer_cache') [vLLM 0.33.0; hardware b200, variant default, strategy single_node_tp "
+        "(+223 more renderings)]",
+        "models/inclusionAI/Ring-1T-FP8.yaml:49: variants.default.extra_args[2]: warning: --compilation-config: "
+        "unknown key 'use_inductor' (CompilationConfig has no field 'use_inductor') [vLLM 0.33.0; hardware h200, "
+        "variant default, strategy single_node_tp (+159 more renderings)]",
+    ]
+    assert out == "../shared/upstream: ok (19 warning(s))\n".replace("../shared/upstream", str(UPSTREAM))
+
+
+def test_vllm_lint_covers_preset_points(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(RECIPES, root)
+    path = root / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
+    text = path.read_text()
+    anchor = '      c1:\n        label: "1"\n        concurrency: 1\n        args:\n          - "--max-num-seqs"\n'
+    assert anchor in text
+    path.write_text(text.replace(anchor, anchor.replace("--max-num-seqs", "--max-num-seqz"), 1))
+    line = text[: text.index(anchor)].count("\n") + 5
+    status, _, err = run(capsys, "check", "--content", str(root), "--strict")
+    assert status == 1
+    assert err.splitlines()[0] == (
+        f"models/MiniMaxAI/MiniMax-M3.yaml:{line}: presets.h200_agentx.points.c1.args[0]: warning: --max-num-seqz: "
+        "unknown flag (did you mean --max-num-seqs?) [vLLM 0.33.0; hardware h200, variant mxfp8, strategy "
+        "single_node_tp, preset h200_agentx:c1]"
+    )

@@ -51,7 +51,7 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("model-twice", [MODEL, "--model", "org/other"], [f"{MODEL}: unexpected argument (not a flag or a flag's value)"]),
     ("ok-negative-number", ["--seed", "-1"], []),
     # unknown flags
-    ("unknown-flag", ["--tensor-paralel-size", "8"], ["--tensor-paralel-size: unknown flag"]),
+    ("unknown-flag", ["--tensor-paralel-size", "8"], ["--tensor-paralel-size: unknown flag (did you mean --tensor-parallel-size?)"]),
     ("unknown-abbreviation", ["--tensor-parallel", "8"],
      ["--tensor-parallel: unknown flag (argparse would take it as an abbreviation of "
       "--tensor-parallel-size; write the full name)"]),
