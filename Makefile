@@ -4,7 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: serve build test lint test-vllm bench clean chromium
+VLLM_VENV ?= .venv-vllm
+SHARED ?= ../shared
+
+.PHONY: serve build test lint test-vllm vllm-flags bench clean chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +37,20 @@ lint: $(STAMP)
 test: $(STAMP) node_modules/.installed chromium lint
 	$(PY) -m pytest -q
 
+# vLLM 0.33.0's real `vllm serve` parser on the CPU (about 80 s, 2.2 GB), for the lint's ground truth.
+$(VLLM_VENV)/bin/vllm:
+	bash $(SHARED)/vllm/install.sh $(VLLM_VENV)
+
+test-vllm: $(STAMP) $(VLLM_VENV)/bin/vllm
+	VLLM_VENV=$(CURDIR)/$(VLLM_VENV) $(PY) -m pytest -q tests/vllm_real
+
+# Regenerate builder/data/vllm-<version>-flags.json from the installed release.
+vllm-flags: $(VLLM_VENV)/bin/vllm
+	$(VLLM_VENV)/bin/python tools/vllm_flags.py
+
 bench: $(STAMP)
 	$(PY) bench/build_upstream.py
+	$(PY) bench/incremental.py
 
 clean:
-	rm -rf site $(VENV) node_modules
+	rm -rf site $(VENV) $(VLLM_VENV) node_modules

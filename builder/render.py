@@ -760,6 +760,14 @@ class SiteRenderer:
                 image_text, image_pip = _str(image), []
             src = p.get("source") if isinstance(p.get("source"), dict) else {}
             href = _str(src.get("href"))
+            sample: tuple[str, list[tuple[str, str]], str] | None = None
+            pjson = self.load_json(p["json"]) if isinstance(p.get("json"), str) else None
+            ppoints = pjson.get("points") if pjson and isinstance(pjson.get("points"), dict) else {}
+            if ppoints:
+                pk0, rec0 = next(iter(ppoints.items()))
+                if isinstance(rec0, dict):
+                    env0 = env_exports(rec0.get("env") if isinstance(rec0.get("env"), dict) else {})
+                    sample = (_str(rec0.get("label") or pk0), _record_commands(rec0), env0)
             presets.append(
                 {
                     "key": str(key),
@@ -778,6 +786,7 @@ class SiteRenderer:
                     "args": " ".join(str(a) for a in p.get("args") or []),
                     "points": points,
                     "json": p["json"] if isinstance(p.get("json"), str) and self.has_file(p["json"]) else "",
+                    "sample": sample,
                 }
             )
             slugger.seen.add(f"preset-{key}")
