@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from builder.content import BuildOutput, Content
@@ -272,6 +273,23 @@ def _date_key(d: date | None) -> int:
 # ── the renderer ───────────────────────────────────────────────────────────
 
 
+class _MemoryBytecodeCache(BytecodeCache):
+    """Compiled templates kept for the life of the process (the dev server renders many times)."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_BYTECODE = _MemoryBytecodeCache()
+
+
 class SiteRenderer:
     """Holds the content, the API output and the Jinja environment for one render."""
 
@@ -343,6 +361,7 @@ class SiteRenderer:
     def _jinja(self) -> Environment:
         env = Environment(
             loader=FileSystemLoader(str(TEMPLATES_DIR)),
+            bytecode_cache=_BYTECODE,
             autoescape=select_autoescape(default=True, default_for_string=True),
             undefined=StrictUndefined,
             trim_blocks=True,
@@ -1136,12 +1155,33 @@ class SiteRenderer:
             low = r.hf_id.lower()
             if low != r.hf_id and not any(x.lower() == low for x in self.by_id if x != r.hf_id):
                 stub(low, r.url, keep_query=True)
-        pages["sitemap.xml"] = self.sitemap()
-        pages["robots.txt"] = self.robots()
-        pages["llms.txt"] = self.llms()
-        pages["llms-full.txt"] = self.llms_full()
-        pages["feed.xml"] = self.feed()
-        pages["search-index.json"] = self.search_index()
+        pages.update(self.index_texts())
+        return pages
+
+    def index_texts(self) -> dict[str, bytes]:
+        """The machine-readable indexes that list every recipe."""
+        return {
+            "sitemap.xml": self.sitemap(),
+            "robots.txt": self.robots(),
+            "llms.txt": self.llms(),
+            "llms-full.txt": self.llms_full(),
+            "feed.xml": self.feed(),
+            "search-index.json": self.search_index(),
+        }
+
+    def render_some(self, hf_ids: set[str]) -> dict[str, bytes]:
+        """The pages an edit of the recipes ``hf_ids`` touches: their own pages and every listing."""
+        pages = {
+            "index.html": self.page_home(),
+            "browse/index.html": self.page_browse(),
+            "404.html": self.page_404(),
+        }
+        edited = [self.by_id[h] for h in hf_ids if h in self.by_id]
+        for org_id in {r.org for r in edited}:
+            pages[f"{org_id}/index.html"] = self.page_org(self.orgs[org_id])
+        for r in edited:
+            pages[f"{r.hf_id}/index.html"] = self.page_recipe(r)
+        pages.update(self.index_texts())
         return pages
 
 
@@ -1173,6 +1213,13 @@ def _hw_synonyms(prof: dict[str, Any]) -> Iterable[str]:
 
 def _xml(text: str) -> str:
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def render_pages(
+    content: Content, output: BuildOutput, hf_ids: set[str], base_url: str | None = None
+) -> dict[str, bytes]:
+    """Incremental rendering: the pages of the edited recipes ``hf_ids`` plus every index listing them."""
+    return SiteRenderer(content, output, base_url).render_some(hf_ids)
 
 
 def render_site(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:

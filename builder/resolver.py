@@ -62,6 +62,7 @@ __all__ = [
     "advanced_presets",
     "applicable_notes",
     "available_modes",
+    "builder_state",
     "builder_strategies",
     "builder_tabs",
     "copy_all_installs",
@@ -2318,3 +2319,1369 @@ def validate_presets(recipe: dict, vocab: dict) -> list[tuple[str, str]]:
             except PresetError as err:
                 problems.append((f"{base}.points.{pk}.json_args", str(err)))
     return problems
+
+
+# ---------------------------------------------------------------------------
+# Interactive builder view model (site-features §6-§7): one call per click
+# ---------------------------------------------------------------------------
+
+BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
+                  "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode", "decode_mode",
+                  "prefill_rank", "decode_rank", "task", "install", "cuda", "preset", "point")
+"""URL query parameters of a recipe page, in canonical order (§7.1 + install/cuda/preset/point)."""
+
+BUILDER_ADVANCED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("max_batched_8k", ("--max-num-batched-tokens", "8192"),
+     "Larger prefill chunks: better throughput for long prompts, slightly higher latency."),
+    ("max_num_seqs_256", ("--max-num-seqs", "256"), "Cap concurrent sequences per engine at 256."),
+    ("gpu_mem_095", ("--gpu-memory-utilization", "0.95"), "Give 95% of GPU memory to weights and KV cache."),
+    ("max_model_len_auto", ("--max-model-len", "auto"), "Let vLLM pick the longest context that fits in memory."),
+    ("dcp_8", ("--decode-context-parallel-size", "8"), "Shard the KV cache across 8 ranks during decode."),
+    ("no_flashinfer_autotune", ("--no-enable-flashinfer-autotune",), "Skip FlashInfer autotuning at start-up."),
+    ("ep_weight_filter", ("--enable-ep-weight-filter",), "Load only the expert weights this rank serves."),
+)
+_HW_ORDER = ("h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_5000", "rtx_pro_5000_4x", "rtx_pro_6000",
+             "rtx_pro_6000_2x", "rtx_pro_6000_8x", "dgx_spark_gb10", "rtx_4090_2x", "rtx_5090", "rtx_5090_2x",
+             "dgx_station_gb300", "mi300x", "mi325x", "mi350x", "mi355x")
+_ORIENTATION = {"latency": "Latency oriented", "balanced": "Balanced", "production": "Production deployment",
+                "throughput": "Throughput oriented"}
+_FEATURE_ICONS = {"spec_decoding": "bolt", "tool_calling": "wrench", "reasoning": "brain"}
+_EXCLUSIVE = {"text_only": "encoder_parallel", "encoder_parallel": "text_only"}
+_POOL_MODE_TIPS = {"tp": "Tensor parallel across the pool's GPUs.",
+                   "tep": "Tensor parallel with expert parallelism for MoE layers.",
+                   "dep": "Data parallel attention with expert parallelism: one engine rank per GPU."}
+_MAX_INSTANCES = 16
+
+
+def _int_or(value: Any, default: Any = None) -> Any:
+    """Parse an int from a URL value (``"2"``) or a number; ``default`` when not an integer."""
+    if isinstance(value, bool):
+        return default
+    if _is_num(value):
+        return int(value) if float(value).is_integer() else default
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        return int(value)
+    return default
+
+
+def _csv(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, list):
+        return [js_str(v) for v in value if js_str(v)]
+    return [p for p in (s.strip() for s in js_str(value).split(",")) if p]
+
+
+def _title_key(key: str) -> str:
+    return " ".join("KV" if w.lower() == "kv" else w[:1].upper() + w[1:] for w in key.split("_"))
+
+
+def _feature_label(key: str, feature: dict) -> str:
+    return js_str(feature.get("label")) if _truthy(feature.get("label")) else _title_key(key)
+
+
+def _variant_label(key: str, variant: dict) -> str:
+    return js_str(variant.get("label") or variant.get("precision") or key).upper()
+
+
+def _hw_name(taxonomy: dict, hw: str) -> str:
+    return js_str(_profile(taxonomy, hw).get("display_name") or hw)
+
+
+def _per_gpu(profile: dict) -> str:
+    unit = "CPU" if _raw_generation(profile) == "cpu" else "GPU"
+    return f"{round(_vram(profile) / max(1, _gpus(profile)))}G/{unit}"
+
+
+def _is_xpu(profile: dict) -> bool:
+    return _raw_generation(profile) == "xpu"
+
+
+def _pill(value: Any, label: str, selected: bool = False, reason: str | None = None, tooltip: str = "",
+          **extra: Any) -> dict:
+    pill = {"value": value, "label": label, "selected": bool(selected) and reason is None,
+            "disabled": reason is not None, "reason": reason, "tooltip": reason or tooltip}
+    pill.update({k: v for k, v in extra.items() if v is not None})
+    return pill
+
+
+class _B:
+    """Everything derived from one (recipe, vocab) pair, shared by the state steps."""
+
+    def __init__(self, recipe: dict, vocab: dict):
+        self.recipe, self.vocab = recipe, vocab
+        self.taxonomy = _dict(vocab.get("taxonomy"))
+        self.strategies = _strategies(vocab)
+        self.profiles = _profiles(self.taxonomy)
+        self.variants = _dict(recipe.get("variants")) or {"default": {}}
+        self.features = _features(recipe)
+        self.declared = _meta_hardware(recipe)
+        self.omni = is_omni(recipe)
+        self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: _dict(self.strategies.get(k)).get("order") or 0)
+        self.comp = effective_compatible_strategies(recipe)
+
+    def profile(self, hw: str) -> dict:
+        return _profile(self.taxonomy, hw)
+
+    def listed(self) -> list[str]:
+        """Hardware pills: restricted profiles only when declared (CB-HW-02), in CB-HW-01 order."""
+        out = [hw for hw, p in self.profiles.items() if not (_dict(p).get("restricted") is True
+                                                             and hw not in self.declared)]
+        def key(hw: str) -> tuple:
+            p = self.profile(hw)
+            brand = js_str(p.get("brand"))
+            group = 0 if brand == "NVIDIA" else 1 if brand == "AMD" else 2
+            rank = _HW_ORDER.index(hw) if hw in _HW_ORDER else len(_HW_ORDER)
+            return (group, brand if group == 2 else "", rank, _vram(p) if group == 0 else 0,
+                    list(self.profiles).index(hw))
+        return sorted(out, key=key)
+
+    def usable(self, hw: Any, vkey: str) -> bool:
+        """Precision-compatible, not unsupported, allowed by the variant allowlist (§3.7)."""
+        v = _variant(self.recipe, vkey)
+        return (isinstance(hw, str) and isinstance(self.profiles.get(hw), dict)
+                and self.declared.get(hw) != "unsupported" and _precision_ok(v, self.profile(hw))
+                and _allowlisted(v, hw))
+
+    def runs(self, hw: str, vkey: str) -> bool:
+        return self.declared.get(hw) != "unsupported" and runs_on(self.profile(hw), _variant(self.recipe, vkey), hw)
+
+    def any_variant_runs(self, hw: str) -> bool:
+        return any(self.runs(hw, k) for k in self.variants)
+
+    def multi_capable(self) -> bool:
+        return any(_deploy_type(self.strategies.get(s)) in ("multi_node", "pd_cluster") for s in self.comp)
+
+    def clusterable(self, hw: str) -> bool:
+        p = self.profile(hw)
+        return _scalable(p) and not _is_xpu(p)
+
+    def vkey(self, key: Any) -> str:
+        return key if isinstance(key, str) and key in self.variants else (
+            "default" if "default" in self.variants else next(iter(self.variants)))
+
+    def forced(self, vkey: str) -> set:
+        return set(_dict(_variant(self.recipe, vkey).get("default_modes")))
+
+    def defaults(self, hw: str, vkey: str) -> list[str]:
+        return default_enabled_features(self.recipe, hw, vkey)
+
+    def row_strategies(self, hw: str, nodes: int) -> list[str]:
+        return builder_strategies(self.recipe, self.vocab, hw, nodes)
+
+    def recommended(self, hw: str, nodes: int) -> str | None:
+        row = self.row_strategies(hw, nodes)
+        rec = recommend_strategy(self.recipe, nodes)
+        return rec if rec in row else (row[0] if row else None)
+
+    def active_strategy(self, hw: str, nodes: int, pick: Any) -> str | None:
+        row = self.row_strategies(hw, nodes)
+        p = self.profile(hw)
+        ok = [s for s in row if strategy_supported(self.recipe, s, p, hw)]
+        rec = self.recommended(hw, nodes)
+        for choice in (pick, rec):
+            if choice in ok:
+                return choice
+        return ok[0] if ok else rec
+
+    def floor_nodes(self, sid: str | None, hw: str) -> int:
+        if not sid or sid == "pd_cluster":
+            return 1
+        return nodes_for_strategy(self.recipe, sid, self.profile(hw).get("gpu_count"), hw)
+
+    def kv_reason(self, key: str, hw: str, sid: str | None) -> str | None:
+        """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable)."""
+        opt = _dict(_dict(self.taxonomy.get("kv_offload")).get(key))
+        p = self.profile(hw)
+        name = js_str(opt.get("label") or opt.get("display_name") or key)
+        support = _dict(self.recipe.get("kv_offload_support")).get(key)
+        brands = opt.get("brands")
+        allow = opt.get("strategies")
+        if _is_xpu(p):
+            return "KV offload is not available on Intel XPU."
+        if support == "unsupported":
+            return f"{name} is not supported for this model."
+        if opt.get("requires_opt_in") is True and support != "verified":
+            return f"{name} has not been verified for this model yet."
+        if isinstance(brands, list) and brands and p.get("brand") not in brands:
+            return f"{name} needs {' or '.join(js_str(b) for b in brands)} hardware."
+        if _deploy_type(self.strategies.get(sid)) == "pd_cluster":
+            return "Prefill/Decode owns the KV transfer config; use Mooncake to add a shared store under PD."
+        if isinstance(allow, list) and allow and sid not in allow:
+            names = ", ".join(js_str(_dict(self.strategies.get(s)).get("display_name") or s) for s in allow)
+            return f"{name} only works with: {names}."
+        return None
+
+    def mooncake_reason(self, hw: str, topo: str | None = None) -> str | None:
+        """CB-KV-06 / CB-KV-08: why Mooncake (or one topology) is unavailable."""
+        p = self.profile(hw)
+        if _is_xpu(p):
+            return "KV offload is not available on Intel XPU."
+        if p.get("brand") not in ("NVIDIA", "AMD"):
+            return "Mooncake needs NVIDIA or AMD hardware."
+        if not _scalable(p):
+            return "Mooncake needs clusterable hardware."
+        opt_out = _dict(self.recipe.get("kv_cache_strategy_hardware"))
+        topos = [topo] if topo else self.kv_ids
+        if all(_get(opt_out.get(t), hw) == "unsupported" for t in topos):
+            return f"Not supported on {_hw_name(self.taxonomy, hw)} for this model."
+        return None
+
+
+# -- state parsing and reconciliation ---------------------------------------------------------------
+
+def _fresh_state() -> dict:
+    return {"variant": "default", "hardware": None, "strategy": None, "nodes": 1, "features": None, "fmode": {},
+            "advanced": [], "kv_offload": None, "kv_instances": None, "kv_instance": 0,
+            "prefill_nodes": None, "decode_nodes": None, "prefill_mode": None, "decode_mode": None,
+            "prefill_rank": 0, "decode_rank": 0, "task": None, "install": None, "cuda": "default",
+            "preset": None, "point": None}
+
+
+def _parse_fmode(value: Any) -> dict:
+    if isinstance(value, dict):
+        return {js_str(k): js_str(v) for k, v in value.items()}
+    out = {}
+    for item in _csv(value) or []:
+        if ":" in item:
+            k, _, m = item.partition(":")
+            out[k] = m
+    return out
+
+
+def _parse(b: _B, raw: dict) -> dict:
+    """Raw URL parameters (strings) or a previous canonical state -> typed state."""
+    s = _fresh_state()
+    s["variant"] = raw.get("variant") if isinstance(raw.get("variant"), str) else "default"
+    s["hardware"] = raw.get("hardware") if isinstance(raw.get("hardware"), str) else None
+    s["strategy"] = raw.get("strategy") if isinstance(raw.get("strategy"), str) and raw.get("strategy") else None
+    s["nodes"] = _int_or(raw.get("nodes"), 1)
+    feats = raw.get("features")
+    if feats is not None:
+        lst = _csv(feats)
+        s["features"] = [] if lst == ["none"] else lst
+    s["fmode"] = _parse_fmode(raw.get("fmode"))
+    s["advanced"] = _csv(raw.get("advanced")) or []
+    kv = raw.get("kv_offload")
+    s["kv_offload"] = kv if isinstance(kv, str) and kv not in ("", "off") else None
+    s["kv_instances"] = _int_or(raw.get("kv_instances"), 1 if raw.get("kv_instances") not in (None, "") else None)
+    s["kv_instance"] = _int_or(raw.get("kv_instance"), 0)
+    for role in ("prefill", "decode"):
+        n = raw.get(f"{role}_nodes")
+        s[f"{role}_nodes"] = _int_or(n, 1) if n not in (None, "") else None
+        m = raw.get(f"{role}_mode")
+        s[f"{role}_mode"] = m if m in ("tp", "tep", "dep") else None
+        s[f"{role}_rank"] = _int_or(raw.get(f"{role}_rank"), 0)
+    s["task"] = raw.get("task") if isinstance(raw.get("task"), str) and raw.get("task") else None
+    s["install"] = raw.get("install") if raw.get("install") in ("pip", "docker") else None
+    s["cuda"] = "cu129" if raw.get("cuda") == "cu129" else "default"
+    for key in ("preset", "point"):
+        s[key] = raw.get(key) if isinstance(raw.get(key), str) and raw.get(key) else None
+    return s
+
+
+def _clamp(n: Any, lo: int, hi: int, default: int) -> int:
+    n = _int_or(n, default)
+    return min(max(n, lo), hi)
+
+
+def _init(b: _B, raw: dict, prefs: dict, stored: dict) -> dict:
+    """CB-INIT-01..10: the state a page opens on."""
+    s = _parse(b, raw)
+    explicit_variant = isinstance(raw.get("variant"), str) and raw.get("variant") in b.variants
+    s["variant"] = b.vkey(s["variant"])
+    query_hw = s["hardware"]
+    pref = prefs.get("hardware") if isinstance(prefs.get("hardware"), str) else None
+    s["hardware"] = initial_hardware(b.recipe, b.taxonomy, s["variant"], query_hw, pref)
+    hw, p = s["hardware"], b.profile(s["hardware"])
+    if not explicit_variant and not _scalable(p) and not fits_single_node(p, _variant(b.recipe, s["variant"])):
+        s["variant"] = pick_fitting_variant(b.recipe, p, hw) or s["variant"]
+    if b.omni:
+        return s
+    # nodes (CB-INIT-05)
+    if not b.multi_capable() or not b.clusterable(hw):
+        s["nodes"] = 1
+    elif raw.get("nodes") not in (None, ""):
+        s["nodes"] = s["nodes"] if s["nodes"] in (1, 2) else 1
+    elif _int_or(stored.get("nodes")) in (1, 2):
+        s["nodes"] = _int_or(stored.get("nodes"))
+    else:
+        s["nodes"] = initial_node_count(b.recipe, b.vocab, s["variant"], hw)
+    # strategy (CB-INIT-06): Mooncake ids are ignored here
+    if s["strategy"] in b.kv_ids:
+        s["strategy"] = None
+    if s["strategy"] is None and isinstance(stored.get("strategy"), str) and stored["strategy"] in b.comp:
+        s["strategy"] = stored["strategy"]
+    # features / modes (CB-INIT-07/08)
+    if raw.get("features") is None and isinstance(stored.get("features"), list):
+        s["features"] = [f for f in stored["features"] if f in b.features]
+    if isinstance(stored.get("featureModes"), dict):
+        s["fmode"] = {**{js_str(k): js_str(v) for k, v in stored["featureModes"].items()}, **s["fmode"]}
+    # KV (CB-INIT-09)
+    if s["kv_offload"] is None and isinstance(stored.get("kvOffload"), str):
+        s["kv_offload"] = stored["kvOffload"]
+        s["_kv_from_storage"] = True
+    if raw.get("kv_instances") in (None, "") and _int_or(stored.get("kvInstances")) is not None:
+        s["kv_instances"] = _int_or(stored.get("kvInstances"))
+    return s
+
+
+def _kv_valid(b: _B, s: dict, sid: str | None) -> bool:
+    kv = s["kv_offload"]
+    if kv is None:
+        return True
+    if kv in b.kv_ids:
+        return b.mooncake_reason(s["hardware"], kv) is None
+    return isinstance(_dict(b.taxonomy.get("kv_offload")).get(kv), dict)
+
+
+def _reconcile(b: _B, s: dict) -> dict:
+    """Correct an arbitrary state into a valid one (the rules of CB-*, §7.1 "invalid values ignored")."""
+    s["variant"] = b.vkey(s["variant"])
+    if not b.usable(s["hardware"], s["variant"]):
+        s["hardware"] = default_hardware(b.recipe, b.taxonomy, s["variant"])
+    hw, p = s["hardware"], b.profile(s["hardware"])
+    s["cuda"] = s["cuda"] if s["cuda"] == "cu129" and _is_nvidia(p) else "default"
+    if s["features"] is not None:
+        s["features"] = [f for f in b.features if f in s["features"]]
+    s["fmode"] = {k: m for k, m in s["fmode"].items() if k in b.features and m in _dict(b.features[k].get("modes"))}
+    adv_ids = [a["id"] for a in _advanced_options(b, None)]
+    s["advanced"] = [a for a in adv_ids if a in s["advanced"]]
+    if b.omni:
+        tasks = omni_tasks(b.recipe)
+        task = active_omni_task(b.recipe, s["task"], hw)
+        s["task"] = task["key"] if task and tasks and task["key"] != tasks[0]["key"] else None
+        for key in ("strategy", "kv_offload", "kv_instances", "prefill_nodes", "decode_nodes", "prefill_mode",
+                    "decode_mode", "preset", "point"):
+            s[key] = None
+        s.update(nodes=1, features=None, fmode={}, advanced=[], kv_instance=0, prefill_rank=0, decode_rank=0)
+        return s
+    s["task"] = None
+    if not b.multi_capable() or not b.clusterable(hw):
+        s["nodes"] = 1
+    s["nodes"] = _clamp(s["nodes"], 1, MAX_NODES, 1)
+    sid = b.active_strategy(hw, s["nodes"], s["strategy"])
+    if sid != "pd_cluster" and b.clusterable(hw):  # CB-NODE-07 floor reconciliation
+        floor = b.floor_nodes(sid, hw)
+        pills = node_pills(b.recipe, b.vocab, hw)
+        if s["nodes"] < floor:
+            s["nodes"] = floor
+        elif s["nodes"] > 2 and s["nodes"] not in pills:
+            s["nodes"] = min(MAX_NODES, max(2, floor))
+        sid = b.active_strategy(hw, s["nodes"], s["strategy"])
+    if s["strategy"] is not None and s["strategy"] not in b.row_strategies(hw, s["nodes"]) + b.comp:
+        s["strategy"] = None
+    if not _kv_valid(b, s, sid):
+        s["kv_offload"] = None
+    if s["kv_offload"] not in b.kv_ids:
+        s["kv_instances"], s["kv_instance"] = None, 0
+    else:
+        if s["kv_instances"] is not None:
+            s["kv_instances"] = _clamp(s["kv_instances"], 1, _MAX_INSTANCES, 1)
+        count = s["kv_instances"] or _dict(b.strategies.get(s["kv_offload"])).get("default_instances") or 1
+        s["kv_instance"] = _clamp(s["kv_instance"], 0, count - 1, 0)
+    s.pop("_kv_from_storage", None)
+    if sid == "pd_cluster":
+        pools = _pools(b, s)
+        for role in ("prefill", "decode"):
+            if s[f"{role}_nodes"] is not None:
+                s[f"{role}_nodes"] = pools[role]["nodes"]
+            if s[f"{role}_mode"] is not None and s[f"{role}_mode"] not in pools[role]["modes"]:
+                s[f"{role}_mode"] = None
+            s[f"{role}_rank"] = _clamp(s[f"{role}_rank"], 0, pools[role]["nodes"] - 1, 0)
+    else:
+        for role in ("prefill", "decode"):
+            s[f"{role}_mode"], s[f"{role}_rank"] = None, 0
+    presets = _dict(b.recipe.get("presets"))
+    if s["preset"] not in presets:
+        s["preset"] = s["point"] = None
+    elif s["point"] not in _dict(_dict(presets[s["preset"]]).get("points")):
+        s["point"] = next(iter(_dict(_dict(presets[s["preset"]]).get("points"))), None)
+    return s
+
+
+def _pools(b: _B, s: dict) -> dict:
+    """CB-NODE-08/09: effective PD pools ``{role: {nodes, rank, parallelism, modes}}``."""
+    hw = s["hardware"]
+    p = b.profile(hw)
+    defaults = pd_pool_defaults(b.recipe, b.vocab, s["variant"], hw)
+    modes = [m for m in pd_pool_modes(b.recipe)
+             if _reachable(b.recipe, m, "multi_node", p.get("gpu_count"), hw)] or ["tp"]
+    out = {}
+    for role in ("prefill", "decode"):
+        mode = s[f"{role}_mode"] if s[f"{role}_mode"] in modes else defaults[role]["parallelism"]
+        floor = nodes_for_strategy(b.recipe, mode, p.get("gpu_count"), hw)
+        nodes = s[f"{role}_nodes"] if s[f"{role}_nodes"] is not None else defaults[role]["nodes"]
+        nodes = max(_clamp(nodes, 1, MAX_NODES, 1), floor)
+        out[role] = {"nodes": nodes, "rank": _clamp(s[f"{role}_rank"], 0, nodes - 1, 0), "parallelism": mode,
+                     "modes": modes}
+    return out
+
+
+def _enabled(b: _B, s: dict) -> list[str]:
+    """The user's feature set (remembered, possibly including disallowed ones)."""
+    if s["features"] is None:
+        return b.defaults(s["hardware"], s["variant"])
+    return list(s["features"])
+
+
+# -- events (clicks) ------------------------------------------------------------------------------------
+
+def _on_hardware(b: _B, s: dict, hw: str, out: dict) -> None:
+    """CB-HW-06."""
+    if hw not in b.profiles or hw not in b.listed() or b.declared.get(hw) == "unsupported":
+        return
+    if not b.any_variant_runs(hw) and not b.omni:
+        return
+    if b.omni and not b.usable(hw, s["variant"]):
+        return
+    old = s["hardware"]
+    out["prefs"] = {"hardware": hw}
+    s["hardware"] = hw
+    if b.omni:
+        return
+    p = b.profile(hw)
+    if s["features"] is not None:
+        hoi = b.recipe.get("hardware_opt_in_features")
+        new_out = set(_list(_lookup_exact(hoi, hw)))
+        old_out = set(_list(_lookup_exact(hoi, old)))
+        recipe_opt_in = set(_list(b.recipe.get("opt_in_features")))
+        feats = [f for f in s["features"] if f not in new_out or f in b.forced(s["variant"])]
+        feats += [f for f in old_out - new_out if f not in recipe_opt_in and f not in feats]
+        s["features"] = feats
+    for fkey, mode in list(s["fmode"].items()):
+        avail = available_modes(_dict(b.features.get(fkey)), s["variant"], p, hw)
+        if mode not in avail:
+            if avail:
+                s["fmode"][fkey] = avail[0]
+            else:
+                del s["fmode"][fkey]
+    if s["kv_offload"] in b.kv_ids and b.mooncake_reason(hw, s["kv_offload"]) is not None:
+        s["kv_offload"], s["kv_instances"], s["kv_instance"] = None, None, 0
+    if not b.runs(hw, s["variant"]):
+        s["variant"] = pick_fitting_variant(b.recipe, p, hw) or s["variant"]
+    s["strategy"] = None
+    variant = _variant(b.recipe, s["variant"])
+    if not b.clusterable(hw):
+        s["nodes"] = 1
+    elif not fits_single_node(p, variant) and b.multi_capable():
+        s["nodes"] = max(2, s["nodes"])
+    elif _deploy_type(b.strategies.get(b.recipe.get("default_strategy"))) == "single_node":
+        s["nodes"] = 1
+
+
+def _on_variant(b: _B, s: dict, vkey: str) -> None:
+    """CB-VAR-05."""
+    if vkey not in b.variants or not any(b.runs(hw, vkey) for hw in b.listed()):
+        return
+    old = s["variant"]
+    s["variant"] = vkey
+    if not b.usable(s["hardware"], vkey):
+        s["hardware"] = default_hardware(b.recipe, b.taxonomy, vkey)
+    s["fmode"] = {}
+    if s["features"] is not None:
+        normal = set(b.defaults(s["hardware"], "default")) - b.forced("default")
+        feats = [f for f in s["features"] if not (f in b.forced(old) - b.forced(vkey) and f not in normal)]
+        feats += [f for f in b.forced(vkey) if f not in feats]
+        s["features"] = [f for f in b.features if f in feats]
+
+
+def _apply_preset(b: _B, s: dict, pkey: Any, point: Any) -> None:
+    preset = _dict(_dict(b.recipe.get("presets")).get(pkey))
+    if not preset:
+        s["preset"] = s["point"] = None
+        return
+    points = _dict(preset.get("points"))
+    point = point if point in points else next(iter(points), None)
+    sel = _preset_point_selection(b.recipe, preset, _dict(points.get(point)))
+    fresh = _fresh_state()
+    fresh.update(install=s["install"], cuda=s["cuda"], preset=pkey, point=point, variant=sel["variant"],
+                 hardware=sel["hardware"], strategy=sel["strategy"], features=sel["features"],
+                 fmode=dict(sel["modes"]), kv_offload=sel["kv_offload"])
+    nodes = _nodes_value(sel["nodes"])
+    fresh["nodes"] = nodes or nodes_for(b.recipe, b.vocab, sel["strategy"], b.profile(sel["hardware"]),
+                                        sel["hardware"])
+    s.clear()
+    s.update(fresh)
+
+
+def _event(b: _B, s: dict, ev: dict, out: dict) -> None:
+    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state."""
+    kind, value = ev.get("type"), ev.get("value")
+    if kind not in ("install", "cuda", "point", "preset", "kv_instance", "pool_rank", "refresh"):
+        s["preset"] = s["point"] = None
+    hw = s["hardware"]
+    sid = None if b.omni else b.active_strategy(hw, s["nodes"], s["strategy"])
+    if kind == "hardware":
+        _on_hardware(b, s, js_str(value), out)
+    elif kind == "variant":
+        _on_variant(b, s, js_str(value))
+    elif kind == "strategy":
+        row = b.row_strategies(hw, s["nodes"])
+        if value in row and strategy_supported(b.recipe, value, b.profile(hw), hw):
+            s["strategy"] = value
+            if value != "pd_cluster" and b.clusterable(hw):
+                s["nodes"] = max(s["nodes"], b.floor_nodes(value, hw))
+    elif kind == "nodes":
+        n = _int_or(value)
+        if n in node_pills(b.recipe, b.vocab, hw) and _node_reason(b, s, n) is None:
+            s["nodes"], s["strategy"] = n, None
+    elif kind in ("kv_offload", "kv_member", "topology"):
+        _on_kv(b, s, js_str(value) if value is not None else "off", sid)
+    elif kind == "kv_instances":
+        n = _int_or(value, None)
+        s["kv_instances"] = 1 if n is None else min(max(n, 1), _MAX_INSTANCES)
+    elif kind == "kv_instance":
+        s["kv_instance"] = _int_or(value, 1) - 1
+    elif kind == "feature":
+        key = js_str(value)
+        if key in b.features and _feature_reason(b, s, key, sid) is None:
+            feats = _enabled(b, s)
+            if key in feats:
+                feats.remove(key)
+            else:
+                feats.append(key)
+                if _EXCLUSIVE.get(key) in feats:
+                    feats.remove(_EXCLUSIVE[key])
+            s["features"] = [f for f in b.features if f in feats]
+    elif kind == "mode":
+        fkey = js_str(ev.get("feature"))
+        if js_str(value) in available_modes(_dict(b.features.get(fkey)), s["variant"], b.profile(hw), hw):
+            s["fmode"][fkey] = js_str(value)
+    elif kind == "advanced":
+        key = js_str(value)
+        s["advanced"] = [a for a in s["advanced"] if a != key] if key in s["advanced"] else s["advanced"] + [key]
+    elif kind in ("pool_nodes", "pool_mode", "pool_rank"):
+        role = ev.get("role")
+        if role in ("prefill", "decode"):
+            pools = _pools(b, s)
+            if kind == "pool_nodes":
+                s[f"{role}_nodes"] = _clamp(value, 1, MAX_NODES, 1)
+                s[f"{role}_rank"] = 0
+            elif kind == "pool_mode" and value in pools[role]["modes"]:
+                s[f"{role}_mode"] = value
+                s[f"{role}_rank"] = 0
+                floor = nodes_for_strategy(b.recipe, value, b.profile(hw).get("gpu_count"), hw)
+                s[f"{role}_nodes"] = max(pools[role]["nodes"], floor)
+            elif kind == "pool_rank":
+                s[f"{role}_rank"] = _int_or(value, 1) - 1
+    elif kind == "task":
+        s["task"] = js_str(value)
+    elif kind == "axis":
+        _on_axis(b, s, js_str(ev.get("axis")), js_str(value))
+    elif kind == "install" and value in ("pip", "docker"):
+        s["install"] = value
+    elif kind == "cuda":
+        s["cuda"] = "cu129" if value == "cu129" else "default"
+    elif kind == "preset":
+        _apply_preset(b, s, value, None)
+    elif kind == "point":
+        _apply_preset(b, s, s["preset"], value)
+    elif kind == "reset":
+        keep = {k: s[k] for k in ("install", "cuda")}
+        s.clear()
+        s.update(_fresh_state(), **keep)
+        s["hardware"] = default_hardware(b.recipe, b.taxonomy, "default")
+        s["nodes"] = initial_node_count(b.recipe, b.vocab, "default", s["hardware"])
+
+
+def _on_kv(b: _B, s: dict, value: str, sid: str | None) -> None:
+    """CB-KV-05/06/08/10."""
+    hw = s["hardware"]
+    options = _dict(b.taxonomy.get("kv_offload"))
+    if value == "off":
+        s["kv_offload"], s["kv_instances"], s["kv_instance"] = None, None, 0
+    elif value == "mooncake":
+        if b.mooncake_reason(hw) is None:
+            first = next((t for t in b.kv_ids if b.mooncake_reason(hw, t) is None), None)
+            if s["kv_offload"] not in b.kv_ids:
+                s["kv_offload"], s["kv_instance"] = first, 0
+    elif value in b.kv_ids:
+        if b.mooncake_reason(hw, value) is None:
+            s["kv_offload"] = value
+    elif value in _dict(b.taxonomy.get("kv_offload_groups")):
+        members = sorted((k for k, o in options.items() if _get(o, "group") == value),
+                         key=lambda k: _dict(options[k]).get("order") or 0)
+        pick = next((m for m in members if b.kv_reason(m, hw, sid) is None), None)
+        if pick is not None:
+            s["kv_offload"], s["kv_instances"], s["kv_instance"] = pick, None, 0
+    elif value in options and b.kv_reason(value, hw, sid) is None:
+        s["kv_offload"], s["kv_instances"], s["kv_instance"] = value, None, 0
+
+
+def _on_axis(b: _B, s: dict, axis: str, option: str) -> None:
+    tasks = [omni_task_for_hardware(t, s["hardware"]) for t in omni_tasks(b.recipe)]
+    cur = active_omni_task(b.recipe, s["task"], s["hardware"])
+    want = dict(_dict(cur.get("axes")) if cur else {})
+    want[axis] = option
+    match = next((t for t in tasks if _dict(t.get("axes")) == want), None) or next(
+        (t for t in tasks if _dict(t.get("axes")).get(axis) == option), None)
+    if match is not None:
+        s["task"] = match["key"]
+
+
+# -- rows ------------------------------------------------------------------------------------------------
+
+def _node_reason(b: _B, s: dict, n: int) -> str | None:
+    hw = s["hardware"]
+    p = b.profile(hw)
+    name = _hw_name(b.taxonomy, hw)
+    variant = _variant(b.recipe, s["variant"])
+    if n == 1:
+        if not fits_single_node(p, variant):
+            return (f"{_variant_label(s['variant'], variant)} needs {js_str(variant.get('vram_minimum_gb'))} GB; "
+                    f"one {name} node has {js_str(_int_if_integral(_vram(p)))} GB. Use multi-node.")
+        return None
+    if not b.multi_capable():
+        return "This model fits in one node; the recipe has no multi-node strategy."
+    if _is_xpu(p):
+        return "Multi-node is not validated on Intel XPU."
+    if not _scalable(p):
+        return f"{name} is a workstation and can't be clustered."
+    return None
+
+
+def _feature_reason(b: _B, s: dict, key: str, sid: str | None) -> str | None:
+    feature = _dict(b.features.get(key))
+    if sid and not _feature_allowed(feature, sid):
+        return "Not available with this strategy."
+    if _has_companion(feature) and s["kv_offload"] in b.kv_ids and sid != "pd_cluster":
+        return "Needs a companion process, which Mooncake does not run: set KV Offload to Off."
+    return None
+
+
+def _advanced_options(b: _B, sid: str | None) -> list[dict]:
+    """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now)."""
+    model = _dict(b.recipe.get("model"))
+    out = []
+    for oid, args, desc in BUILDER_ADVANCED:
+        if oid == "dcp_8" and model.get("supports_dcp") is not True:
+            continue
+        if oid == "no_flashinfer_autotune" and model.get("flashinfer_autotune") is not True:
+            continue
+        shown = oid != "ep_weight_filter" or (isinstance(sid, str) and sid.endswith(("tep", "dep")))
+        label = args[0][2:] + (f" = {args[1]}" if len(args) > 1 else "")
+        out.append({"id": oid, "label": label, "description": desc, "args": list(args), "shown": shown})
+    for i, extra in enumerate(_list(b.recipe.get("advanced_options"))):
+        args = extra.get("args") if isinstance(extra, dict) else extra
+        if not (isinstance(args, list) and args):
+            continue
+        ed = _dict(extra)
+        oid = js_str(ed.get("id") or f"option_{i + 1}")
+        label = js_str(ed.get("label") or " ".join(js_str(a) for a in args).lstrip("-"))
+        out.append({"id": oid, "label": label, "description": js_str(ed.get("description") or ""),
+                    "args": [js_str(a) for a in args], "shown": True})
+    return out
+
+
+def _row(rid: str, label: str, pills: list, kind: str = "radio", **extra: Any) -> dict:
+    row = {"id": rid, "label": label, "kind": kind, "pills": pills}
+    row.update({k: v for k, v in extra.items() if v is not None})
+    return row
+
+
+def _hardware_row(b: _B, s: dict) -> dict:
+    groups: list[dict] = []
+    cur_v = _variant(b.recipe, s["variant"])
+    for hw in b.listed():
+        p = b.profile(hw)
+        mark = b.declared.get(hw)
+        reason = None
+        if mark == "unsupported":
+            reason = f"{_hw_name(b.taxonomy, hw)} is not yet supported for this model; it may be enabled later."
+        elif b.omni:
+            c = _precision_constraint(cur_v)
+            if not _precision_ok(cur_v, p):
+                reason = (f"{_variant_label(s['variant'], cur_v)} needs "
+                          f"{'NVIDIA Blackwell' if _get(c, 'generation') == 'blackwell' else js_str(_get(c, 'brand'))}"
+                          " hardware.")
+            elif not _allowlisted(cur_v, hw):
+                names = ", ".join(_hw_name(b.taxonomy, h) for h in _list(cur_v.get("supported_hardware")))
+                reason = f"This variant runs only on: {names}."
+        elif not b.any_variant_runs(hw):
+            reason = f"No variant of this model runs on {_hw_name(b.taxonomy, hw)}."
+        tip = [js_str(p.get("description") or _hw_name(b.taxonomy, hw))]
+        if mark == "verified":
+            tip.append("Verified end-to-end by the recipe author.")
+        if reason is None and not b.omni and not b.runs(hw, s["variant"]):
+            alt = pick_fitting_variant(b.recipe, p, hw)
+            if alt:
+                tip.append(f"Choosing it also switches Variant to {_variant_label(alt, _variant(b.recipe, alt))}.")
+        brand = js_str(p.get("brand") or "Other")
+        if not groups or groups[-1]["label"] != brand:
+            groups.append({"label": brand, "pills": []})
+        groups[-1]["pills"].append(_pill(hw, _hw_name(b.taxonomy, hw), hw == s["hardware"], reason,
+                                         "\n\n".join(tip), sub=_per_gpu(p), verified=mark == "verified"))
+    pills = [pill for g in groups for pill in g["pills"]]
+    return _row("hardware", "Hardware", pills, groups=groups)
+
+
+def _variant_row(b: _B, s: dict) -> dict | None:
+    if b.omni and len(b.variants) <= 1:
+        return None
+    pills = []
+    hw = s["hardware"]
+    for key, v in b.variants.items():
+        v = _dict(v)
+        reason = None
+        if b.omni:
+            if not b.usable(hw, key):
+                reason = f"{_variant_label(key, v)} can't run on {_hw_name(b.taxonomy, hw)}."
+        elif not any(b.runs(h, key) for h in b.listed()):
+            reason = "No supported hardware can run this variant."
+        need = v.get("vram_minimum_gb")
+        tip = [js_str(v.get("description") or "")] if v.get("description") else []
+        if _is_num(need):
+            tip.append(f"Needs at least {js_str(need)} GB to load the weights; the KV cache needs more. "
+                       "Multi-node can scale out.")
+        if reason is None and not b.omni and not b.usable(hw, key):
+            target = default_hardware(b.recipe, b.taxonomy, key)
+            tip.append(f"Choosing it also switches Hardware to {_hw_name(b.taxonomy, target)}.")
+        pills.append(_pill(key, _variant_label(key, v), key == s["variant"], reason, "\n\n".join(tip),
+                           sub=f"{js_str(need)} GB" if _is_num(need) else None))
+    v = _variant(b.recipe, s["variant"])
+    omni = _dict(b.recipe.get("omni"))
+    hint = ("The GB figure is the minimum to load the weights (about params × bytes × 1.2), not a serving "
+            "budget: long contexts and big batches need roughly 1.5-2× more for the KV cache.")
+    return _row("variant", js_str(omni.get("variant_label") or "Variant") if b.omni else "Variant", pills,
+                hint=js_str(omni.get("variant_hint")) if b.omni and omni.get("variant_hint") else hint,
+                below=js_str(v.get("description")) if v.get("description") else None,
+                link=f"https://huggingface.co/{_model_id(b.recipe, v)}" if _model_id(b.recipe, v) != "unknown"
+                else None)
+
+
+def _strategy_row(b: _B, s: dict, sid: str | None) -> dict:
+    hw = s["hardware"]
+    p = b.profile(hw)
+    rec = b.recommended(hw, s["nodes"])
+    pills = []
+    for x in b.row_strategies(hw, s["nodes"]):
+        st = _dict(b.strategies.get(x))
+        reason = None if strategy_supported(b.recipe, x, p, hw) else \
+            f"Not supported on {_hw_name(b.taxonomy, hw)} for this model."
+        pills.append(_pill(x, js_str(st.get("display_name") or x), x == sid, reason,
+                           js_str(st.get("description") or "").strip(), recommended=x == rec))
+    st = _dict(b.strategies.get(sid))
+    below = js_str(st.get("description") or "").strip().split("\n")[0]
+    suffix = None
+    if s["kv_offload"] in b.kv_ids and sid != "pd_cluster":
+        suffix = "Every Mooncake instance runs this strategy."
+    orient = st.get("orientation")
+    return _row("strategy", "Strategy", pills, below=below or None, suffix=suffix,
+                badge={"value": orient, "label": _ORIENTATION.get(orient, js_str(orient))} if orient else None)
+
+
+def _kv_rows(b: _B, s: dict, sid: str | None, effective: str | None) -> list[dict]:
+    hw = s["hardware"]
+    options = _dict(b.taxonomy.get("kv_offload"))
+    groups = _dict(b.taxonomy.get("kv_offload_groups"))
+    entries: list[tuple[Any, str, str]] = []
+    seen_groups = set()
+    for key, opt in options.items():
+        g = _get(opt, "group")
+        if g in groups:
+            if g not in seen_groups:
+                seen_groups.add(g)
+                entries.append((_dict(groups[g]).get("order") or 0, "group", g))
+        else:
+            entries.append((_dict(opt).get("order") or 0, "option", key))
+    entries.append((3, "mooncake", "mooncake"))
+    entries.sort(key=lambda e: e[0] if _is_num(e[0]) else 0)
+    pills = [_pill("off", "Off", effective is None, None, "KV cache stays in GPU memory.")]
+    sub_rows: list[dict] = []
+    below, docs = None, None
+    for _, kind, key in entries:
+        if kind == "option":
+            opt = _dict(options[key])
+            reason = b.kv_reason(key, hw, sid)
+            pills.append(_pill(key, js_str(opt.get("label") or opt.get("display_name") or key), effective == key,
+                               reason, js_str(opt.get("description") or "")))
+            if effective == key:
+                below, docs = opt.get("description"), opt.get("docs_url")
+        elif kind == "group":
+            grp = _dict(groups[key])
+            members = sorted((k for k, o in options.items() if _get(o, "group") == key),
+                             key=lambda k: _dict(options[k]).get("order") or 0)
+            reasons = {m: b.kv_reason(m, hw, sid) for m in members}
+            reason = None if any(r is None for r in reasons.values()) else next(iter(reasons.values()), None)
+            active = effective in members
+            pills.append(_pill(key, js_str(grp.get("label") or key), active, reason,
+                               js_str(grp.get("tooltip") or grp.get("description") or "")))
+            if active:
+                below, docs = grp.get("description"), grp.get("docs_url")
+                mpills = [_pill(m, js_str(_dict(options[m]).get("label") or m), m == effective, reasons[m],
+                                js_str(_dict(options[m]).get("description") or "")) for m in members]
+                sub_rows.append(_row("kv_member", js_str(grp.get("sub_row_label") or "Offload Tiers"), mpills,
+                                     nested=True, below=js_str(_dict(options[effective]).get("description") or "")))
+        else:
+            reason = b.mooncake_reason(hw)
+            active = effective in b.kv_ids
+            pills.append(_pill("mooncake", "Mooncake", active, reason,
+                               "Mooncake distributed KV store: a shared CPU-DRAM cache pool across vLLM instances."))
+            if active:
+                below = ("Mooncake pools CPU DRAM across instances as a shared KV cache; a master process "
+                         "coordinates it and a cache-aware router shares it between instances.")
+                docs = "https://docs.vllm.ai/en/latest/features/mooncake_connector_usage.html"
+                tpills = []
+                for t in b.kv_ids:
+                    dep = _dict(b.strategies.get(t))
+                    tpills.append(_pill(t, js_str(dep.get("label") or dep.get("display_name") or t), t == effective,
+                                        b.mooncake_reason(hw, t), js_str(dep.get("description") or "").strip()))
+                sub_rows.append(_row("topology", "Store Topology", tpills, nested=True,
+                                     below=js_str(_dict(b.strategies.get(effective)).get("description") or "")
+                                     .strip()))
+                if sid != "pd_cluster":
+                    dep = _dict(b.strategies.get(effective))
+                    count = s["kv_instances"] or dep.get("default_instances") or 1
+                    g = _gpus(b.profile(hw))
+                    n = s["nodes"]
+                    sub_rows.append(_row(
+                        "instances", "Instances", [], kind="number", nested=True, value=count, min=1,
+                        max=_MAX_INSTANCES, input_label="Number of vLLM instances",
+                        text=f"× {n} node{'s' if n > 1 else ''} × {g} GPUs = {count * n * g} GPUs total",
+                        hint="At 2 or more instances a cache-aware router appears in front of them."))
+    row = _row("kv_offload", "KV Offload", pills, below=js_str(below).strip() if below else None, docs=docs)
+    return [row, *sub_rows]
+
+
+def _nodes_rows(b: _B, s: dict, sid: str | None) -> list[dict]:
+    hw = s["hardware"]
+    p = b.profile(hw)
+    g = _gpus(p)
+    mooncake = s["kv_offload"] in b.kv_ids
+    if sid == "pd_cluster":
+        pools = _pools(b, s)
+        rows = []
+        total_gpus = total_nodes = 0
+        for role in ("prefill", "decode"):
+            pool = pools[role]
+            mpills = [_pill(m, m.upper(), m == pool["parallelism"], None, _POOL_MODE_TIPS[m]) for m in pool["modes"]]
+            rows.append(_row(f"{role}_pool", role.capitalize(), mpills if len(mpills) > 1 else [], kind="pool",
+                             nested=True, role=role, value=pool["nodes"], min=1, max=MAX_NODES,
+                             input_label=f"{role.capitalize()} node count",
+                             text=f"× {g} = {pool['nodes'] * g} GPUs"))
+            total_gpus += pool["nodes"] * g
+            total_nodes += pool["nodes"]
+        rows[-1]["after"] = f"total {total_gpus} GPUs · {total_nodes} nodes"
+        rows[0]["hint"] = "Prefill and decode run as independent pools, each sized on its own."
+        return rows
+    count = (s["kv_instances"] or _dict(b.strategies.get(s["kv_offload"])).get("default_instances") or 1) \
+        if mooncake else 1
+    pills = []
+    for n in node_pills(b.recipe, b.vocab, hw):
+        reason = _node_reason(b, s, n)
+        if n == 1:
+            label, tip = "Single-node", f"One {_hw_name(b.taxonomy, hw)} node ({g} GPUs)."
+            sub = None
+        else:
+            label = f"Multi-node (example: {n})"
+            tip = (f"{n} nodes × {g} GPUs = {n * g} GPUs" + (f" per instance, × {count} instances" if mooncake else "")
+                   + ". To go further, replicate the worker command with higher node / DP ranks.")
+            sub = f"{n * g * count}×GPU" if reason is None else None
+        pills.append(_pill(n, label, n == s["nodes"], reason, tip, sub=sub))
+    return [_row("nodes", "Nodes / Instance" if mooncake else "Nodes", pills)]
+
+
+def _features_rows(b: _B, s: dict, sid: str | None) -> list[dict]:
+    if not b.features:
+        return []
+    hw, p = s["hardware"], b.profile(s["hardware"])
+    enabled = _enabled(b, s)
+    pills, rows, notes = [], [], []
+    for key, f in b.features.items():
+        f = _dict(f)
+        reason = _feature_reason(b, s, key, sid)
+        label = _feature_label(key, f)
+        if key == "spec_decoding":
+            label += " (for low latency & small batch size)"
+        pills.append(_pill(key, label, key in enabled, reason, js_str(f.get("description") or ""),
+                           icon=_FEATURE_ICONS.get(key)))
+        if key in enabled and reason is None and f.get("modes"):
+            avail = available_modes(f, s["variant"], p, hw)
+            mode = effective_mode(b.recipe, key, s["variant"], p, hw, s["fmode"].get(key))
+            variant_modes = [m for m, md in _dict(f.get("modes")).items()
+                             if not (isinstance(_dict(md).get("variants"), list) and _dict(md).get("variants")
+                                     and s["variant"] not in _dict(md)["variants"])]
+            if len(variant_modes) >= 2:
+                mp = []
+                for m in variant_modes:
+                    md = _dict(_dict(f.get("modes")).get(m))
+                    mp.append(_pill(m, js_str(md.get("label") or _title_key(m)), m == mode,
+                                    None if m in avail else "Not supported on this hardware.",
+                                    js_str(md.get("description") or "")))
+                rows.append(_row(f"mode_{key}", "Spec method" if key == "spec_decoding" else f"{label} method", mp,
+                                 nested=True, feature=key))
+            note = _get(_dict(f.get("modes")).get(mode), "note")
+            if _truthy(note):
+                notes.append(js_str(note))
+    return [_row("features", "Features", pills, kind="toggle", below="\n".join(notes) or None), *rows]
+
+
+def _omni_rows(b: _B, s: dict, task: dict | None) -> list[dict]:
+    omni = _dict(b.recipe.get("omni"))
+    tasks = [omni_task_for_hardware(t, s["hardware"]) for t in omni_tasks(b.recipe)]
+    axes = _list(omni.get("task_axes"))
+    if axes and task is not None:
+        rows = []
+        cur = _dict(task.get("axes"))
+        for i, axis in enumerate(axes):
+            axis = _dict(axis)
+            aid = axis.get("id")
+            pills = []
+            for opt in _list(axis.get("options")):
+                opt = _dict(opt)
+                want = {**cur, aid: opt.get("id")}
+                ok = any(all(_dict(t.get("axes")).get(k) == v for k, v in want.items()) for t in tasks)
+                pills.append(_pill(opt.get("id"), js_str(opt.get("label") or opt.get("id")), cur.get(aid) == opt.get("id"),
+                                   None if ok else "This combination is not available.", ""))
+            extra = {}
+            if i == len(axes) - 1:
+                need = task.get("vramMinimumGb")
+                extra["below"] = js_str(task.get("description") or "") + (f" · {js_str(need)} GB minimum"
+                                                                          if need is not None else "")
+            rows.append(_row(f"axis_{aid}", js_str(axis.get("label") or aid), pills, axis=aid,
+                             hint=js_str(omni.get("task_hint")) if i == 0 and omni.get("task_hint") else None, **extra))
+        return rows
+    if len(tasks) <= 1:
+        return []
+    pills = []
+    for t in tasks:
+        need = t.get("vramMinimumGb")
+        pills.append(_pill(t["key"], js_str(t["label"]), task is not None and t["key"] == task["key"], None,
+                           (js_str(t.get("description") or "") + f"\n\n{t['endpoint']}").strip(),
+                           sub=f"{js_str(need)} GB" if need is not None else None))
+    return [_row("task", js_str(omni.get("task_label") or "Task"), pills,
+                 hint=js_str(omni.get("task_hint")) if omni.get("task_hint") else None,
+                 below=js_str(task.get("description")) if task and task.get("description") else None)]
+
+
+# -- output ----------------------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
+
+
+def _substitute(text: Any, values: dict) -> Any:
+    """POP-07: replace ``$NAME`` (whole identifiers only) by saved non-empty values."""
+    if not isinstance(text, str) or not values:
+        return text
+    return _PLACEHOLDER.sub(lambda m: js_str(values[m.group(1)]) if _truthy(values.get(m.group(1)))
+                            else m.group(0), text)
+
+
+def _install_view(b: _B, s: dict, kv: str | None, preset: dict | None) -> dict:
+    hw, p = s["hardware"], b.profile(s["hardware"])
+    info = interactive_install(b.recipe, b.vocab, hw, s["variant"], s["cuda"], kv)
+    platform = _platform(p)
+    suffix = {"ROCm": " (ROCm)", "CPU": " (CPU)"}.get(platform, "")
+    image = docker_image(b.recipe, _variant(b.recipe, s["variant"]), p, hw, s["cuda"])
+    if preset is not None and _preset_image(preset):
+        image = _preset_image(preset)
+        if info["docker"] is not None:
+            info["docker"] = {**info["docker"], "command": f"docker pull {image}"}
+    install_cfg = _dict(_dict(b.recipe.get("model")).get("install"))
+    docker_override = _truthy(_get(install_cfg.get("docker"), "command"))
+    if image is None and not docker_override:
+        info["docker"] = None
+    tabs = []
+    if info["pip"] is not None:
+        tabs.append({"id": "pip", "label": f"pip / uv{suffix}", **info["pip"]})
+    if info["docker"] is not None:
+        dsuffix = {"ROCm": " (ROCm)", "TPU": " (TPU)", "XPU": " (XPU)", "CPU": " (CPU)"}.get(platform, "")
+        tabs.append({"id": "docker", "label": f"Docker{dsuffix}", **info["docker"]})
+    ids = [t["id"] for t in tabs]
+    active = s["install"] if s["install"] in ids else info["initial_tab"] if info["initial_tab"] in ids else (
+        ids[0] if ids else "pip")
+    _, cuda_map = _image_sources(b.recipe, _variant(b.recipe, s["variant"]), p, hw)
+    single = isinstance(cuda_map, dict) and len(cuda_map) == 1
+    pip_override = _truthy(_get(install_cfg.get("pip"), "command"))
+    toggle = (_is_nvidia(p) and not single and not docker_override and preset is None
+              and (active == "docker" or (active == "pip" and info["nightly"] and not pip_override)))
+    entries = [e for e in info["extras"] if active in e["tabs"]]
+    extras = {"entries": [{k: e[k] for k in ("command", "note", "optional")} for e in entries],
+              "required": sum(1 for e in entries if not e["optional"]),
+              "optional": sum(1 for e in entries if e["optional"]),
+              "copy_all": copy_all_installs(entries, active)}
+    return {"header": info["header"], "min_version": info["min_version"], "nightly": info["nightly"],
+            "tabs": tabs, "active": active, "summary": " / ".join(t["label"].split(" (")[0] for t in tabs),
+            "cuda_toggle": toggle, "cuda": s["cuda"], "image": image, "extras": extras}
+
+
+def _summary(b: _B, s: dict, sid: str | None, kv: str | None, c: _Ctx | None, task: dict | None) -> dict:
+    hw, p = s["hardware"], b.profile(s["hardware"])
+    name = _hw_name(b.taxonomy, hw)
+    precision = js_str(_variant(b.recipe, s["variant"]).get("precision") or s["variant"]).upper()
+    if b.omni:
+        parts = [name, js_str(task["label"]) if task else "Omni", precision]
+        return {"verified": False, "text": " · ".join(parts)}
+    if b.declared.get(hw) == "verified" and kv is None and s["preset"] is None:
+        return {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
+    count = 1
+    if kv in b.kv_ids:
+        count = s["kv_instances"] or _dict(b.strategies.get(kv)).get("default_instances") or 1
+    total = s["nodes"] * count if sid != "pd_cluster" else 1
+    hw_part = f"{total}× {name}" if total > 1 else name
+    st = _dict(b.strategies.get(sid))
+    if sid == "pd_cluster":
+        strat = "PD cluster"
+    elif _deploy_type(st) == "multi_node" or sid != "single_node_tp":
+        strat = js_str(st.get("display_name") or sid)
+    else:
+        strat = f"TP={js_str(_single_parallel_size(c, sid))}" if c else "TP"
+    parts = [hw_part, strat, precision]
+    if kv in b.kv_ids:
+        dep = _dict(b.strategies.get(kv))
+        parts.append(f"Mooncake ({js_str(dep.get('label') or kv).split(' ')[0]})")
+    elif kv is not None:
+        opt = _dict(_dict(b.taxonomy.get("kv_offload")).get(kv))
+        grp = _dict(_dict(b.taxonomy.get("kv_offload_groups")).get(opt.get("group")))
+        if grp:
+            parts.append(f"{js_str(grp.get('label'))} ({js_str(opt.get('label') or kv)})")
+        else:
+            parts.append(js_str(opt.get("display_name") or opt.get("label") or kv))
+    return {"verified": False, "text": " · ".join(parts)}
+
+
+def _target(b: _B, s: dict, record: dict | None) -> dict:
+    """POP-03: curl / bench host and port variables, with their defaults."""
+    deploy = _get(record, "deploy_type")
+    if deploy == "pd_cluster":
+        port = _get(_dict(b.strategies.get("pd_cluster")).get("router"), "port") or 30000
+        return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": port}
+    if deploy == "kv_store_lb" and _get(record, "router"):
+        return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": record["router"].get("port") or 30080}
+    if deploy == "multi_node" or (deploy == "kv_store_lb" and _get(record, "vllm_worker_commands")):
+        return {"host_var": "HEAD_IP", "port_var": "VLLM_PORT", "port": 8000}
+    return {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}
+
+
+def _curl(host: str, port: Any, model: str) -> str:
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 32},
+                      ensure_ascii=False)
+    return (f"curl -X POST http://{host}:{js_str(port)}/v1/chat/completions \\\n"
+            f"  -H \"Content-Type: application/json\" \\\n  -d {quote_value(body)}")
+
+
+def _bench(host: str, port: Any, model: str) -> str:
+    return " \\\n  ".join([f"vllm bench serve --model {quote_value(model)}", f"--host {host} --port {js_str(port)}",
+                          "--dataset-name random --random-input-len 1024 --random-output-len 1024",
+                          "--num-prompts 100 --max-concurrency 32"])
+
+
+def _pool_comment(role: dict, g: int) -> str:
+    n = max(1, role.get("nodes") or 1)
+    mode = js_str(role.get("parallelism")).upper()
+    text = f"# {n} node{'s' if n > 1 else ''} × {g} GPU = {n * g} GPU · {mode}"
+    if role.get("parallelism") == "dep":
+        text += f" (DP size {js_str(role.get('dpSize'))}, {js_str(role.get('dpLocal'))} local ranks per node)"
+    if n > 1:
+        cur = role.get("currentNode") or 0
+        rank = (f"start rank {js_str(role.get('startRank'))}" if role.get("parallelism") == "dep"
+                else f"node rank {cur}")
+        text += f"\n# Node {cur + 1} of {n}: {rank}, " + ("head (serves HTTP)" if cur == 0 else "headless follower")
+    return text
+
+
+def _command_tabs(b: _B, s: dict, record: dict, kv: str | None, docker: bool, endpoints: dict) -> list[dict]:
+    """CMD-11..15: the tab strip with displayed text and exact copy text."""
+    raw = builder_tabs(record, b.vocab, kv if kv in b.kv_ids else None)
+    deploy = record["deploy_type"]
+    g = _gpus(b.profile(s["hardware"]))
+    helpers = {"Mooncake Config", "Mooncake Master", "Mooncake Store"}
+    companions = {c["label"]: c for c in record.get("companions") or []}
+    serve = [t for t in raw if t["label"] not in companions]
+    ordered = [t for t in raw if t["label"] in companions] + serve if companions else raw
+    numbered = bool(companions) or any(t["label"] in helpers for t in raw)
+    routed = any(t["label"] == "Router" for t in raw)
+    out = []
+    for i, t in enumerate(ordered):
+        label = t["label"]
+        kind = ("companion" if label in companions else "helper" if label in helpers
+                else "router" if label == "Router" else "serve")
+        notes: list[str] = []
+        if kind == "companion" and companions[label].get("description"):
+            notes.append(f"# {companions[label]['description']}")
+        if kind == "helper":
+            parts = _mooncake_parts(_dict(b.strategies.get(kv)))
+            if label == "Mooncake Master" and parts["master"]["description"]:
+                notes += [f"# {x}" for x in parts["master"]["description"].rstrip().split("\n")]
+            if label == "Mooncake Store" and parts["store"] and parts["store"]["description"]:
+                notes += [f"# {x}" for x in parts["store"]["description"].rstrip().split("\n")]
+        if kind == "router" and deploy == "pd_cluster":
+            notes.append(f"# Install: {record['router']['install']}")
+        if kind == "router" and deploy == "kv_store_lb" and record.get("router"):
+            notes.append(f"# Install: {record['router'].get('install')}")
+        if deploy == "pd_cluster" and label in ("Prefill", "Decode"):
+            notes.append(_pool_comment(record[label.lower()], g))
+        if deploy == "kv_store_lb" and kind == "serve" and (record.get("instances") or 1) > 1:
+            cur = (record.get("current_instance") or 0) + 1
+            notes.append(f"# Instance {cur} of {record['instances']}: runs on $VLLM_INSTANCE_{cur}")
+        use_docker = docker and "docker" in t
+        prelude = "" if use_docker or t["env"] is None or kind != "serve" else t["pip"][: -len(t["command"])].rstrip("\n")
+        body = t["docker"] if use_docker else t["command"]
+        if deploy == "multi_node" or (deploy == "kv_store_lb" and record.get("vllm_worker_commands")):
+            if kind == "serve":
+                body += "\n# Set $HEAD_IP to the head node's address and run each tab on its own node."
+        command = "\n".join([*notes, body]) if notes else body
+        prelude, command = _substitute(prelude, endpoints), _substitute(command, endpoints)
+        client = (kind == "router") if routed else (kind == "serve" and label in ("vLLM Serve", "Head"))
+        out.append({"id": f"tab-{i}", "label": f"{i + 1}· {label}" if numbered else label, "name": label,
+                    "kind": kind, "prelude": prelude, "command": command,
+                    "copy": f"{prelude}\n\n{command}" if prelude else command, "client": client})
+    return out
+
+
+def _query(b: _B, s: dict, sid: str | None, initial_tab: str | None) -> str:
+    """§7.1 canonical query string (defaults omitted; install/cuda/preset/point added)."""
+    q: list[tuple[str, str]] = []
+    if s["preset"]:
+        q += [("preset", s["preset"]), ("point", s["point"] or "")]
+    else:
+        if s["variant"] != "default":
+            q.append(("variant", s["variant"]))
+        if s.get("hw_pinned") or s["hardware"] != default_hardware(b.recipe, b.taxonomy, s["variant"]):
+            q.append(("hardware", s["hardware"]))
+        if not b.omni:
+            if s["strategy"] and s["strategy"] == sid and sid != b.recommended(s["hardware"], s["nodes"]):
+                q.append(("strategy", sid))
+            if s["nodes"] != 1:
+                q.append(("nodes", str(s["nodes"])))
+            if s["features"] is not None and set(s["features"]) != set(b.defaults(s["hardware"], s["variant"])):
+                q.append(("features", ",".join(s["features"]) or "none"))
+            p = b.profile(s["hardware"])
+            fm = [f"{k}:{m}" for k, m in s["fmode"].items()
+                  if m != effective_mode(b.recipe, k, s["variant"], p, s["hardware"])]
+            if fm:
+                q.append(("fmode", ",".join(fm)))
+            if s["advanced"]:
+                q.append(("advanced", ",".join(s["advanced"])))
+            if s["kv_offload"]:
+                q.append(("kv_offload", s["kv_offload"]))
+            if s["kv_instances"] is not None:
+                q.append(("kv_instances", str(s["kv_instances"])))
+            if s["kv_instance"]:
+                q.append(("kv_instance", str(s["kv_instance"])))
+            for role in ("prefill", "decode"):
+                if s[f"{role}_nodes"] is not None:
+                    q.append((f"{role}_nodes", str(s[f"{role}_nodes"])))
+            for role in ("prefill", "decode"):
+                if s[f"{role}_mode"]:
+                    q.append((f"{role}_mode", s[f"{role}_mode"]))
+            for role in ("prefill", "decode"):
+                if s[f"{role}_rank"]:
+                    q.append((f"{role}_rank", str(s[f"{role}_rank"])))
+        if s["task"]:
+            q.append(("task", s["task"]))
+    if s["install"] and s["install"] != initial_tab:
+        q.append(("install", s["install"]))
+    if s["cuda"] == "cu129":
+        q.append(("cuda", "cu129"))
+
+    def enc(v: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.~:,-]", lambda m: "".join(f"%{x:02X}" for x in m.group(0).encode()), v)
+    return "&".join(f"{k}={enc(v)}" for k, v in q)
+
+
+def _stored(b: _B, s: dict) -> dict:
+    """§7.4 per-recipe storage object (empty values pruned)."""
+    out: dict = {}
+    if s["strategy"]:
+        out["strategy"] = s["strategy"]
+    if s["nodes"] != 1:
+        out["nodes"] = s["nodes"]
+    if s["features"]:
+        out["features"] = list(s["features"])
+    if s["fmode"]:
+        out["featureModes"] = dict(s["fmode"])
+    if s["kv_offload"]:
+        out["kvOffload"] = s["kv_offload"]
+    if s["kv_instances"] is not None:
+        out["kvInstances"] = s["kv_instances"]
+    return out
+
+
+def builder_state(recipe: dict, vocab: dict, state: dict | None = None, event: dict | None = None) -> dict:
+    """The interactive builder's complete view for one UI state (site-features §6-§7).
+
+    ``event`` None = page load: ``state`` holds the URL query parameters (strings, §7.1 names plus
+    ``install``, ``cuda``, ``preset``, ``point``) and optionally ``_prefs`` (the stored global
+    preference ``{"hardware": id}``), ``_stored`` (this recipe's stored choices) and ``_endpoints``
+    (saved Env values).  Otherwise ``state`` is the ``state`` of the previous result (plus
+    ``_endpoints``) and ``event`` one click: ``{"type": "hardware"|"variant"|"strategy"|"nodes"|
+    "kv_offload"|"kv_member"|"topology"|"kv_instances"|"kv_instance"|"feature"|"mode"|"advanced"|
+    "pool_nodes"|"pool_mode"|"pool_rank"|"task"|"axis"|"install"|"cuda"|"preset"|"point"|"reset"|
+    "refresh", "value": ..., "feature"/"role"/"axis": ...}``.
+
+    Returns ``{state, query, storage, rows, install, summary, tabs, curl, bench, target, notes,
+    hardware_note, vram_warning, tp_hint, presets, preset, placeholders, omni}``.
+    """
+    b = _B(recipe, vocab)
+    raw = _dict(state)
+    endpoints = {k: v for k, v in _dict(raw.get("_endpoints")).items() if isinstance(k, str)}
+    storage: dict = {"prefs": None, "recipe": None}
+    if event is None:
+        s = _init(b, raw, _dict(raw.get("_prefs")), _dict(raw.get("_stored")))
+        s["hw_pinned"] = isinstance(raw.get("hardware"), str) and bool(raw.get("hardware"))
+        if not b.omni and raw.get("strategy") in b.comp and s["nodes"] == 1 and \
+                _is_multi(b.vocab, raw["strategy"]) and b.clusterable(s["hardware"]):
+            s["nodes"] = max(2, b.floor_nodes(raw["strategy"], s["hardware"]))
+        if raw.get("nodes") not in (None, "") and _int_or(raw.get("nodes"), 1) in node_pills(
+                recipe, vocab, s["hardware"]) and not b.omni:
+            s["nodes"] = _int_or(raw.get("nodes"), 1) if b.clusterable(s["hardware"]) and b.multi_capable() else 1
+        if s["preset"]:
+            _apply_preset(b, s, s["preset"], s["point"])
+            s["install"] = raw.get("install") if raw.get("install") in ("pip", "docker") else None
+            s["cuda"] = "cu129" if raw.get("cuda") == "cu129" else "default"
+    else:
+        s = _parse(b, raw)
+        s["hw_pinned"] = raw.get("hw_pinned") is True
+        out: dict = {}
+        _event(b, s, _dict(event), out)
+        if out.get("prefs"):
+            s["hw_pinned"] = True
+            storage["prefs"] = out["prefs"]
+        if _dict(event).get("type") == "reset":
+            s["hw_pinned"] = False
+    pinned = s.pop("hw_pinned", False)
+    s = _reconcile(b, s)
+    s["hw_pinned"] = pinned
+    if event is not None and _dict(event).get("type") not in ("refresh", "install", "cuda", "kv_instance",
+                                                                "pool_rank", "task", "axis"):
+        storage["recipe"] = _stored(b, s)
+    return _view(b, s, storage, endpoints)
+
+
+def _view(b: _B, s: dict, storage: dict, endpoints: dict) -> dict:
+    hw, p = s["hardware"], b.profile(s["hardware"])
+    rows: list[dict] = [_hardware_row(b, s)]
+    view: dict = {"omni": b.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
+                  "preset": None, "presets": [], "curl": None, "bench": None, "target": None}
+    presets = _dict(b.recipe.get("presets"))
+    preset = _dict(presets.get(s["preset"])) if s["preset"] else None
+    if b.omni:
+        task = active_omni_task(b.recipe, s["task"], hw)
+        rows += _omni_rows(b, s, task)
+        vrow = _variant_row(b, s)
+        if vrow:
+            rows.append(vrow)
+        res = resolve_omni(b.recipe, b.taxonomy, s["variant"], task, hw)
+        install = _install_view(b, s, None, None)
+        prelude = pip_view(res["command"], res["env"], p)[: -len(res["command"])].rstrip("\n") if res["env"] else ""
+        command = res["command"]
+        prelude, command = _substitute(prelude, endpoints), _substitute(command, endpoints)
+        tabs = [{"id": "tab-0", "label": "vLLM Serve", "name": "vLLM Serve", "kind": "serve", "prelude": prelude,
+                 "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command, "client": True}]
+        host = js_str(endpoints.get("VLLM_HOST") or "localhost")
+        port = endpoints.get("VLLM_PORT") or 8000
+        view.update(curl=omni_example(task, host, port, res["model_id"]) if task else None,
+                    target={"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000})
+        summary = _summary(b, s, None, None, None, task)
+        sid, kv = None, None
+    else:
+        vrow = _variant_row(b, s)
+        rows.append(vrow)
+        sid = b.active_strategy(hw, s["nodes"], s["strategy"])
+        rows.append(_strategy_row(b, s, sid))
+        kv = s["kv_offload"]
+        if kv is not None and kv not in b.kv_ids and b.kv_reason(kv, hw, sid) is not None:
+            kv = None  # CB-KV-11: remembered but inactive
+        rows += _kv_rows(b, s, sid, kv)
+        rows += _nodes_rows(b, s, sid)
+        rows += _features_rows(b, s, sid)
+        adv = _advanced_options(b, sid)
+        rows.append(_row("advanced", "Advanced", [
+            _pill(a["id"], a["label"], a["id"] in s["advanced"], None, a["description"], shown=a["shown"])
+            for a in adv], kind="checkbox", count=sum(1 for a in adv if a["id"] in s["advanced"] and a["shown"])))
+        enabled = [f for f in _enabled(b, s) if _feature_reason(b, s, f, sid) is None]
+        modes = {k: effective_mode(b.recipe, k, s["variant"], p, hw, s["fmode"].get(k)) for k in b.features}
+        modes = {k: m for k, m in modes.items() if m is not None}
+        advanced_args = [a for o in adv if o["id"] in s["advanced"] and o["shown"] for a in o["args"]]
+        if preset is not None:
+            resolved = resolve_preset(b.recipe, b.vocab, s["preset"])
+            point = resolved["points"].get(s["point"])
+            record = dict(point) if point else None
+            if record is None:
+                view["warnings"] = resolved["warnings"]
+        else:
+            record = None
+        if record is None:
+            selection = {"hardware": hw, "variant": s["variant"], "substitute": False, "strategy": sid,
+                         "nodes": s["nodes"], "features": enabled, "modes": modes, "advanced_args": advanced_args,
+                         "kv_offload": kv, "cuda": s["cuda"]}
+            if sid == "pd_cluster":
+                selection["pd_nodes"] = {r: {k: v for k, v in pool.items() if k != "modes"}
+                                         for r, pool in _pools(b, s).items()}
+            if kv in b.kv_ids:
+                count = s["kv_instances"] or _dict(b.strategies.get(kv)).get("default_instances") or 1
+                selection["kv_instances"] = {"count": count, "current": s["kv_instance"]}
+            record = resolve(b.recipe, b.vocab, selection)
+            kv = record.get("kv_offload")
+        install = _install_view(b, s, kv if preset is None else None, preset)
+        docker = install["active"] == "docker"
+        tabs = _command_tabs(b, s, record, kv, docker, endpoints)
+        tp = None
+        if preset is not None:
+            point_cfg = _dict(_dict(preset.get("points")).get(s["point"]))
+            tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
+        c = _Ctx(b.recipe, b.vocab, s["variant"], hw, enabled, modes, advanced_args, tp)
+        summary = _summary(b, s, sid, kv, c, None)
+        target = _target(b, s, record)
+        host = js_str(endpoints.get(target["host_var"]) or "localhost")
+        port = endpoints.get(target["port_var"]) or target["port"]
+        model = _model_id(b.recipe, _variant(b.recipe, s["variant"]))
+        view.update(curl=_curl(host, port, model), bench=_bench(host, port, model), target=target)
+        variant = _variant(b.recipe, s["variant"])
+        need = variant.get("vram_minimum_gb")
+        if s["nodes"] == 1 and _deploy_type(b.strategies.get(sid)) == "single_node" and not fits_single_node(p, variant):
+            view["vram_warning"] = (
+                f"{_hw_name(b.taxonomy, hw)} provides {_gpus(p)} × {round(_vram(p) / max(1, _gpus(p)))} GB = "
+                f"{js_str(_int_if_integral(_vram(p)))} GB, but {_variant_label(s['variant'], variant)} needs at least "
+                f"{js_str(need)} GB for the weights alone (more for the KV cache). Pick a bigger GPU, multi-node "
+                "Tensor Parallel, or a lower --max-model-len.")
+        if s["nodes"] == 1 and sid == "single_node_tp" and preset is None:
+            tp = _single_parallel_size(c, sid)
+            cpu = _raw_generation(p) == "cpu"
+            if cpu or (_is_num(tp) and tp < _gpus(p)):
+                unit = "NUMA nodes" if cpu else "GPUs"
+                view["tp_hint"] = (f"This command uses {js_str(tp)} of the node's {_gpus(p)} {unit}. Raise "
+                                   "--tensor-parallel-size in the command to use more.")
+    hn = _dict(_dict(b.recipe.get("hardware_notes")).get(hw))
+    if hn.get("body"):
+        view["hardware_note"] = {"title": js_str(hn.get("title") or "Hardware note"), "body": js_str(hn["body"]),
+                                 "link": hn.get("link") or hn.get("url"),
+                                 "link_text": js_str(hn.get("link_text") or "Read guide")}
+    sel = {"hardware": hw, "variant": s["variant"], "strategy": sid}
+    all_notes = _list(b.recipe.get("notes"))
+    view["notes"] = [{"index": i, "title": js_str(_get(n, "title") or "Note"), "body": js_str(_get(n, "body") or "")}
+                     for i, n in enumerate(all_notes) if n in applicable_notes(b.recipe, sel)]
+    for key, pr in presets.items():
+        pr = _dict(pr)
+        view["presets"].append({"key": key, "label": js_str(pr.get("label") or key),
+                                "hardware": _hw_name(b.taxonomy, js_str(pr.get("hardware"))),
+                                "selected": key == s["preset"],
+                                "points": [{"key": k, "label": js_str(_get(pt, "label") or k),
+                                            "concurrency": _get(pt, "concurrency"),
+                                            "selected": key == s["preset"] and k == s["point"]}
+                                           for k, pt in _dict(pr.get("points")).items()]})
+    if preset is not None:
+        view["preset"] = {"key": s["preset"], "point": s["point"], "label": js_str(preset.get("label") or s["preset"]),
+                          "description": js_str(preset.get("description") or ""),
+                          "workload": js_str(preset.get("workload") or ""), "anchor": f"preset-{s['preset']}"}
+    texts = [t["prelude"] + "\n" + t["command"] for t in tabs]
+    names: list[str] = []
+    for text in texts:
+        for m in _PLACEHOLDER.finditer(text):
+            if m.group(1) not in names:
+                names.append(m.group(1))
+    target = view["target"] or {}
+    for name in (target.get("host_var"), target.get("port_var")):
+        if name and name not in names:
+            names.append(name)
+    view.update(state=s, query=_query(b, s, sid, _install_initial(b, s)), storage=storage, rows=rows,
+                install=install, summary=summary, tabs=tabs, placeholders=names, strategy=sid, kv_offload=kv,
+                hf_id=b.recipe.get("hf_id"))
+    return view
+
+
+def _install_initial(b: _B, s: dict) -> str:
+    """The recipe's initial install tab (CB-INIT-10) for the current hardware."""
+    return interactive_install(b.recipe, b.vocab, s["hardware"], s["variant"])["initial_tab"]

@@ -163,25 +163,47 @@ def watch_paths(content: Path) -> list[Path]:
 
 def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
     """Apply one batch of file-system changes."""
-    from watchfiles import Change
-
-    content_root = state.options.content.resolve()
     started = time.perf_counter()
     try:
-        edited = [Path(p).resolve() for kind, p in changes if kind == Change.modified]
-        only_recipes = len(edited) == len(changes) and all(
-            p.is_relative_to(content_root / "models") and p.suffix in (".yaml", ".yml") for p in edited
-        )
-        changed: set[str] | None = None
-        if only_recipes and len(edited) == 1:
-            changed = state.recipe_edited(edited[0].relative_to(content_root).as_posix())
-        if changed is None:
+        edited = edited_recipes(state, {Path(p).resolve() for _, p in changes})
+        changed: set[str] | None = set()
+        for rel in edited or []:
+            done = state.recipe_edited(rel)
+            changed = None if done is None or changed is None else changed | done
+            if changed is None:
+                break
+        if edited is None or changed is None:
             changed = state.full()
     except ContentError as exc:
         report(exc.problems)
         print("rebuild failed; the site is unchanged", file=sys.stderr)
         return
     print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s")
+
+
+def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
+    """The known recipe files a batch edited in place, or None when anything else changed.
+
+    Editors save through temporary and swap files: files the build does not read are ignored.
+    """
+    if state.content is None:
+        return None
+    root = state.options.content.resolve()
+    known = {(root / r.rel_path).resolve(): r.rel_path for r in state.content.recipes}
+    edited = []
+    for path in sorted(paths):
+        if path in known and path.exists():
+            edited.append(known[path])
+        elif _is_source(path, root):
+            return None
+    return edited
+
+
+def _is_source(path: Path, root: Path) -> bool:
+    """A file the site is built from: content YAML, or a template or static file."""
+    if not path.is_relative_to(root):
+        return not path.name.startswith(".") and not path.name.endswith("~")
+    return path.suffix in (".yaml", ".yml") and not path.name.startswith(".")
 
 
 def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:

@@ -1,0 +1,102 @@
+"""``python -m builder serve``: serves the site, rebuilds what an edit touches, tells pages to reload."""
+
+from __future__ import annotations
+
+import http.client
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RECIPES, ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get(port: int, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+
+
+def eventually(check, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture()
+def server(tmp_path: Path) -> Iterator[tuple[int, Path, Path, subprocess.Popen[str]]]:
+    content, out = tmp_path / "content", tmp_path / "site"
+    shutil.copytree(RECIPES, content)
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        eventually(lambda: _up(port), 120)
+        yield port, content, out, proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _up(port: int) -> bool:
+    try:
+        return get(port, "/models.json")[0] == 200
+    except OSError:
+        return False
+
+
+def test_serve_rebuilds_an_edited_recipe_and_reloads_pages(server) -> None:
+    port, content, out, _ = server
+    status, page = get(port, "/MiniMaxAI/MiniMax-M3/")
+    assert status == 200
+    assert "new EventSource('/__events')" in page  # injected by the dev server only
+    assert "EventSource" not in (out / "MiniMaxAI" / "MiniMax-M3" / "index.html").read_text()
+
+    events = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    events.request("GET", "/__events")
+    stream = events.getresponse()
+    assert stream.getheader("Content-Type") == "text/event-stream"
+
+    recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
+    recipe.write_text(recipe.read_text().replace('title: "', 'title: "Edited ', 1))
+    eventually(lambda: '"title": "Edited ' in (out / "Qwen" / "Qwen3-14B.json").read_text())
+    eventually(lambda: "Edited " in get(port, "/Qwen/Qwen3-14B/")[1])
+    assert "Edited " in get(port, "/search-index.json")[1]  # and the indexes that list it
+    assert stream.readline() == b"data: reload\n"
+    events.close()
+
+
+def test_serve_keeps_the_site_when_an_edit_is_invalid(server) -> None:
+    port, content, out, proc = server
+    before = (out / "Qwen" / "Qwen3-14B.json").read_text()
+    recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
+    recipe.write_text(recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
+    time.sleep(1.5)
+    assert (out / "Qwen" / "Qwen3-14B.json").read_text() == before
+    assert get(port, "/Qwen/Qwen3-14B/")[0] == 200
+    proc.terminate()
+    output = proc.communicate(timeout=10)[0]
+    assert "compatible_strategies[0]: unknown strategy 'nope'" in output
+    assert "rebuild failed; the site is unchanged" in output
