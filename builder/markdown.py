@@ -214,6 +214,29 @@ def render_markdown(
     return _MD.render(str(text), env)
 
 
+_PLAIN_MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+
+def outline(text: str | None) -> tuple[list[str], list[tuple[str, int]]]:
+    """Heading texts in order, and every ``#fragment`` link with its 0-based line in ``text``."""
+    headings: list[str] = []
+    fragments: list[tuple[str, int]] = []
+    if not text:
+        return headings, fragments
+    tokens = _PLAIN_MD.parse(str(text))
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and i + 1 < len(tokens):
+            headings.append(_inline_text(tokens[i + 1]))
+        if tok.type == "inline":
+            line = (tok.map or [0])[0]
+            for child in tok.children or []:
+                line += child.type in ("softbreak", "hardbreak")
+                href = str(child.attrGet("href") or "") if child.type == "link_open" else ""
+                if href.startswith("#"):
+                    fragments.append((href[1:], line))
+    return headings, fragments
+
+
 def pygments_css() -> str:
     """Token colours are defined in static/site.css; kept for callers that want Pygments' defaults."""
     return _FORMATTER.get_style_defs(".code")

@@ -38,6 +38,11 @@ from builder.content import BuildOutput, Content
 from builder.markdown import Slugger, render_markdown
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+# Ids of the recipe page's own sections; Markdown headings get other slugs.
+PAGE_IDS = frozenset(
+    {"main", "builder", "command", "install", "matrix", "guide", "presets", "notes", "variants",
+     "related", "api", "self-host", "top", "search", "sidebar"}
+)
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
 STATIC_DIR = PROJECT_ROOT / "static"
 
@@ -740,10 +745,7 @@ class SiteRenderer:
 
     def page_recipe(self, r: RecipeView) -> bytes:
         doc = r.doc or r.raw
-        slugger = Slugger(
-            {"main", "builder", "command", "install", "matrix", "guide", "presets", "notes", "variants",
-             "related", "api", "self-host", "top", "search", "sidebar"}
-        )
+        slugger = Slugger(PAGE_IDS)
         resolve = self.link_resolver(r)
         variants = self.variant_docs(r)
         rc = doc.get("recommended_command") if isinstance(doc.get("recommended_command"), dict) else None

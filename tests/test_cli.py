@@ -257,3 +257,17 @@ def test_vllm_lint_covers_preset_points(tmp_path: Path, capsys) -> None:
         "unknown flag (did you mean --max-num-seqs?) [vLLM 0.33.0; hardware h200, variant mxfp8, strategy "
         "single_node_tp, preset h200_agentx:c1]"
     )
+
+
+def test_guide_anchor_lint() -> None:
+    from builder.lint import broken_anchors
+
+    recipe = {
+        "presets": {"fast": {"runbook": "## Steps\n\nSee [the guide](#serving-it)."}},
+        "notes": [{"title": "n", "body": "Use [the fast preset](#preset-fast) or [this](#preset-slow)."}],
+        "guide": "# Serving it\n\nText\n\n## Steps\n\n[steps](#steps-1) [matrix](#matrix)\n[gone](#nowhere)\n",
+    }
+    assert list(broken_anchors(recipe)) == [
+        ("notes[0].body", "link to #preset-slow (line 1 of the text) names no anchor of the recipe page"),
+        ("guide", "link to #nowhere (line 8 of the text) names no anchor of the recipe page"),
+    ]

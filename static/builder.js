@@ -1,0 +1,618 @@
+// Interactive command builder (site-features §6-§7), main thread.
+// Every resolution happens in builder/resolver.py (builder_state) inside a Web Worker running
+// Pyodide; this file only wires the DOM to it: it sends the URL state and clicks, renders the
+// returned view, replaces the URL and writes browser storage.  Before the worker is ready the
+// default view embedded in builder-data/<hf_id>.json is painted and clicks are queued.
+(() => {
+  "use strict";
+
+  const section = document.getElementById("builder");
+  if (!section || section.dataset.builderStarted) return;
+  section.dataset.builderStarted = "1";
+  const hfId = section.dataset.hfId || (document.querySelector("[data-hf-id]") || {}).dataset?.hfId;
+  if (!hfId) return;
+
+  const PREFS_KEY = "vllm-recipes-prefs";
+  const RECIPE_KEY = "vllm-recipes-recipe-state";
+  const ENDPOINTS_KEY = "vllm-recipes:cluster-endpoints";
+  const dataUrl = section.dataset.builderData || `/builder-data/${hfId}.json`;
+  const vocabUrl = section.dataset.builderVocab || "/builder-data/vocab.json";
+  const pyodideUrl = section.dataset.pyodide || "/pyodide/";
+  const resolverUrl = section.dataset.resolver || "/static/resolver.py";
+  const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
+    ? new URL("builder-worker.js", document.currentScript.src).pathname : "/static/builder-worker.js");
+
+  // ── storage (tolerates unavailable / corrupt storage, §7.4) ──
+  const store = {
+    get(key) {
+      try { const v = JSON.parse(localStorage.getItem(key) || "null"); return v && typeof v === "object" ? v : null; }
+      catch { return null; }
+    },
+    set(key, value) {
+      try { if (value === null) localStorage.removeItem(key); else localStorage.setItem(key, JSON.stringify(value)); }
+      catch { /* storage unavailable */ }
+    },
+  };
+  const endpoints = () => store.get(ENDPOINTS_KEY) || {};
+
+  // ── worker protocol ──
+  let worker = null;
+  let ready = false;
+  let seq = 0;
+  const waiting = new Map();
+  function request(msg) {
+    const id = ++seq;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...msg, type: "view", id });
+    });
+  }
+
+  // ── state ──
+  let view = null; // last rendered view
+  let busy = false;
+  const queue = []; // clicks waiting for the worker (never lost)
+  let selectedTab = null;
+  let lastTabNames = "";
+  let openPopover = null;
+  let installOpen = false;
+
+  const root = document.createElement("div");
+  root.className = "cb";
+  root.dataset.cbRoot = "";
+  const mount = section.querySelector("[data-builder-mount]") || section;
+  const live = el("p", { class: "cb-live visually-hidden", "aria-live": "polite", role: "status" });
+  const statusEl = el("p", { class: "cb-status", role: "status" }, "Loading interactive builder…");
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c);
+    return node;
+  }
+  let uid = 0;
+  const nextId = (p) => `${p}-${++uid}`;
+
+  // ── events ──
+  function send(event) {
+    if (busy || !ready || !view) { queue.push(event); markPending(); return; }
+    run(event);
+  }
+  function markPending() { root.setAttribute("aria-busy", "true"); }
+  async function run(event) {
+    busy = true;
+    root.setAttribute("aria-busy", "true");
+    try {
+      const state = { ...(view ? view.state : {}), _endpoints: endpoints() };
+      const next = JSON.parse((await request({ hfId, state, event })).view);
+      apply(next, event);
+    } catch (err) {
+      showError(err);
+    } finally {
+      busy = false;
+      if (queue.length) run(queue.shift());
+      else root.removeAttribute("aria-busy");
+    }
+  }
+  function apply(next, event) {
+    const before = view ? currentCopy(view) : null;
+    view = next;
+    if (next.storage && next.storage.prefs) {
+      store.set(PREFS_KEY, { ...(store.get(PREFS_KEY) || {}), ...next.storage.prefs });
+    }
+    if (next.storage && next.storage.recipe) {
+      const all = store.get(RECIPE_KEY) || {};
+      if (Object.keys(next.storage.recipe).length) all[hfId] = next.storage.recipe; else delete all[hfId];
+      store.set(RECIPE_KEY, Object.keys(all).length ? all : null);
+    }
+    const url = location.pathname + (next.query ? `?${next.query}` : "") + location.hash;
+    if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, "", url);
+    render();
+    if (before !== null && before !== currentCopy(next)) flash();
+    section.dispatchEvent(new CustomEvent("builder:view", { detail: { event } }));
+  }
+  function showError(err) {
+    statusEl.textContent = `Builder error: ${err && err.message ? err.message : err}`;
+    statusEl.hidden = false;
+  }
+  function flash() {
+    const card = root.querySelector(".cb-command");
+    if (!card) return;
+    card.classList.remove("cb-flash");
+    void card.offsetWidth;
+    card.classList.add("cb-flash");
+    setTimeout(() => card.classList.remove("cb-flash"), 600);
+  }
+
+  // ── copy (GAP-17: fallback + visible failure) ──
+  async function copyText(text, button) {
+    let ok = false;
+    try { await navigator.clipboard.writeText(text); ok = true; } catch {
+      const ta = el("textarea", { class: "visually-hidden", "aria-hidden": "true" });
+      ta.value = text;
+      document.body.append(ta);
+      ta.select();
+      try { ok = document.execCommand("copy"); } catch { ok = false; }
+      ta.remove();
+    }
+    const label = button.textContent;
+    button.textContent = ok ? "Copied" : "Copy failed";
+    button.classList.toggle("cb-copied", ok);
+    live.textContent = ok ? "Copied to clipboard" : "Copy failed: select the text and copy it by hand";
+    setTimeout(() => { button.textContent = label; button.classList.remove("cb-copied"); }, 2000);
+  }
+  const copyButton = (getText, name) => {
+    const b = el("button", { type: "button", class: "cb-btn cb-copy", "aria-label": name || "Copy" }, "Copy");
+    b.addEventListener("click", () => copyText(getText(), b));
+    return b;
+  };
+
+  // ── rendering helpers ──
+  function codeBlock(prelude, command, cls) {
+    const pre = el("pre", { class: `cb-code ${cls || ""}`, tabindex: "0" });
+    const code = el("code");
+    if (prelude) code.append(el("span", { class: "cb-prelude" }, prelude), "\n\n");
+    for (const [i, line] of command.split("\n").entries()) {
+      if (i) code.append("\n");
+      if (line.startsWith("#")) code.append(el("span", { class: "cb-comment" }, line));
+      else code.append(line);
+    }
+    pre.append(code);
+    return pre;
+  }
+  function tooltipAttrs(pill, descId) {
+    return { title: pill.tooltip || null, "aria-describedby": pill.tooltip ? descId : null };
+  }
+
+  function radioKeys(group) {
+    group.addEventListener("keydown", (e) => {
+      const items = [...group.querySelectorAll("[role=radio]")];
+      const i = items.indexOf(document.activeElement);
+      if (i < 0) return;
+      let j = null;
+      if (e.key === "ArrowRight" || e.key === "ArrowDown") j = (i + 1) % items.length;
+      else if (e.key === "ArrowLeft" || e.key === "ArrowUp") j = (i - 1 + items.length) % items.length;
+      else if (e.key === "Home") j = 0;
+      else if (e.key === "End") j = items.length - 1;
+      if (j === null) return;
+      e.preventDefault();
+      items[j].focus();
+      if (items[j].getAttribute("aria-disabled") !== "true") items[j].click();
+    });
+  }
+
+  function pillRow(row, onPick) {
+    const labelId = nextId("cb-lbl");
+    const toggle = row.kind === "toggle";
+    const wrap = el("div", { class: `cb-row${row.nested ? " cb-nested" : ""}`, "data-row": row.id });
+    const label = el("span", { class: "cb-row-label", id: labelId }, row.label);
+    if (row.hint) {
+      const hintId = nextId("cb-hint");
+      label.append(" ", el("span", { class: "cb-info", tabindex: "0", role: "img", "aria-label": "About",
+        title: row.hint, "aria-describedby": hintId }, "ⓘ"), el("span", { id: hintId, class: "visually-hidden" }, row.hint));
+    }
+    const group = el("div", { class: "cb-pills", role: toggle ? "group" : "radiogroup", "aria-labelledby": labelId });
+    const groups = row.groups && row.groups.length > 1 ? row.groups : [{ label: null, pills: row.pills }];
+    const selectedIndex = row.pills.findIndex((p) => p.selected);
+    let index = 0;
+    for (const g of groups) {
+      const line = g.label ? el("div", { class: "cb-pill-line", "data-brand": g.label },
+        el("span", { class: "cb-brand" }, g.label)) : group;
+      for (const pill of g.pills) {
+        const descId = nextId("cb-desc");
+        const tabbable = toggle || pill.selected || (selectedIndex < 0 && index === 0);
+        const b = el("button", {
+          type: "button", class: `cb-pill${pill.selected ? " is-active" : ""}${pill.disabled ? " is-disabled" : ""}`,
+          role: toggle ? null : "radio", "aria-checked": toggle ? null : String(!!pill.selected),
+          "aria-pressed": toggle ? String(!!pill.selected) : null, "aria-disabled": pill.disabled ? "true" : null,
+          "data-value": String(pill.value), tabindex: tabbable ? "0" : "-1", ...tooltipAttrs(pill, descId),
+        });
+        if (pill.verified) b.append(el("span", { class: "cb-dot", "aria-label": "verified", role: "img" }));
+        if (pill.icon) b.append(el("span", { class: `cb-icon cb-icon-${pill.icon}`, "aria-hidden": "true" }));
+        b.append(el("span", { class: "cb-pill-text" }, pill.label));
+        if (pill.recommended) b.append(el("span", { class: "cb-rec", title: "Recommended", "aria-label": "(recommended)" }, "✦"));
+        if (pill.sub) b.append(el("span", { class: "cb-sub" }, pill.sub));
+        if (pill.tooltip) b.append(el("span", { id: descId, class: "visually-hidden" }, pill.tooltip));
+        b.addEventListener("click", () => { if (!pill.disabled) onPick(pill); });
+        line.append(b);
+        index++;
+      }
+      if (line !== group) group.append(line);
+    }
+    if (!toggle) radioKeys(group);
+    wrap.append(label, el("div", { class: "cb-row-body" }, group,
+      row.below || row.suffix ? el("p", { class: "cb-below" }, row.below || "",
+        row.suffix ? el("span", { class: "cb-accent" }, ` ${row.suffix}`) : null) : null,
+      row.badge ? el("span", { class: `cb-badge cb-orient-${row.badge.value}` }, row.badge.label) : null,
+      row.docs ? el("a", { href: row.docs, target: "_blank", rel: "noopener", class: "cb-docs" }, "Docs ↗") : null,
+      row.link ? el("a", { href: row.link, target: "_blank", rel: "noopener", class: "cb-hf" }, "HuggingFace ↗") : null));
+    return wrap;
+  }
+
+  function numberInput(labelText, value, min, max, onChange) {
+    const input = el("input", { type: "number", class: "cb-num", min, max, value, "aria-label": labelText, inputmode: "numeric" });
+    input.addEventListener("change", () => onChange(input.value));
+    return input;
+  }
+
+  function rowView(row) {
+    if (row.kind === "number") {
+      const labelId = nextId("cb-lbl");
+      return el("div", { class: "cb-row cb-nested", "data-row": row.id },
+        el("span", { class: "cb-row-label", id: labelId }, row.label),
+        el("div", { class: "cb-row-body" },
+          numberInput(row.input_label, row.value, row.min, row.max, (v) => send({ type: "kv_instances", value: v })),
+          el("span", { class: "cb-mult" }, ` ${row.text}`), row.hint ? el("p", { class: "cb-below" }, row.hint) : null));
+    }
+    if (row.kind === "pool") {
+      const body = el("div", { class: "cb-row-body" });
+      if (row.pills.length) {
+        const sub = pillRow({ ...row, id: `${row.id}_mode`, label: `${row.label} parallelism`, nested: false },
+          (p) => send({ type: "pool_mode", role: row.role, value: p.value }));
+        sub.querySelector(".cb-row-label").classList.add("visually-hidden");
+        body.append(sub);
+      }
+      body.append(numberInput(row.input_label, row.value, row.min, row.max,
+        (v) => send({ type: "pool_nodes", role: row.role, value: v })), el("span", { class: "cb-mult" }, ` ${row.text}`));
+      if (row.after) body.append(el("p", { class: "cb-below" }, row.after));
+      if (row.hint) body.append(el("p", { class: "cb-below cb-dim" }, row.hint));
+      return el("div", { class: "cb-row cb-nested", "data-row": row.id }, el("span", { class: "cb-row-label" }, row.label), body);
+    }
+    if (row.kind === "checkbox") {
+      const details = el("details", { class: "cb-advanced", "data-row": "advanced" });
+      if (root.querySelector(".cb-advanced[open]")) details.open = true;
+      details.append(el("summary", {}, "Advanced", el("span", { class: "cb-dim" }, row.count ? ` (${row.count} enabled)` : " — performance tuning")));
+      const grid = el("div", { class: "cb-adv-grid" });
+      for (const p of row.pills) {
+        if (p.shown === false) continue;
+        const id = nextId("cb-adv");
+        const box = el("input", { type: "checkbox", id, "data-value": p.value, checked: p.selected });
+        box.addEventListener("change", () => send({ type: "advanced", value: p.value }));
+        grid.append(el("label", { class: "cb-adv", for: id }, box, el("code", {}, `--${p.label}`), el("span", { class: "cb-dim" }, p.tooltip)));
+      }
+      details.append(grid);
+      return details;
+    }
+    const handlers = {
+      hardware: (p) => send({ type: "hardware", value: p.value }),
+      variant: (p) => send({ type: "variant", value: p.value }),
+      strategy: (p) => send({ type: "strategy", value: p.value }),
+      kv_offload: (p) => send({ type: "kv_offload", value: p.value }),
+      kv_member: (p) => send({ type: "kv_member", value: p.value }),
+      topology: (p) => send({ type: "topology", value: p.value }),
+      nodes: (p) => send({ type: "nodes", value: p.value }),
+      features: (p) => send({ type: "feature", value: p.value }),
+      task: (p) => send({ type: "task", value: p.value }),
+    };
+    const pick = handlers[row.id] || (row.feature ? (p) => send({ type: "mode", feature: row.feature, value: p.value })
+      : row.axis ? (p) => send({ type: "axis", axis: row.axis, value: p.value }) : () => {});
+    return pillRow(row, pick);
+  }
+
+  function tabStrip(tabs, current, onSelect, label, prefix) {
+    const list = el("div", { class: "cb-tabs", role: "tablist", "aria-label": label });
+    tabs.forEach((t, i) => {
+      const on = t.id === current;
+      const b = el("button", { type: "button", role: "tab", id: `${prefix}-${t.id}`, "aria-selected": String(on),
+        "aria-controls": `${prefix}-panel`, tabindex: on ? "0" : "-1", class: `cb-tab${on ? " is-active" : ""}` }, t.label);
+      b.addEventListener("click", () => onSelect(t, i));
+      list.append(b);
+    });
+    list.addEventListener("keydown", (e) => {
+      const items = [...list.querySelectorAll("[role=tab]")];
+      const i = items.indexOf(document.activeElement);
+      if (i < 0) return;
+      let j = null;
+      if (e.key === "ArrowRight") j = (i + 1) % items.length;
+      else if (e.key === "ArrowLeft") j = (i - 1 + items.length) % items.length;
+      else if (e.key === "Home") j = 0;
+      else if (e.key === "End") j = items.length - 1;
+      if (j === null) return;
+      e.preventDefault();
+      items[j].click();
+      list.querySelectorAll("[role=tab]")[j]?.focus();
+    });
+    return list;
+  }
+
+  function currentTabs(v) { return v && v.tabs ? v.tabs : []; }
+  function activeTab(v) {
+    const tabs = currentTabs(v);
+    return tabs.find((t) => t.name === selectedTab) || tabs[0];
+  }
+  function currentCopy(v) { const t = activeTab(v); return t ? t.copy : ""; }
+
+  function popover(name, text, disabledReason) {
+    const id = nextId("cb-pop");
+    const btn = el("button", { type: "button", class: "cb-btn", "aria-haspopup": "dialog", "aria-expanded": "false",
+      "aria-controls": id, "aria-disabled": disabledReason ? "true" : null, title: disabledReason || null, "data-pop": name }, name);
+    const panel = el("div", { class: "cb-popover", id, role: "dialog", "aria-label": name, hidden: true },
+      el("div", { class: "cb-pop-head" }, el("strong", {}, name), text !== null ? copyButton(() => text, `Copy ${name}`) : null));
+    if (text !== null) panel.append(codeBlock("", text));
+    btn.addEventListener("click", () => {
+      if (disabledReason) return;
+      const open = panel.hidden;
+      closePopover();
+      if (open) { panel.hidden = false; btn.setAttribute("aria-expanded", "true"); openPopover = name; }
+    });
+    return [btn, panel];
+  }
+  function closePopover() {
+    openPopover = null;
+    root.querySelectorAll(".cb-popover").forEach((p) => { p.hidden = true; });
+    root.querySelectorAll("[aria-haspopup]").forEach((b) => b.setAttribute("aria-expanded", "false"));
+  }
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && openPopover) closePopover(); });
+  document.addEventListener("click", (e) => {
+    if (openPopover && !e.target.closest(".cb-popover") && !e.target.closest("[aria-haspopup]")) closePopover();
+  });
+
+  function envPanel(v) {
+    const saved = endpoints();
+    const count = Object.values(saved).filter(Boolean).length;
+    const id = nextId("cb-pop");
+    const btn = el("button", { type: "button", class: `cb-btn${count ? " cb-accent-btn" : ""}`, "aria-haspopup": "dialog",
+      "aria-expanded": "false", "aria-controls": id, "data-pop": "Env" }, count ? `Env (${count})` : "Env");
+    const panel = el("div", { class: "cb-popover cb-env", id, role: "dialog", "aria-label": "Cluster env", hidden: true },
+      el("p", { class: "cb-dim" }, "Saved in this browser and substituted in every command; empty fields stay $VAR."));
+    for (const name of v.placeholders || []) {
+      const input = el("input", { type: "text", value: saved[name] || "", placeholder: name.includes("PORT") ? "8000" : name.includes("IP") || name.includes("HOST") || name.includes("NODE") || name.includes("INSTANCE") ? "10.0.0.1" : name.includes("IFACE") ? "bond0" : "", "data-name": name });
+      input.addEventListener("change", () => {
+        const all = endpoints();
+        if (input.value.trim()) all[name] = input.value.trim(); else delete all[name];
+        store.set(ENDPOINTS_KEY, Object.keys(all).length ? all : null);
+        send({ type: "refresh" });
+      });
+      panel.append(el("label", { class: "cb-env-field" }, el("code", {}, `$${name}`), input));
+    }
+    if (count) {
+      const clear = el("button", { type: "button", class: "cb-btn" }, "Clear all");
+      clear.addEventListener("click", () => { store.set(ENDPOINTS_KEY, null); send({ type: "refresh" }); });
+      panel.append(clear);
+    }
+    btn.addEventListener("click", () => {
+      const open = panel.hidden;
+      closePopover();
+      if (open) { panel.hidden = false; btn.setAttribute("aria-expanded", "true"); openPopover = "Env"; }
+    });
+    return [btn, panel];
+  }
+
+  function renderInstall(v) {
+    const ins = v.install;
+    if (!ins || !ins.tabs.length) return null;
+    const box = el("div", { class: "cb-install", "data-block": "install" });
+    const bodyId = nextId("cb-inst");
+    const head = el("button", { type: "button", class: "cb-install-head", "aria-expanded": String(installOpen), "aria-controls": bodyId },
+      el("span", { class: "cb-install-title" }, "Install"), el("span", { class: "cb-dim" }, ` ${ins.header}`),
+      ins.nightly ? el("span", { class: "cb-badge cb-nightly" }, "nightly") : null,
+      el("span", { class: "cb-dim cb-right" }, installOpen ? "hide" : ins.summary));
+    head.addEventListener("click", () => { installOpen = !installOpen; render(); });
+    const body = el("div", { id: bodyId, class: "cb-install-body", hidden: !installOpen });
+    const active = ins.tabs.find((t) => t.id === ins.active) || ins.tabs[0];
+    const strip = tabStrip(ins.tabs, active.id, (t) => send({ type: "install", value: t.id }), "Install method", "cb-install");
+    body.append(strip);
+    if (ins.cuda_toggle) {
+      const grp = el("div", { class: "cb-cuda", role: "radiogroup", "aria-label": "CUDA build" });
+      for (const [value, label, tip] of [["default", "default", "Default CUDA 13 build"], ["cu129", "cu129", "CUDA 12.9 build for older drivers"]]) {
+        const b = el("button", { type: "button", role: "radio", "aria-checked": String(ins.cuda === value), class: `cb-pill cb-mini${ins.cuda === value ? " is-active" : ""}`, title: tip, tabindex: ins.cuda === value ? "0" : "-1", "data-value": value }, label);
+        b.addEventListener("click", () => send({ type: "cuda", value }));
+        grp.append(b);
+      }
+      radioKeys(grp);
+      body.append(grp);
+    }
+    const panel = el("div", { role: "tabpanel", id: "cb-install-panel", "aria-labelledby": `cb-install-${active.id}`, "data-install-tab": active.id });
+    if (active.note) panel.append(el("p", { class: "cb-comment" }, `# ${active.note}`));
+    panel.append(el("div", { class: "cb-code-wrap" }, codeBlock("", active.command), copyButton(() => active.command, "Copy install command")));
+    body.append(panel);
+    box.append(head, body);
+    return box;
+  }
+
+  function renderExtras(v) {
+    const ex = v.install && v.install.extras;
+    if (!ex || !ex.entries.length) return null;
+    const box = el("div", { class: "cb-extras", "data-block": "extras" });
+    const head = el("div", { class: "cb-extras-head" }, el("strong", {}, "extra install"),
+      el("span", { class: "cb-dim" }, ex.required ? ` · ${ex.required} required` : ` · ${ex.optional} optional`));
+    if (ex.required) head.append(copyButton(() => ex.copy_all, "Copy all required installs"));
+    box.append(head);
+    for (const e of ex.entries) {
+      const item = el("div", { class: `cb-extra${e.optional ? " cb-optional" : ""}` });
+      if (e.note) item.append(el("p", { class: "cb-comment" }, `# ${e.note}`));
+      if (e.optional) item.append(el("span", { class: "cb-badge" }, "Optional"));
+      item.append(codeBlock("", String(e.command)));
+      box.append(item);
+    }
+    return box;
+  }
+
+  function renderCommand(v) {
+    const box = el("div", { class: "cb-command", "data-block": "command" });
+    const tabs = currentTabs(v);
+    const names = tabs.map((t) => t.name).join("|");
+    const numbered = tabs.some((t) => /^\d+· /.test(t.label));
+    if (names !== lastTabNames) {
+      if (numbered || !tabs.some((t) => t.name === selectedTab)) selectedTab = tabs[0] ? tabs[0].name : null;
+      lastTabNames = names;
+    }
+    const active = activeTab(v);
+    const head = el("div", { class: "cb-cmd-head" });
+    head.append(v.summary.verified
+      ? el("span", { class: "cb-verified" }, el("span", { class: "cb-dot", "aria-hidden": "true" }), v.summary.text)
+      : el("span", { class: "cb-summary mono" }, v.summary.text));
+    const actions = el("div", { class: "cb-actions" });
+    actions.append(copyButton(() => (activeTab(view) || {}).copy || "", "Copy command"));
+    const clientTab = tabs.find((t) => t.client);
+    const reason = active && !active.client && clientTab ? `Use the ${clientTab.name} tab: clients talk to it.` : null;
+    const pops = [];
+    if (v.curl !== null) pops.push(popover("cURL", v.curl, reason));
+    if (v.bench) pops.push(popover("Bench", v.bench, reason));
+    pops.push(envPanel(v));
+    for (const [b] of pops) actions.append(b);
+    head.append(actions);
+    box.append(head);
+    for (const [, p] of pops) box.append(p);
+    if (tabs.length > 1) {
+      box.append(tabStrip(tabs, active.id, (t) => { selectedTab = t.name; render(); }, "Launch steps", "cb-cmd"));
+    }
+    const panel = el("div", { class: "cb-cmd-panel", role: tabs.length > 1 ? "tabpanel" : null, id: "cb-cmd-panel",
+      "aria-labelledby": tabs.length > 1 ? `cb-cmd-${active.id}` : null, "data-tab": active ? active.name : "" });
+    if (active && active.kind === "serve" && v.hardware_note) {
+      const n = v.hardware_note;
+      panel.append(el("aside", { class: "cb-hwnote", role: "note" }, el("strong", {}, n.title), el("p", {}, n.body),
+        n.link ? el("a", { href: n.link }, n.link_text) : null));
+    }
+    if (active) {
+      const pd = v.state && (active.name === "Prefill" || active.name === "Decode");
+      const role = pd ? active.name.toLowerCase() : null;
+      const poolRow = role ? (v.rows || []).find((r) => r.id === `${role}_pool`) : null;
+      if (poolRow && poolRow.value > 1) {
+        panel.append(el("label", { class: "cb-tab-input" }, "node ",
+          numberInput(`Which ${role} node is shown`, (v.state[`${role}_rank`] || 0) + 1, 1, poolRow.value,
+            (x) => send({ type: "pool_rank", role, value: x })), ` of ${poolRow.value}`));
+      }
+      const inst = (v.rows || []).find((r) => r.id === "instances");
+      if (inst && inst.value > 1 && active.kind === "serve") {
+        const cur = (v.state.kv_instance || 0) + 1;
+        panel.append(el("label", { class: "cb-tab-input" }, "instance ",
+          numberInput("Which vLLM instance is shown", cur, 1, inst.value, (x) => send({ type: "kv_instance", value: x })),
+          ` (1–${inst.value}) on $VLLM_INSTANCE_${cur}`));
+      }
+      panel.append(codeBlock(active.prelude, active.command, "cb-cmd-code"));
+    }
+    box.append(panel);
+    return box;
+  }
+
+  function renderPresets(v) {
+    if (!v.presets || !v.presets.length) return null;
+    const rows = el("div", { class: "cb-presets", "data-block": "presets" });
+    const pillsFor = (items, sel) => items.map((p) => ({ value: p.key, label: p.label, selected: p.selected,
+      disabled: false, tooltip: p.hardware ? `${p.label} on ${p.hardware}` : p.concurrency !== undefined ? `concurrency ${p.concurrency}` : "",
+      sub: p.hardware || (p.concurrency !== null && p.concurrency !== undefined ? `c=${p.concurrency}` : null), ...sel }));
+    const none = { value: "", label: "None", selected: !v.preset, disabled: false, tooltip: "Build the command yourself" };
+    rows.append(pillRow({ id: "preset", label: "Preset", kind: "radio", pills: [none, ...pillsFor(v.presets)],
+      hint: "Measured serving configurations: selecting one applies its hardware, variant, strategy and features, and shows its exact command." },
+    (p) => send({ type: "preset", value: p.value || null })));
+    if (v.preset) {
+      const cur = v.presets.find((p) => p.key === v.preset.key);
+      rows.append(pillRow({ id: "point", label: "Point", kind: "radio", nested: true, pills: pillsFor(cur.points),
+        below: v.preset.description || null }, (p) => send({ type: "point", value: p.value })));
+      rows.append(el("p", { class: "cb-below" }, el("a", { href: `#${v.preset.anchor}` }, `About ${v.preset.label}`)));
+    }
+    return rows;
+  }
+
+  function renderNotes(v) {
+    if (!v.notes || !v.notes.length) return null;
+    const box = el("div", { class: "cb-notes", "data-block": "notes" });
+    const rendered = document.querySelectorAll("#notes .note");
+    for (const n of v.notes) {
+      const aside = el("aside", { class: "cb-note", role: "note", "data-note": n.index }, el("strong", {}, n.title));
+      const src = rendered[n.index] && rendered[n.index].querySelector(".md");
+      if (src) aside.append(el("div", { class: "md" }, ...[...src.childNodes].map((c) => c.cloneNode(true))));
+      else aside.append(el("p", {}, n.body));
+      box.append(aside);
+    }
+    return box;
+  }
+
+  function render() {
+    const v = view;
+    if (!v) return;
+    const focusKey = document.activeElement && root.contains(document.activeElement)
+      ? [document.activeElement.closest("[data-row],[data-block],[role=tablist]")?.getAttribute("data-row") || document.activeElement.closest("[data-block]")?.getAttribute("data-block"),
+        document.activeElement.getAttribute("data-value") || document.activeElement.getAttribute("role") + ":" + document.activeElement.textContent] : null;
+    root.replaceChildren();
+    statusEl.hidden = ready;
+    root.append(statusEl, live);
+    const install = renderInstall(v);
+    if (install) root.append(install);
+    const extras = renderExtras(v);
+    if (extras) root.append(extras);
+    if (v.vram_warning) root.append(el("p", { class: "cb-warning", role: "alert" }, v.vram_warning));
+    root.append(renderCommand(v));
+    const panel = el("div", { class: "cb-panel", "data-block": "panel" });
+    const presets = renderPresets(v);
+    if (presets) panel.append(presets);
+    for (const row of v.rows) {
+      panel.append(rowView(row));
+      if (row.id === "hardware" && v.tp_hint) panel.append(el("p", { class: "cb-hint" }, v.tp_hint));
+    }
+    root.append(panel);
+    const notes = renderNotes(v);
+    if (notes) root.append(notes);
+    if (focusKey && focusKey[0]) {
+      const scope = root.querySelector(`[data-row="${focusKey[0]}"]`) || root.querySelector(`[data-block="${focusKey[0]}"]`);
+      const target = scope && (scope.querySelector(`[data-value="${CSS.escape(focusKey[1] || "")}"]`) || scope.querySelector("[aria-checked=true],[aria-selected=true],input"));
+      if (target) target.focus();
+    }
+  }
+
+  function hideStatic() {
+    for (const sel of ["#install", "#extras", "#command"]) {
+      const node = section.querySelector(sel);
+      if (node) node.hidden = true;
+    }
+  }
+
+  // ── start-up: paint the embedded default view, boot the worker, apply the URL, drain clicks ──
+  async function start() {
+    mount.append(root);
+    const params = Object.fromEntries(new URLSearchParams(location.search));
+    const dataPromise = fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
+    const vocabPromise = fetch(vocabUrl).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))));
+    let data;
+    try { data = await dataPromise; } catch (err) { showError(err); return; }
+    if (data.initial) {
+      view = data.initial;
+      hideStatic();
+      render();
+      root.setAttribute("aria-busy", "true");
+    }
+    worker = new Worker(workerUrl, { type: "module" });
+    worker.onmessage = (e) => {
+      const m = e.data || {};
+      if (m.type === "ready") return;
+      if (m.type === "failed") { showError(new Error(m.message)); return; }
+      const w = waiting.get(m.id);
+      if (!w) return;
+      waiting.delete(m.id);
+      if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
+    };
+    worker.onerror = (e) => showError(new Error(e.message || "worker failed"));
+    let vocab;
+    try { vocab = await vocabPromise; } catch (err) { showError(err); return; }
+    worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl, vocab, recipe: JSON.stringify(data.recipe), hfId });
+    const state = { ...params, _prefs: store.get(PREFS_KEY) || {}, _stored: (store.get(RECIPE_KEY) || {})[hfId] || {}, _endpoints: endpoints() };
+    busy = true;
+    try {
+      const first = JSON.parse((await request({ hfId, state, event: null })).view);
+      ready = true;
+      hideStatic();
+      apply(first, null);
+      section.dataset.builderReady = "1";
+    } catch (err) {
+      showError(err);
+    } finally {
+      busy = false;
+      if (queue.length) run(queue.shift()); else root.removeAttribute("aria-busy");
+    }
+  }
+
+  window.vllmBuilder = {
+    request: (msg) => request(msg),
+    send,
+    get view() { return view; },
+    get ready() { return ready; },
+    get queued() { return queue.length + (busy ? 1 : 0); },
+  };
+  start();
+})();
