@@ -34,6 +34,7 @@ from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
+from builder import vllm_lint
 from builder.content import BuildOutput, Content
 from builder.markdown import Slugger, render_markdown
 
@@ -572,6 +573,10 @@ class SiteRenderer:
             "docker_blocks": [],
             "alternatives": [],
             "hw_json": [],
+            "check": {
+                "version": vllm_lint.VLLM_VERSION,
+                "problems": [f.message() for f in vllm_lint.lint_record(rc)],
+            },
         }
         if deploy == "multi_node":
             view["blocks"].append(("head", "Head node (rank 0)", _str(rc.get("head_command"))))

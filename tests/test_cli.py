@@ -271,3 +271,12 @@ def test_guide_anchor_lint() -> None:
         ("notes[0].body", "link to #preset-slow (line 1 of the text) names no anchor of the recipe page"),
         ("guide", "link to #nowhere (line 8 of the text) names no anchor of the recipe page"),
     ]
+
+
+def test_recipe_pages_say_whether_vllm_accepts_the_command(upstream_site: Path) -> None:
+    ok = (upstream_site / "MiniMaxAI" / "MiniMax-M3" / "index.html").read_text()
+    assert "Checked against the <code>vllm serve</code> CLI of vLLM 0.33.0" in ok
+    assert "would reject this command" not in ok
+    bad = (upstream_site / "deepseek-ai" / "DeepSeek-V4-Flash" / "index.html").read_text()
+    assert "<strong>vLLM 0.33.0 would reject this command:</strong>" in bad
+    assert "--attention_config.use_fp4_indexer_cache: unknown key &#39;use_fp4_indexer_cache&#39;" in bad

@@ -1,0 +1,35 @@
+"""Small page helpers shared by the builder UI tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def open_builder(page: Any, path: str) -> None:
+    """Open a recipe page and wait until the Pyodide-backed builder has applied the URL."""
+    page.goto(path)
+    page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'", timeout=60000)
+    settle(page)
+
+
+def settle(page: Any) -> None:
+    """Wait until no click is queued or being resolved."""
+    page.wait_for_function("window.vllmBuilder && window.vllmBuilder.queued === 0")
+
+
+def view(page: Any) -> dict:
+    return page.evaluate("window.vllmBuilder.view")
+
+
+def shown_command(page: Any) -> str:
+    """The displayed text of the active command tab (prelude + command)."""
+    return page.locator(".cb-cmd-code").inner_text()
+
+
+def pill(page: Any, row: str, value: str) -> Any:
+    return page.locator(f'[data-row="{row}"] .cb-pill[data-value="{value}"]')
+
+
+def click(page: Any, row: str, value: str) -> None:
+    pill(page, row, value).click()
+    settle(page)
