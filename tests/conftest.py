@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +14,14 @@ UPSTREAM = SHARED / "upstream"
 GOLDEN = SHARED / "golden"
 SEED = SHARED / "seed" / "MiniMax-M3.json"
 RECIPES = ROOT / "recipes"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def need_shared() -> None:
@@ -29,3 +39,29 @@ def upstream_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("upstream") / "site"
     assert main(["build", "--content", str(UPSTREAM), "--out", str(out)]) == 0
     return out
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One Debian Chromium for the whole session (never downloads a browser).
+
+    Every browser test shares it: Playwright's sync API allows one driver per process.
+    """
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the golden match count (tests/test_golden.py) in every run's summary."""
+    from tests.test_golden import SUMMARY
+
+    for line in SUMMARY:
+        terminalreporter.write_line(line)

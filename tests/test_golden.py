@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.conftest import GOLDEN
 
+SUMMARY: list[str] = []  # printed at the end of the run by tests/conftest.py
 CATALOGUES = {"taxonomy.json", "platforms.json", "strategies.json", "kv_store.json", "models.json"}
 
 
@@ -72,7 +73,8 @@ def test_golden_files_match(upstream_site: Path) -> None:
         else:
             matched[kind] += 1
     per_kind = ", ".join(f"{k} {matched[k]}/{totals[k]}" for k in sorted(totals))
-    print(f"\ngolden: {sum(matched.values())}/{len(golden_files)} match ({per_kind})")
+    SUMMARY.append(f"golden: {sum(matched.values())}/{len(golden_files)} match ({per_kind})")
+    print(f"\n{SUMMARY[-1]}")
     assert not failures, f"{len(failures)} golden files differ, first ones:\n" + "\n".join(failures[:20])
 
 

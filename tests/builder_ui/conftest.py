@@ -15,9 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = ROOT.parent / "shared" / "upstream"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM = "/usr/bin/chromium"  # same browser as tests/conftest.py (the shared `chromium` fixture)
+
 SCRIPT_TAG = '<script src="/static/builder.js" defer></script>'
 
 if str(ROOT) not in sys.path:
@@ -118,14 +117,10 @@ def site_url(builder_site: dict[str, Any]) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser(chromium: Any) -> Any:
+    """The session's shared Chromium (tests/conftest.py)."""
     need_runtime()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    return chromium
 
 
 @pytest.fixture()
