@@ -59,9 +59,16 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Print the golden match count (tests/test_golden.py) in every run's summary."""
-    from tests.test_golden import SUMMARY
+SUMMARY_KEY = pytest.StashKey[list[str]]()
 
-    for line in SUMMARY:
+
+@pytest.fixture(scope="session")
+def run_summary(request: pytest.FixtureRequest) -> list[str]:
+    """Lines to print at the end of the run (e.g. the golden match count)."""
+    return request.config.stash.setdefault(SUMMARY_KEY, [])
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the lines tests put in ``run_summary``."""
+    for line in terminalreporter.config.stash.get(SUMMARY_KEY, []):
         terminalreporter.write_line(line)

@@ -9,7 +9,6 @@ from typing import Any
 
 from tests.conftest import GOLDEN
 
-SUMMARY: list[str] = []  # printed at the end of the run by tests/conftest.py
 CATALOGUES = {"taxonomy.json", "platforms.json", "strategies.json", "kv_store.json", "models.json"}
 
 
@@ -52,7 +51,7 @@ def mismatch(golden: Any, ours: Any, path: str = "$") -> str | None:
     return None
 
 
-def test_golden_files_match(upstream_site: Path) -> None:
+def test_golden_files_match(upstream_site: Path, run_summary: list[str]) -> None:
     """Every golden file is reproduced; prints ``golden: N/13654 match`` with counts per kind."""
     golden_files = sorted(p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*.json"))
     totals: Counter[str] = Counter()
@@ -73,8 +72,7 @@ def test_golden_files_match(upstream_site: Path) -> None:
         else:
             matched[kind] += 1
     per_kind = ", ".join(f"{k} {matched[k]}/{totals[k]}" for k in sorted(totals))
-    SUMMARY.append(f"golden: {sum(matched.values())}/{len(golden_files)} match ({per_kind})")
-    print(f"\n{SUMMARY[-1]}")
+    run_summary.append(f"golden: {sum(matched.values())}/{len(golden_files)} match ({per_kind})")
     assert not failures, f"{len(failures)} golden files differ, first ones:\n" + "\n".join(failures[:20])
 
 

@@ -59,7 +59,7 @@ def test_disabled_pill_is_focusable_and_inert(page: Any) -> None:
     bad = page.locator('[data-row="hardware"] .cb-pill[aria-disabled="true"]').first
     before = page.url
     assert bad.get_attribute("title")
-    bad.click()
+    bad.click(force=True)
     settle(page)
     assert page.url == before
 
@@ -143,7 +143,7 @@ def test_copy_buttons_copy_exactly_what_is_shown(page: Any) -> None:
     clip = page.evaluate("navigator.clipboard.readText()")
     assert clip == shown_command(page)
     assert clip.startswith("export ")
-    page.locator('[data-pop="cURL"]').click()  # disabled on a pool tab: nothing opens
+    page.locator('[data-pop="cURL"]').click(force=True)  # disabled on a pool tab: nothing opens
     page.locator(".cb-command [role=tab]", has_text="Router").click()
     page.locator('[data-pop="cURL"]').click()
     pop = page.locator('.cb-popover[aria-label="cURL"]')
