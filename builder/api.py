@@ -227,6 +227,8 @@ class ApiBuilder:
         for recipe in self.content.recipes:
             self.recipe(recipe, standalone)
         self.models_index()
+        for quickstart in self.content.quickstarts:
+            self.write(f"quickstart/{quickstart['hardware_profile']}.json", quickstart)
         self.collect_problems()
         return self.out
 

@@ -46,6 +46,7 @@ class Content:
     vocab: Vocabulary
     recipes: list[RecipeFile]  # walk order (byte-wise sorted paths)
     site: dict[str, Any] = field(default_factory=dict)  # optional site.yaml settings
+    quickstarts: list[dict[str, Any]] = field(default_factory=list)  # optional quickstart/*.yaml, file order
 
 
 @dataclass

@@ -52,6 +52,17 @@ def read_yaml(root: Path, rel: str, out: _Collector) -> tuple[Any, dict[str, int
         return None
 
 
+def read_mapping(root: Path, rel: str, out: _Collector) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """Load one YAML file whose top level must be a mapping."""
+    loaded = read_yaml(root, rel, out)
+    if loaded is None:
+        return None
+    if not isinstance(loaded[0], dict):
+        out.error(rel, 1, "", "expected a mapping at the top level")
+        return None
+    return loaded
+
+
 # ── pydantic errors as problems ───────────────────────────────────────────
 
 _NOUNS = {
@@ -173,13 +184,10 @@ def _load_catalogue(
         if not name.endswith(".yaml"):
             continue
         rel = f"{folder}/{name}"
-        loaded = read_yaml(root, rel, out)
+        loaded = read_mapping(root, rel, out)
         if loaded is None:
             continue
         data, lines = loaded
-        if not isinstance(data, dict):
-            out.error(rel, 1, "", "expected a mapping at the top level")
-            continue
         if check_model(model, data, rel, _where_in(rel, lines), out) is not None:
             result[data["name"]] = data
     return result
@@ -191,7 +199,7 @@ def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
     if not (root / "taxonomy.yaml").is_file():
         out.error("taxonomy.yaml", 0, "", "file is missing")
     else:
-        loaded = read_yaml(root, "taxonomy.yaml", out)
+        loaded = read_mapping(root, "taxonomy.yaml", out)
         if loaded is not None:
             data, lines = loaded
             where = _where_in("taxonomy.yaml", lines)
@@ -199,7 +207,7 @@ def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
                 taxonomy = data
     platforms = None
     if (root / "platforms.yaml").is_file():
-        loaded = read_yaml(root, "platforms.yaml", out)
+        loaded = read_mapping(root, "platforms.yaml", out)
         if loaded is not None:
             data, lines = loaded
             where = _where_in("platforms.yaml", lines)
@@ -279,13 +287,10 @@ def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
     if hf_id is None:
         out.error(rel, 0, "", "a recipe file must be inside an organisation folder: models/<org>/<repo>.yaml")
         return None
-    loaded = read_yaml(root, rel, out)
+    loaded = read_mapping(root, rel, out)
     if loaded is None:
         return None
     data, lines = loaded
-    if not isinstance(data, dict):
-        out.error(rel, 1, "", "expected a mapping at the top level")
-        return None
     locations = {path: (rel, line) for path, line in lines.items()}
     overlays: list[str] = []
     overlay_dir = root / "overlays" / hf_id
@@ -294,13 +299,10 @@ def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
             if not name.endswith((".yaml", ".yml")):
                 continue
             orel = f"overlays/{hf_id}/{name}"
-            oloaded = read_yaml(root, orel, out)
+            oloaded = read_mapping(root, orel, out)
             if oloaded is None:
                 continue
             odata, olines = oloaded
-            if not isinstance(odata, dict):
-                out.error(orel, 1, "", "expected a mapping at the top level")
-                continue
             data = merge_overlay(data, odata, "", locations, orel, olines)
             overlays.append(orel)
     return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays)
@@ -340,10 +342,18 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
             recipes.append(recipe)
     site: dict[str, Any] = {}
     if (root / "site.yaml").is_file():
-        loaded = read_yaml(root, "site.yaml", out)
-        if loaded is not None and isinstance(loaded[0], dict):
+        loaded = read_mapping(root, "site.yaml", out)
+        if loaded is not None and check_model(models.Site, loaded[0], "site.yaml", _where_in("site.yaml", loaded[1]), out):
             site = loaded[0]
+    quickstarts: list[dict[str, Any]] = []
+    if (root / "quickstart").is_dir():
+        for name in list_sorted(root / "quickstart"):
+            rel = f"quickstart/{name}"
+            loaded = read_mapping(root, rel, out) if name.endswith(".yaml") else None
+            if loaded is not None and check_model(models.Quickstart, loaded[0], rel, _where_in(rel, loaded[1]), out):
+                quickstarts.append(loaded[0])
     problems = out.problems
     if any(not p.warning or strict for p in problems):
         raise ContentError(problems)
-    return Content(root=str(root), vocab=vocab, recipes=recipes, site=site), problems
+    content = Content(root=str(root), vocab=vocab, recipes=recipes, site=site, quickstarts=quickstarts)
+    return content, problems

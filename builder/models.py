@@ -121,6 +121,29 @@ class Platforms(Open):
     platforms: list[Platform] = []
 
 
+class SourceSettings(Open):
+    name: str | None = None
+    repo: str | None = None
+    ref: str | None = None
+    sha: str | None = None
+    prefix: str | None = None
+
+
+class Site(Open):
+    """``site.yaml``: optional settings of a content root."""
+
+    base_url: str | None = None
+    repo_url: str | None = None
+    source: SourceSettings | None = None
+
+
+class Quickstart(BaseModel):
+    """``quickstart/*.yaml``: a hardware quickstart, published verbatim."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    hardware_profile: str
+
+
 # ── recipes ───────────────────────────────────────────────────────────────
 
 

@@ -153,3 +153,45 @@ def test_errors_inside_an_overlay_point_at_the_overlay(overlaid: Path) -> None:
     assert [str(p) for p in caught.value.problems] == [
         "overlays/MiniMaxAI/MiniMax-M3/30-bad.yaml:4: variants.mxfp8.vram_minimum_gb: expected a number, got string 'big'"
     ]
+
+
+def test_quickstarts_are_published_by_hardware_profile(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(RECIPES, root)
+    (root / "quickstart").mkdir()
+    (root / "quickstart" / "b200.yaml").write_text("hardware_profile: b200\ntitle: B200 in five minutes\nsteps: [a, b]\n")
+    out = tmp_path / "site"
+    assert main(["build", "--content", str(root), "--out", str(out), "--json-only"]) == 0
+    assert (out / "quickstart" / "b200.json").read_text() == (
+        '{\n  "hardware_profile": "b200",\n  "title": "B200 in five minutes",\n  "steps": [\n    "a",\n    "b"\n  ]\n}'
+    )
+
+
+def test_source_sha_comes_from_git_when_not_given(tmp_path: Path) -> None:
+    import subprocess
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("recipes/ is not inside a git checkout")
+    out = tmp_path / "site"
+    assert main(["build", "--out", str(out), "--json-only", "--source-name", "ours", "--source-repo", "acme/recipes"]) == 0
+    source = json.loads((out / "MiniMaxAI" / "MiniMax-M3.json").read_text())["source"]
+    assert source == {
+        "source": "ours",
+        "repo": "acme/recipes",
+        "ref": "main",
+        "sha": head.stdout.strip(),
+        "path": "models/MiniMaxAI/MiniMax-M3.yaml",
+        "edit_url": "https://github.com/acme/recipes/edit/main/models/MiniMaxAI/MiniMax-M3.yaml",
+        "overlays": [],
+    }
+
+
+def test_site_yaml_provides_provenance_defaults(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(RECIPES, root)
+    (root / "site.yaml").write_text("source:\n  name: vllm\n  repo: vllm-project/vllm\n  ref: main\n  sha: abc123\n  prefix: recipes\n")
+    out = tmp_path / "site"
+    assert main(["build", "--content", str(root), "--out", str(out), "--json-only", "--source-ref", "release"]) == 0
+    source = json.loads((out / "MiniMaxAI" / "MiniMax-M3.json").read_text())["source"]
+    assert (source["ref"], source["sha"], source["path"]) == ("release", "abc123", "recipes/models/MiniMaxAI/MiniMax-M3.yaml")
