@@ -6,10 +6,8 @@ The other ``test_resolver_*`` modules import the helpers below (``from test_reso
 from __future__ import annotations
 
 import ast
-import datetime
 import functools
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,34 +31,18 @@ def _load_resolver() -> Any:
 R = _load_resolver()
 
 
-def _normalise(value: Any) -> Any:
-    """Dates become ``YYYY-MM-DD``; mapping keys become strings."""
-    if isinstance(value, dict):
-        return {str(k): _normalise(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_normalise(v) for v in value]
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.strftime("%Y-%m-%d")
-    return value
-
-
-def load_yaml(path: Path) -> Any:
-    """``yaml.safe_load`` plus date normalisation (exact for the current corpus)."""
-    import yaml
-
-    return _normalise(yaml.safe_load(path.read_text(encoding="utf-8")))
-
-
 @functools.cache
+def _content_at(root: str) -> tuple[dict, dict[str, dict]]:
+    """The resolver vocabulary and the recipes (by hf id) of a content root, via the real loader."""
+    from builder.loader import load_content
+
+    content, _ = load_content(root)
+    vocabulary = {"taxonomy": content.vocab.taxonomy, "strategies": content.vocab.strategy_map}
+    return vocabulary, {r.hf_id: {**r.data, "hf_id": r.hf_id} for r in content.recipes}
+
+
 def _vocab_at(root: str) -> dict:
-    base = Path(root)
-    strategies: dict = {}
-    for sub in ("strategies", "kv_store"):
-        for name in sorted(os.listdir(base / sub)):
-            if name.endswith(".yaml"):
-                doc = load_yaml(base / sub / name)
-                strategies[doc["name"]] = doc
-    return {"taxonomy": load_yaml(base / "taxonomy.yaml"), "strategies": strategies}
+    return _content_at(root)[0]
 
 
 def require_upstream() -> None:
@@ -78,17 +60,10 @@ def taxonomy() -> dict:
     return vocab()["taxonomy"]
 
 
-@functools.cache
-def _recipe_at(path: str, hf_id: str) -> dict:
-    doc = load_yaml(Path(path))
-    doc["hf_id"] = hf_id
-    return doc
-
-
 def recipe(hf_id: str) -> dict:
     """A corpus recipe by hf id (read-only: shared between tests)."""
     require_upstream()
-    return _recipe_at(str(UPSTREAM / "models" / f"{hf_id}.yaml"), hf_id)
+    return _content_at(str(UPSTREAM))[1][hf_id]
 
 
 def project_vocab() -> dict:
@@ -96,10 +71,7 @@ def project_vocab() -> dict:
 
 
 def project_recipe(hf_id: str) -> dict:
-    path = PROJECT_CONTENT / "models" / f"{hf_id}.yaml"
-    if not path.is_file():
-        pytest.skip(f"{path} does not exist yet")
-    return _recipe_at(str(path), hf_id)
+    return _content_at(str(PROJECT_CONTENT))[1][hf_id]
 
 
 def render(recipe_doc: dict, hw: str, strategy: str | None = None, **selection: Any) -> dict:
