@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from builder.api import build_api, dumps
+from builder.api import ApiBuilder, dumps
 from builder.content import BuildOutput, Content
 from builder.errors import ContentError, Problem
 from builder.loader import load_content
 from builder.schema import SCHEMA_PATH, recipe_schema
-from builder.writer import write_tree
+from builder.writer import Staging
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
 
@@ -37,6 +37,7 @@ class BuildResult:
     output: BuildOutput
     files: dict[str, bytes]
     problems: list[Problem]
+    api: ApiBuilder  # kept for incremental rebuilds
 
 
 def source_settings(content: Content, overrides: dict[str, str | None]) -> dict[str, Any] | None:
@@ -61,26 +62,42 @@ def git_head(folder: Path) -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-def render(options: BuildOptions) -> BuildResult:
-    """Read, validate and render everything in memory (raises ContentError)."""
+def render_api(options: BuildOptions) -> BuildResult:
+    """Read, validate and build the JSON API in memory (raises ContentError)."""
     content, problems = load_content(options.content, strict=options.strict)
-    output = build_api(content, source_settings(content, options.source))
+    api = ApiBuilder(content, source_settings(content, options.source))
+    output = api.build()
     problems = problems + output.problems
     if options.strict and output.problems:
         raise ContentError(problems)
     files = dict(output.files)
     files[SCHEMA_PATH] = dumps(recipe_schema())
-    if options.html:
-        from builder.render import render_site
+    return BuildResult(content, output, files, problems, api)
 
-        files.update(render_site(content, output))
-    return BuildResult(content, output, files, problems)
+
+def render_html(result: BuildResult) -> dict[str, bytes]:
+    """Every HTML page and asset of a rendered API."""
+    from builder.render import render_site
+
+    return render_site(result.content, result.output)
+
+
+def render(options: BuildOptions) -> BuildResult:
+    """Read, validate and render everything in memory (raises ContentError)."""
+    result = render_api(options)
+    if options.html:
+        result.files.update(render_html(result))
+    return result
 
 
 def build(options: BuildOptions) -> int:
-    """Build and write the site; print problems as ``path:line: field: message``."""
+    """Build and write the site; print problems as ``path:line: field: message``.
+
+    The JSON files are written to the staging folder in a background thread (file I/O
+    releases the GIL) while the HTML pages render; the folder is swapped in at the end.
+    """
     try:
-        result = render(options)
+        result = render_api(options)
     except ContentError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -91,7 +108,13 @@ def build(options: BuildOptions) -> int:
         print(problem, file=sys.stderr)
     for warning in result.output.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    write_tree(result.files, options.out)
+    with Staging(options.out) as staging:
+        writing = staging.write_in_background(result.files)
+        pages = render_html(result) if options.html else {}
+        writing.join()
+        staging.write(pages)
+        staging.commit()
+    result.files.update(pages)
     docs = result.output.documents
     print(
         f"built {len(result.content.recipes)} recipes, {len(docs)} documents, "

@@ -8,6 +8,7 @@ at build time.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -61,6 +62,7 @@ def _safe_url(url: str) -> bool:
     return not cleaned.startswith(_UNSAFE_SCHEMES)
 
 
+@functools.lru_cache(maxsize=4096)
 def highlight_code(code: str, lang: str) -> str:
     """Return highlighted HTML (spans only) for ``code``; escaped plain text when the language is unknown."""
     name = _LEXER_ALIASES.get(lang.lower(), lang.lower()) if lang else ""

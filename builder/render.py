@@ -26,6 +26,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -168,75 +169,75 @@ class RecipeView:
     model: dict[str, Any] = field(default_factory=dict)
     variants: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def url(self) -> str:
         return f"/{self.hf_id}"
 
-    @property
+    @cached_property
     def title(self) -> str:
         return _str(self.meta.get("title")) or self.repo
 
-    @property
+    @cached_property
     def description(self) -> str:
         return _str(self.meta.get("description"))
 
-    @property
+    @cached_property
     def headline(self) -> str:
         return _str(self.meta.get("performance_headline"))
 
-    @property
+    @cached_property
     def tasks(self) -> list[str]:
         tasks = self.meta.get("tasks") or []
         return [str(t) for t in tasks] if isinstance(tasks, list) else []
 
-    @property
+    @cached_property
     def first_task(self) -> str:
         return self.tasks[0] if self.tasks else "other"
 
-    @property
+    @cached_property
     def is_omni(self) -> bool:
         return "omni" in self.tasks
 
-    @property
+    @cached_property
     def arch(self) -> str:
         return _str(self.model.get("architecture")).lower()
 
-    @property
+    @cached_property
     def params(self) -> str:
         return _str(self.model.get("parameter_count"))
 
-    @property
+    @cached_property
     def active(self) -> str:
         return _str(self.model.get("active_parameters"))
 
-    @property
+    @cached_property
     def params_label(self) -> str:
         """"total / active" for MoE with a different active count, else total."""
         if self.active and self.active != self.params and self.params:
             return f"{self.params} / {self.active}"
         return self.params
 
-    @property
+    @cached_property
     def params_b(self) -> float | None:
         return parse_params(self.params)
 
-    @property
+    @cached_property
     def ctx(self) -> int:
         try:
             return int(self.model.get("context_length") or 0)
         except (TypeError, ValueError):
             return 0
 
-    @property
+    @cached_property
     def min_vllm(self) -> str:
         return _str(self.model.get("min_vllm_version"))
 
-    @property
+    @cached_property
     def precision(self) -> str:
         default = self.variants.get("default") if isinstance(self.variants, dict) else None
         return _str(default.get("precision")) if isinstance(default, dict) else ""
 
-    @property
+    @cached_property
     def precisions(self) -> list[str]:
         out: list[str] = []
         for v in self.variants.values() if isinstance(self.variants, dict) else []:
@@ -245,29 +246,29 @@ class RecipeView:
                 out.append(p)
         return out
 
-    @property
+    @cached_property
     def hardware_marks(self) -> dict[str, str]:
         hw = self.meta.get("hardware")
         return {str(k): str(v) for k, v in hw.items()} if isinstance(hw, dict) else {}
 
-    @property
+    @cached_property
     def verified(self) -> list[str]:
         return [k for k, v in self.hardware_marks.items() if v == "verified"]
 
-    @property
+    @cached_property
     def date_added(self) -> date | None:
         return parse_date(self.meta.get("date_added")) or parse_date(self.meta.get("date_updated"))
 
-    @property
+    @cached_property
     def date_updated(self) -> date | None:
         return parse_date(self.meta.get("date_updated"))
 
-    @property
+    @cached_property
     def released(self) -> date | None:
         """HuggingFace release date when the recipe records one, else ``date_updated`` (ORG-06)."""
         return parse_date(self.meta.get("release_date")) or self.date_updated
 
-    @property
+    @cached_property
     def summary(self) -> str:
         return self.description or self.headline
 

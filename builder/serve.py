@@ -17,12 +17,12 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from builder.api import ApiBuilder, dumps
-from builder.build import BuildOptions, source_settings
+from builder.api import ApiBuilder
+from builder.build import BuildOptions, render
 from builder.content import Content
 from builder.errors import ContentError
-from builder.loader import load_content, reload_recipe
-from builder.schema import SCHEMA_PATH, recipe_schema
+from builder.loader import reload_recipe
+from builder.render import render_pages
 from builder.writer import update_tree, write_tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,15 +44,10 @@ class SiteState:
 
     def full(self) -> set[str]:
         """Render everything in memory; write only what differs. Returns the changed paths."""
-        content, problems = load_content(self.options.content, strict=self.options.strict)
-        report(problems)
-        api = ApiBuilder(content, source_settings(content, self.options.source))
-        output = api.build()
-        files = dict(output.files)
-        files[SCHEMA_PATH] = dumps(recipe_schema())
-        files.update(render_html(content, output, None))
-        self.content, self.api = content, api
-        return self.replace(files)
+        result = render(self.options)
+        report(result.problems)
+        self.content, self.api = result.content, result.api
+        return self.replace(result.files)
 
     def recipe_edited(self, rel: str) -> set[str] | None:
         """Re-render one edited recipe; None when only a full render is exact."""
@@ -70,7 +65,7 @@ class SiteState:
                 files[path] = output.files[path]
             else:
                 files.pop(path, None)
-        files.update(render_html(self.content, output, {recipe.hf_id}))
+        files.update(render_pages(self.content, output, {recipe.hf_id}))
         return self.replace(files)
 
     def replace(self, files: dict[str, bytes]) -> set[str]:
@@ -90,18 +85,6 @@ class SiteState:
                 self.version += 1
                 self.changed.notify_all()
         return changed
-
-
-def render_html(content: Content, output: Any, only: set[str] | None) -> dict[str, bytes]:
-    """HTML pages: all of them, or the pages of ``only`` plus every index that lists them."""
-    if not content:
-        return {}
-    import builder.render as render
-
-    partial = getattr(render, "render_pages", None)
-    if only is not None and partial is not None:
-        return partial(content, output, only)
-    return render.render_site(content, output)
 
 
 def report(problems: list[Any]) -> None:

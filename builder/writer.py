@@ -5,28 +5,63 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
+
+
+class Staging:
+    """A temporary folder beside ``out`` that replaces it on :meth:`commit` (and vanishes otherwise)."""
+
+    def __init__(self, out: Path):
+        self.out = out.resolve()
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.folder = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.new-", dir=self.out.parent))
+        self.made: set[str] = set()
+        self.error: BaseException | None = None
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.folder.exists():
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def write(self, files: dict[str, bytes]) -> None:
+        """Write ``files`` (output-relative paths) into the staging folder."""
+        for rel in sorted(files):
+            target = self.folder / rel
+            parent = str(target.parent)
+            if parent not in self.made:
+                os.makedirs(parent, exist_ok=True)
+                self.made.add(parent)
+            with open(target, "wb") as handle:
+                handle.write(files[rel])
+
+    def write_in_background(self, files: dict[str, bytes]) -> threading.Thread:
+        """Start writing ``files`` in a thread; join it before :meth:`commit`."""
+
+        def run() -> None:
+            try:
+                self.write(files)
+            except BaseException as exc:  # re-raised by commit()
+                self.error = exc
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
+
+    def commit(self) -> None:
+        """Swap the staging folder in place of ``out``."""
+        if self.error is not None:
+            raise self.error
+        swap_in(self.folder, self.out)
 
 
 def write_tree(files: dict[str, bytes], out: Path) -> None:
     """Replace ``out`` with exactly ``files``; on failure ``out`` is left as it was."""
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
-    try:
-        made: set[str] = set()
-        for rel in sorted(files):
-            target = staging / rel
-            parent = str(target.parent)
-            if parent not in made:
-                os.makedirs(parent, exist_ok=True)
-                made.add(parent)
-            with open(target, "wb") as handle:
-                handle.write(files[rel])
-        swap_in(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with Staging(out) as staging:
+        staging.write(files)
+        staging.commit()
 
 
 def swap_in(staging: Path, out: Path) -> None:

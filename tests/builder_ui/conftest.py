@@ -62,8 +62,15 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
                       ".wasm": "application/wasm", ".js": "text/javascript", ".json": "application/json"}
 
+    sent_bytes = 0  # body bytes served (Content-Length), for bench/page.py
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base-class signature
         pass
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if keyword.lower() == "content-length":
+            GzipHandler.sent_bytes += int(value)
+        super().send_header(keyword, value)
 
     def send_head(self) -> Any:
         path = Path(self.translate_path(self.path))

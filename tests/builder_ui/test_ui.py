@@ -55,7 +55,7 @@ def test_hardware_row_radio_group_keyboard_and_storage(page: Any) -> None:
 
 
 def test_disabled_pill_is_focusable_and_inert(page: Any) -> None:
-    open_builder(page, "/meta-models/Muse-Glimmer-30B")
+    open_builder(page, "/dots-studio/dots3-note-prev")
     bad = page.locator('[data-row="hardware"] .cb-pill[aria-disabled="true"]').first
     before = page.url
     assert bad.get_attribute("title")
