@@ -363,8 +363,3 @@ def source_block(settings: dict[str, Any], recipe: RecipeFile) -> dict[str, Any]
         block["edit_url"] = f"https://github.com/{repo}/edit/{ref}/{path}"
     block["overlays"] = overlays
     return block
-
-
-def build_api(content: Content, source: dict[str, Any] | None = None) -> BuildOutput:
-    """Build every JSON endpoint of ``content`` in memory."""
-    return ApiBuilder(content, source).build()

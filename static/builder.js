@@ -114,7 +114,7 @@
     if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, "", url);
     render();
     if (before !== null && before !== currentCopy(next)) flash();
-    section.dispatchEvent(new CustomEvent("builder:view", { detail: { event } }));
+    section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
   }
   function showError(err) {
     statusEl.textContent = `Builder error: ${err && err.message ? err.message : err}`;
@@ -314,8 +314,9 @@
       else if (e.key === "End") j = items.length - 1;
       if (j === null) return;
       e.preventDefault();
+      const id = items[j].id;
       items[j].click();
-      list.querySelectorAll("[role=tab]")[j]?.focus();
+      (document.getElementById(id) || items[j]).focus();
     });
     return list;
   }
@@ -569,14 +570,7 @@
     const params = Object.fromEntries(new URLSearchParams(location.search));
     const dataPromise = fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
     const vocabPromise = fetch(vocabUrl).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))));
-    let data;
-    try { data = await dataPromise; } catch (err) { showError(err); return; }
-    if (data.initial) {
-      view = data.initial;
-      hideStatic();
-      render();
-      root.setAttribute("aria-busy", "true");
-    }
+    // Boot Pyodide right away, in parallel with the data fetches (first paint is never blocked).
     worker = new Worker(workerUrl, { type: "module" });
     worker.onmessage = (e) => {
       const m = e.data || {};
@@ -588,13 +582,26 @@
       if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
     };
     worker.onerror = (e) => showError(new Error(e.message || "worker failed"));
+    worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
+    let data;
     let vocab;
+    try { data = await dataPromise; } catch {
+      // No builder data published for this page: keep the static commands.
+      root.remove();
+      worker.terminate();
+      return;
+    }
+    if (data.initial) {
+      view = data.initial;
+      hideStatic();
+      render();
+      root.setAttribute("aria-busy", "true");
+    }
     try { vocab = await vocabPromise; } catch (err) { showError(err); return; }
-    worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl, vocab, recipe: JSON.stringify(data.recipe), hfId });
     const state = { ...params, _prefs: store.get(PREFS_KEY) || {}, _stored: (store.get(RECIPE_KEY) || {})[hfId] || {}, _endpoints: endpoints() };
     busy = true;
     try {
-      const first = JSON.parse((await request({ hfId, state, event: null })).view);
+      const first = JSON.parse((await request({ hfId, state, event: null, vocab, recipe: JSON.stringify(data.recipe) })).view);
       ready = true;
       hideStatic();
       apply(first, null);
