@@ -73,7 +73,7 @@ class ApiBuilder:
 
     def render_base(self, data: dict[str, Any], variant_key: str, base: str, parent_id: str) -> dict | None:
         """Write ``/<base>/…`` for one (recipe, variant) and return its recommended_command."""
-        if variant_key not in (data.get("variants") or {}) or is_omni(data):
+        if variant_key not in (data.get("variants") or {}) or resolver.is_omni(data):
             return None
         for path in self.base_files.pop(base, set()):
             self.out.files.pop(path, None)
@@ -143,7 +143,7 @@ class ApiBuilder:
             doc["variants"] = variants
         for key in SYNTHESIS_KEYS:
             doc.pop(key, None)
-        if isinstance(doc.get("presets"), dict) and not is_omni(data):
+        if isinstance(doc.get("presets"), dict) and not resolver.is_omni(data):
             doc["presets"] = {
                 key: {**preset, "json": f"/{hf_id}/presets/{key}.json"} for key, preset in doc["presets"].items()
             }
@@ -183,7 +183,7 @@ class ApiBuilder:
         """``/<hf_id>/presets/<key>.json`` for every preset of a non-omni recipe (§11.7)."""
         presets = recipe.data.get("presets")
         resolve_preset = getattr(resolver, "resolve_preset", None)
-        if not isinstance(presets, dict) or is_omni(recipe.data) or resolve_preset is None:
+        if not isinstance(presets, dict) or resolver.is_omni(recipe.data) or resolve_preset is None:
             return
         strategies = self.vocab.strategy_map
         profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
@@ -312,12 +312,6 @@ def arg_origin(data: dict[str, Any], flag: str) -> str:
 def _parent(doc: dict[str, Any]) -> str:
     """The recipe a document comes from: its own id, or ``meta.derived_from``."""
     return (doc.get("meta") or {}).get("derived_from") or doc["hf_id"]
-
-
-def is_omni(data: dict[str, Any]) -> bool:
-    """Omni recipes never get renderings (json-api §4.1)."""
-    tasks = (data.get("meta") or {}).get("tasks")
-    return isinstance(tasks, list) and "omni" in tasks
 
 
 def index_entry(hf_id: str, meta: dict[str, Any], page_id: str) -> dict[str, Any]:
