@@ -182,13 +182,12 @@ class ApiBuilder:
     def presets(self, recipe: RecipeFile, doc: dict[str, Any]) -> None:
         """``/<hf_id>/presets/<key>.json`` for every preset of a non-omni recipe (§11.7)."""
         presets = recipe.data.get("presets")
-        resolve_preset = getattr(resolver, "resolve_preset", None)
-        if not isinstance(presets, dict) or resolver.is_omni(recipe.data) or resolve_preset is None:
+        if not isinstance(presets, dict) or resolver.is_omni(recipe.data):
             return
         strategies = self.vocab.strategy_map
         profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
         for key, preset in presets.items():
-            resolved = resolve_preset(recipe.data, self.resolver_vocab, key)
+            resolved = resolver.resolve_preset(recipe.data, self.resolver_vocab, key)
             self.out.warnings.extend(resolved.get("warnings", []))
             body: dict[str, Any] = {
                 "hf_id": recipe.hf_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from builder import resolver
 from builder.content import RecipeFile, Vocabulary
 from builder.errors import Problem, join_path
 from builder.lint import recipe_lints
@@ -167,10 +168,7 @@ def hardware_references(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]
 
 
 def preset_problems(data: dict[str, Any], vocab: Vocabulary) -> list[tuple[str, str]]:
-    """Preset validation (json-api §11.7), delegated to the resolver when it offers it."""
-    from builder import resolver
-
-    check = getattr(resolver, "validate_presets", None)
-    if check is None or not data.get("presets"):
+    """Preset validation (json-api §11.7): the resolver renders every point to check it."""
+    if not data.get("presets"):
         return []
-    return list(check(data, {"taxonomy": vocab.taxonomy, "strategies": vocab.strategy_map}))
+    return list(resolver.validate_presets(data, {"taxonomy": vocab.taxonomy, "strategies": vocab.strategy_map}))
