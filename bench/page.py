@@ -105,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     conf = _load_conftest()
     from playwright.sync_api import sync_playwright
 
+    from builder.serve import StaticHandler
+
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "site"
         conf.build_builder_site(out, args.content)
@@ -117,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 browser = pw.chromium.launch(executable_path=conf.CHROMIUM, args=[
                     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync"])
-                runs = [run_once(browser, base + args.page, conf.GzipHandler) for _ in range(args.runs)]
+                runs = [run_once(browser, base + args.page, StaticHandler) for _ in range(args.runs)]
                 browser.close()
         finally:
             server.shutdown()

@@ -16,6 +16,7 @@ from builder.schema import SCHEMA_PATH, recipe_schema
 from builder.writer import Staging
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -76,10 +77,16 @@ def render_api(options: BuildOptions) -> BuildResult:
 
 
 def render_html(result: BuildResult) -> dict[str, bytes]:
-    """Every HTML page and asset of a rendered API."""
+    """Every HTML page and asset of a rendered API, and what the in-browser builder loads:
+    the Pyodide runtime, the resolver itself, and each recipe's builder data."""
+    from builder.pyodide_assets import builder_data_files, pyodide_files, resolver_files
     from builder.render import render_site
 
-    return render_site(result.content, result.output)
+    files = render_site(result.content, result.output)
+    files.update(pyodide_files(PROJECT_ROOT))
+    files.update(resolver_files(PROJECT_ROOT))
+    files.update(builder_data_files(result.content))
+    return files
 
 
 def render(options: BuildOptions) -> BuildResult:

@@ -104,14 +104,27 @@ def _member_names(names: set[str]) -> list[str]:
     return sorted(wanted)
 
 
-def _source_zip(stdlib: bytes) -> bytes:
-    """The selected modules as a reproducible source zip."""
+def _source_zip(stdlib: bytes, resolver_source: bytes | None = None) -> bytes:
+    """The selected modules as a reproducible source zip.
+
+    With ``resolver_source`` the zip also carries ``recipes_resolver`` (that source, byte-compiled
+    with the rest) and ``recipes_resolver_hash.SHA256``: the worker imports the precompiled module
+    only when the ``/static/resolver.py`` it fetched has that hash, and compiles the fetched file
+    otherwise.
+    """
+    extra: dict[str, bytes] = {}
+    if resolver_source is not None:
+        digest = hashlib.sha256(resolver_source).hexdigest()
+        extra = {"recipes_resolver.py": resolver_source,
+                 "recipes_resolver_hash.py": f'SHA256 = "{digest}"\n'.encode()}
     with zipfile.ZipFile(io.BytesIO(stdlib)) as zin:
         members = _member_names(set(zin.namelist()))
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
             for name in members:
                 zout.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), zin.read(name), zipfile.ZIP_DEFLATED)
+            for name, data in extra.items():
+                zout.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
     return buf.getvalue()
 
 
@@ -164,15 +177,33 @@ def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
     lock = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
     out["pyodide/pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
                                                   separators=(",", ":")).encode()
-    sources = _source_zip((package / "python_stdlib.zip").read_bytes())
+    resolver = root / "builder" / "resolver.py"
+    sources = _source_zip((package / "python_stdlib.zip").read_bytes(),
+                          resolver.read_bytes() if resolver.is_file() else None)
     compiled = _compiled_zip(package, sources, root / CACHE)
     out["pyodide/python_stdlib.zip"] = compiled if compiled is not None else sources
     for path, data in list(out.items()):
         if len(data) >= GZIP_MIN_BYTES:
-            packed = gzip_bytes(data)
+            packed = cached_gzip(data, root / CACHE / "gz")
             if len(packed) < 0.9 * len(data):
                 out[path + ".gz"] = packed
     return out
+
+
+def cached_gzip(data: bytes, cache_dir: Path) -> bytes:
+    """:func:`gzip_bytes`, remembered on disk by content hash (compressing the runtime takes a second)."""
+    cached = cache_dir / f"{hashlib.sha256(data).hexdigest()}.gz"
+    if cached.is_file():
+        return cached.read_bytes()
+    packed = gzip_bytes(data)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_bytes(packed)
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return packed
 
 
 def _plain(value: Any) -> Any:

@@ -9,6 +9,7 @@ Server-Sent-Events script that the dev server (only) injects into HTML responses
 from __future__ import annotations
 
 import functools
+import io
 import sys
 import threading
 import time
@@ -92,20 +93,74 @@ def report(problems: list[Any]) -> None:
         print(problem, file=sys.stderr)
 
 
-class DevHandler(SimpleHTTPRequestHandler):
-    """Static files from the output folder, a reload event stream, and the reload script."""
+class StaticHandler(SimpleHTTPRequestHandler):
+    """A static host for the built site: ``.gz`` twins sent with ``Content-Encoding: gzip``
+    when the browser accepts them, module and wasm MIME types, ``404.html`` for missing paths."""
 
-    state: SiteState
+    extensions_map = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+    }
+    sent_bytes = 0  # body bytes served by every handler (Content-Length), for bench/page.py
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
         pass
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if keyword.lower() == "content-length":
+            StaticHandler.sent_bytes += int(value)
+        super().send_header(keyword, value)
+
+    def send_head(self) -> Any:
+        path = Path(self.translate_path(self.path))
+        packed = path.with_name(path.name + ".gz")
+        if path.is_file() and packed.is_file() and "gzip" in self.headers.get("Accept-Encoding", ""):
+            data = packed.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return io.BytesIO(data)
+        return super().send_head()
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def serve_directory(directory: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+    """Serve ``directory`` with :class:`StaticHandler` on 127.0.0.1 in a daemon thread."""
+    handler = functools.partial(StaticHandler, directory=str(directory))
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}"
+
+
+class DevHandler(StaticHandler):
+    """The dev server: static files, a reload event stream, and the reload script in HTML pages."""
+
+    state: SiteState
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         if self.path == "/__events":
             self.events()
             return
-        path = self.translate_path(self.path)
-        target = Path(path) / "index.html" if Path(path).is_dir() and self.path.endswith("/") else Path(path)
+        path = Path(self.translate_path(self.path))
+        target = path / "index.html" if path.is_dir() and self.path.split("?")[0].endswith("/") else path
         if target.suffix == ".html" and target.is_file():
             body = target.read_bytes().replace(b"</body>", RELOAD_SCRIPT + b"</body>", 1)
             self.send_response(200)

@@ -6,7 +6,22 @@
 const GLUE = `
 import json, sys
 sys.path.insert(0, "/home/pyodide")
-import resolver
+resolver = None
+
+def load(source_hash):
+    """Import the resolver: the precompiled copy when it is this very source, else the fetched file."""
+    global resolver
+    try:
+        import recipes_resolver_hash
+        if source_hash and recipes_resolver_hash.SHA256 == source_hash:
+            import recipes_resolver as module
+            resolver = module
+            return "precompiled"
+    except ImportError:
+        pass
+    import resolver as module
+    resolver = module
+    return "source"
 
 _recipes = {}
 _vocab = {}
@@ -26,6 +41,7 @@ def view(hf_id, state, event):
 let py = null;
 let api = null;
 let booting = null;
+let timings = null;
 const pending = [];
 
 async function boot(msg) {
@@ -38,14 +54,23 @@ async function boot(msg) {
       return r.text();
     }),
   ]);
+  const fetched = performance.now();
   py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] });
+  const loaded = performance.now();
   py.FS.writeFile("/home/pyodide/resolver.py", source);
   py.runPython(GLUE);
+  let hash = null;
+  try {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(source));
+    hash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  } catch { /* no WebCrypto (plain http on a remote host): compile the fetched file */ }
+  const how = py.globals.get("load")(hash);
+  timings = { fetch: fetched - started, pyodide: loaded - fetched, resolver: performance.now() - loaded, how };
   const g = py.globals;
   api = { setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), view: g.get("view") };
   if (msg.vocab) api.setVocab(msg.vocab);
   if (msg.recipe) api.setRecipe(msg.hfId, msg.recipe);
-  postMessage({ type: "ready", ms: performance.now() - started });
+  postMessage({ type: "ready", ms: performance.now() - started, timings });
 }
 
 function answer(msg) {

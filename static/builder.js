@@ -50,6 +50,7 @@
 
   // ── state ──
   let view = null; // last rendered view
+  let bootTimings = null; // worker start-up breakdown (ms), for bench/page.py
   let busy = false;
   const queue = []; // clicks waiting for the worker (never lost)
   let selectedTab = null;
@@ -194,7 +195,7 @@
     if (row.hint) {
       const hintId = nextId("cb-hint");
       label.append(" ", el("span", { class: "cb-info", tabindex: "0", role: "img", "aria-label": "About",
-        title: row.hint, "aria-describedby": hintId }, "ⓘ"), el("span", { id: hintId, class: "visually-hidden" }, row.hint));
+        title: row.hint, "aria-describedby": hintId }, "i"), el("span", { id: hintId, class: "visually-hidden" }, row.hint));
     }
     const group = el("div", { class: "cb-pills", role: toggle ? "group" : "radiogroup", "aria-labelledby": labelId });
     const groups = row.groups && row.groups.length > 1 ? row.groups : [{ label: null, pills: row.pills }];
@@ -574,7 +575,7 @@
     worker = new Worker(workerUrl, { type: "module" });
     worker.onmessage = (e) => {
       const m = e.data || {};
-      if (m.type === "ready") return;
+      if (m.type === "ready") { bootTimings = { total: m.ms, ...m.timings }; return; }
       if (m.type === "failed") { showError(new Error(m.message)); return; }
       const w = waiting.get(m.id);
       if (!w) return;
@@ -619,6 +620,7 @@
     send,
     get view() { return view; },
     get ready() { return ready; },
+    get timings() { return bootTimings; },
     get queued() { return queue.length + (busy ? 1 : 0); },
   };
   start();

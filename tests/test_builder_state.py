@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from test_resolver_module import R, project_recipe, project_vocab, recipe, vocab
 
 

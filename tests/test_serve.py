@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -90,13 +91,12 @@ def test_serve_rebuilds_an_edited_recipe_and_reloads_pages(server) -> None:
 
 def test_serve_keeps_the_site_when_an_edit_is_invalid(server) -> None:
     port, content, out, proc = server
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
     before = (out / "Qwen" / "Qwen3-14B.json").read_text()
     recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
     recipe.write_text(recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
-    time.sleep(1.5)
+    eventually(lambda: "rebuild failed; the site is unchanged\n" in lines)
+    assert any("compatible_strategies[0]: unknown strategy 'nope'" in line for line in lines)
     assert (out / "Qwen" / "Qwen3-14B.json").read_text() == before
     assert get(port, "/Qwen/Qwen3-14B/")[0] == 200
-    proc.terminate()
-    output = proc.communicate(timeout=10)[0]
-    assert "compatible_strategies[0]: unknown strategy 'nope'" in output
-    assert "rebuild failed; the site is unchanged" in output

@@ -6,9 +6,8 @@ import json
 import random
 from typing import Any
 
-from helpers import open_builder
-
 from builder import resolver
+from builder_ui.helpers import open_builder
 
 CASES = 320
 PAGE = "/Qwen/Qwen3-8B"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from helpers import open_builder, shown_command, view
+from builder_ui.helpers import open_builder, shown_command, view
 
 
 def test_default_command(page: Any) -> None:

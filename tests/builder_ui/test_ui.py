@@ -7,7 +7,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from helpers import click, open_builder, pill, settle, shown_command, view
+from builder_ui.helpers import click, open_builder, pill, settle, shown_command, view
 
 QWEN = "/Qwen/Qwen3-8B"
 DEEPSEEK = "/deepseek-ai/DeepSeek-V3.2"
@@ -38,7 +38,7 @@ def test_hardware_row_radio_group_keyboard_and_storage(page: Any) -> None:
     group = page.locator('[data-row="hardware"] [role=radiogroup]')
     assert group.get_attribute("aria-labelledby")
     label_id = group.get_attribute("aria-labelledby")
-    assert page.locator(f"#{label_id}").inner_text() == "Hardware"
+    assert page.locator(f"#{label_id}").text_content() == "Hardware"
     h200 = pill(page, "hardware", "h200")
     assert h200.get_attribute("tabindex") == "0" and "141G/GPU" in h200.inner_text()
     h200.focus()

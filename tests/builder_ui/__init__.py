@@ -1,0 +1,1 @@
+"""Browser tests of the interactive command builder."""
