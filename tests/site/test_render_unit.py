@@ -1,0 +1,59 @@
+"""Fast checks of the Markdown renderer and the page helpers (no browser)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sitedata
+
+from builder.content import BuildOutput, Content, RecipeFile
+from builder.markdown import Slugger, render_markdown, slugify
+from builder.render import SiteRenderer, env_exports, fmt_ctx_short, parse_params
+
+
+def test_markdown_escapes_raw_html_and_drops_unsafe_links() -> None:
+    html = render_markdown("Use <think> and <64K. [x](javascript:alert(1)) [d](data:text/html,hi) [ok](https://a.b)")
+    assert "&lt;think&gt;" in html and "&lt;64K" in html
+    assert "javascript:" not in html.split("[x]")[0] and 'href="javascript' not in html and 'href="data' not in html
+    assert 'href="https://a.b"' in html
+
+
+def test_heading_slugs_are_stable_and_unique() -> None:
+    slugger = Slugger({"presets"})
+    html = render_markdown("## Presets\n\n## Hello, World!\n\n## Hello, World!", slugger)
+    assert 'id="presets-1"' in html and 'id="hello-world"' in html and 'id="hello-world-1"' in html
+    assert slugify("NVIDIA — TP8 (8x H200)") == "nvidia--tp8-8x-h200"
+
+
+def test_fenced_code_is_highlighted_and_images_become_links() -> None:
+    html = render_markdown("```bash\nvllm serve x --y '{\"a\": 1}'\n```\n\n![chart](https://example.com/c.png)")
+    assert '<span class="s1">' in html and "<img" not in html
+    assert 'href="https://example.com/c.png"' in html
+
+
+def test_helpers() -> None:
+    assert parse_params("1.2T") == 1200 and parse_params("500M") == 0.5 and parse_params("x") is None
+    assert fmt_ctx_short(1048576) == "1M ctx" or fmt_ctx_short(1048576) == "1.0M ctx"
+    assert fmt_ctx_short(131072) == "131K ctx" and fmt_ctx_short(0) == ""
+    assert env_exports({"A": "1", "B": "$IFACE_NAME", "C": '{"x": 1}'}) == (
+        "export A=1\nexport B=$IFACE_NAME\nexport C='{\"x\": 1}'"
+    )
+
+
+def _recipe(hf_id: str, added: str) -> RecipeFile:
+    data: dict[str, Any] = {"meta": {"title": hf_id, "provider": hf_id.split("/")[0], "date_added": added,
+                                     "date_updated": added, "tasks": ["text"]}, "model": {}, "variants": {}}
+    return RecipeFile(hf_id, f"models/{hf_id}.yaml", data)
+
+
+def test_latest_keeps_one_card_per_org() -> None:
+    """HOME-04: two recipes of one org newer than everything else yield one card."""
+    recipes = [_recipe("A/new1", "2030-01-03"), _recipe("A/new2", "2030-01-02"), _recipe("B/old", "2020-01-01"),
+               _recipe("C/bad", "not-a-date"), _recipe("D/old", "2020-01-01")]
+    content = Content("x", sitedata.load_vocab(), recipes)
+    renderer = SiteRenderer(content, BuildOutput())
+    assert [r.hf_id for r in renderer.latest(8, one_per_org=True)] == ["A/new1", "B/old", "D/old", "C/bad"]
+    pages = renderer.render_all()
+    assert "A/index.html" in pages and "A/new1/index.html" in pages and "browse/index.html" in pages
+    assert "a/new1/index.html" in pages  # lower-case redirect stub
+    assert b'http-equiv="refresh"' in pages["a/new1/index.html"]
