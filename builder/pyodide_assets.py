@@ -217,10 +217,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def builder_data_files(content: Any) -> dict[str, bytes]:
+def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, bytes]:
     """``builder-data/vocab.json`` and one ``builder-data/<hf_id>.json`` per recipe.
 
-    ``content`` is a loaded :class:`builder.content.Content`.  Each recipe file holds
+    ``content`` is a loaded :class:`builder.content.Content`; ``only`` limits the recipe files
+    to those hf ids (incremental rebuilds).  Each recipe file holds
     ``{"hf_id", "recipe", "initial"}`` where ``initial`` is :func:`resolver.builder_state`
     of a URL without parameters (what JavaScript paints before Pyodide is ready).
     """
@@ -229,6 +230,8 @@ def builder_data_files(content: Any) -> dict[str, bytes]:
     vocab = {"taxonomy": _plain(content.vocab.taxonomy), "strategies": _plain(content.vocab.strategy_map)}
     out = {"builder-data/vocab.json": json.dumps(vocab, ensure_ascii=False, separators=(",", ":")).encode()}
     for rf in content.recipes:
+        if only is not None and rf.hf_id not in only:
+            continue
         recipe = _plain({**rf.data, "hf_id": rf.hf_id})
         try:
             initial = resolver.builder_state(recipe, vocab, {})

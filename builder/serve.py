@@ -23,6 +23,7 @@ from builder.build import BuildOptions, render
 from builder.content import Content
 from builder.errors import ContentError
 from builder.loader import reload_recipe
+from builder.pyodide_assets import builder_data_files
 from builder.render import render_pages
 from builder.writer import update_tree, write_tree
 
@@ -67,6 +68,7 @@ class SiteState:
             else:
                 files.pop(path, None)
         files.update(render_pages(self.content, output, {recipe.hf_id}))
+        files.update(builder_data_files(self.content, {recipe.hf_id}))
         return self.replace(files)
 
     def replace(self, files: dict[str, bytes]) -> set[str]:
@@ -216,7 +218,7 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
         report(exc.problems)
         print("rebuild failed; the site is unchanged", file=sys.stderr)
         return
-    print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s")
+    print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s", flush=True)
 
 
 def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
@@ -257,13 +259,20 @@ def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+    print(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
     try:
         if watch:
             from watchfiles import watch as watch_files
 
-            for changes in watch_files(*watch_paths(content), debounce=50, step=20):
-                on_changes(state, changes)
+            announced = False
+            for changes in watch_files(
+                *watch_paths(content), debounce=50, step=20, yield_on_timeout=True, rust_timeout=500
+            ):
+                if not announced:
+                    print("watching for changes", flush=True)
+                    announced = True
+                if changes:
+                    on_changes(state, changes)
         else:
             threading.Event().wait()
     except KeyboardInterrupt:

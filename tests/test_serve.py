@@ -42,7 +42,7 @@ def eventually(check, timeout: float = 30.0) -> None:
 
 
 @pytest.fixture()
-def server(tmp_path: Path) -> Iterator[tuple[int, Path, Path, subprocess.Popen[str]]]:
+def server(tmp_path: Path) -> Iterator[tuple[int, Path, Path, list[str]]]:
     content, out = tmp_path / "content", tmp_path / "site"
     shutil.copytree(RECIPES, content)
     port = free_port()
@@ -53,9 +53,15 @@ def server(tmp_path: Path) -> Iterator[tuple[int, Path, Path, subprocess.Popen[s
         stderr=subprocess.STDOUT,
         text=True,
     )
+    lines: list[str] = []
     try:
-        eventually(lambda: _up(port), 120)
-        yield port, content, out, proc
+        for line in proc.stdout:  # the site is served and the watcher runs once serve says so
+            lines.append(line)
+            if line.startswith("watching for changes"):
+                break
+        threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
+        assert _up(port)
+        yield port, content, out, lines
     finally:
         proc.terminate()
         proc.wait(10)
@@ -69,7 +75,8 @@ def _up(port: int) -> bool:
 
 
 def test_serve_rebuilds_an_edited_recipe_and_reloads_pages(server) -> None:
-    port, content, out, _ = server
+    port, content, out, lines = server
+    assert any(line.startswith("serving ") for line in lines)
     status, page = get(port, "/MiniMaxAI/MiniMax-M3/")
     assert status == 200
     assert "new EventSource('/__events')" in page  # injected by the dev server only
@@ -85,14 +92,13 @@ def test_serve_rebuilds_an_edited_recipe_and_reloads_pages(server) -> None:
     eventually(lambda: '"title": "Edited ' in (out / "Qwen" / "Qwen3-14B.json").read_text())
     eventually(lambda: "Edited " in get(port, "/Qwen/Qwen3-14B/")[1])
     assert "Edited " in get(port, "/search-index.json")[1]  # and the indexes that list it
+    assert '"title":"Edited ' in (out / "builder-data" / "Qwen" / "Qwen3-14B.json").read_text()  # and the builder
     assert stream.readline() == b"data: reload\n"
     events.close()
 
 
 def test_serve_keeps_the_site_when_an_edit_is_invalid(server) -> None:
-    port, content, out, proc = server
-    lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
+    port, content, out, lines = server
     before = (out / "Qwen" / "Qwen3-14B.json").read_text()
     recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
     recipe.write_text(recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
