@@ -38,6 +38,7 @@ from markupsafe import Markup
 from builder import vllm_lint
 from builder.content import BuildOutput, Content
 from builder.markdown import Slugger, render_markdown
+from builder.minify import minify
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # Ids of the recipe page's own sections; Markdown headings get other slugs.
@@ -357,7 +358,7 @@ class SiteRenderer:
         if STATIC_DIR.is_dir():
             for path in sorted(STATIC_DIR.iterdir()):
                 if path.is_file() and not path.name.startswith("."):
-                    out[f"static/{path.name}"] = path.read_bytes()
+                    out[f"static/{path.name}"] = minify(path.name, path.read_bytes())
         return out
 
     def asset(self, name: str) -> str:
