@@ -571,9 +571,9 @@
     const params = Object.fromEntries(new URLSearchParams(location.search));
     const dataPromise = fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
     const vocabPromise = fetch(vocabUrl).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))));
-    // Boot Pyodide right away, in parallel with the data fetches (first paint is never blocked).
-    worker = new Worker(workerUrl, { type: "module" });
-    worker.onmessage = (e) => {
+    // Pyodide boots in a worker that the page's <head> already started (window.__builderBoot),
+    // in parallel with parsing and the data fetches; first paint is never blocked.
+    const onMessage = (e) => {
       const m = e.data || {};
       if (m.type === "ready") { bootTimings = { total: m.ms, ...m.timings }; return; }
       if (m.type === "failed") { showError(new Error(m.message)); return; }
@@ -582,8 +582,16 @@
       waiting.delete(m.id);
       if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
     };
+    const early = window.__builderBoot;
+    if (early && early.worker) {
+      worker = early.worker;
+    } else {
+      worker = new Worker(workerUrl, { type: "module" });
+      worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
+    }
+    worker.onmessage = onMessage;
+    for (const e of (early && early.messages) || []) onMessage(e);
     worker.onerror = (e) => showError(new Error(e.message || "worker failed"));
-    worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
     let data;
     let vocab;
     try { data = await dataPromise; } catch {
