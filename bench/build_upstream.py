@@ -45,6 +45,31 @@ def timed_build(extra: list[str], folder: str, runs: int = 5, cpu: list[tuple[fl
     return times
 
 
+def lint_share(runs: int = 3) -> tuple[float, float]:
+    """Median in-process seconds of the JSON API build with and without the vLLM CLI lint."""
+    from builder.api import ApiBuilder, ArgvLint
+    from builder.loader import load_content
+
+    content, _ = load_content(UPSTREAM)
+    lint = ArgvLint.record
+
+    def one(enabled: bool) -> float:
+        ArgvLint.record = lint if enabled else (lambda self, record, preset=None: None)  # type: ignore[method-assign]
+        from builder import vllm_lint
+
+        vllm_lint._lint_cached.cache_clear()
+        start = time.perf_counter()
+        ApiBuilder(content).build()
+        return time.perf_counter() - start
+
+    try:
+        with_lint = statistics.median(one(True) for _ in range(runs))
+        without = statistics.median(one(False) for _ in range(runs))
+    finally:
+        ArgvLint.record = lint  # type: ignore[method-assign]
+    return with_lint, without
+
+
 def main() -> None:
     if not UPSTREAM.is_dir():
         sys.exit(f"../shared/upstream is absent ({UPSTREAM})")
@@ -62,6 +87,10 @@ def main() -> None:
         )
     print(f"HTML overhead: {statistics.median(full) / statistics.median(json_only):.2f}x the JSON-only build (wall), "
           f"{statistics.median(u for u, _ in full_cpu) / statistics.median(u for u, _ in json_cpu):.2f}x (user CPU)")
+    with_lint, without = lint_share()
+    print(f"vLLM CLI lint: JSON API built in memory in {with_lint:.2f} s with it, {without:.2f} s without "
+          f"(+{with_lint - without:.2f} s, {100 * (with_lint - without) / statistics.median(json_only):.0f}% of the "
+          f"JSON-only build)")
 
 
 if __name__ == "__main__":
