@@ -8,6 +8,7 @@ a warning).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,18 @@ def read_mapping(root: Path, rel: str, out: _Collector) -> tuple[dict[str, Any],
         out.error(rel, 1, "", "expected a mapping at the top level")
         return None
     return loaded
+
+
+def mappings_in(
+    root: Path, folder: str, out: _Collector, suffixes: tuple[str, ...] = (".yaml",)
+) -> Iterator[tuple[str, dict[str, Any], dict[str, int]]]:
+    """(relative path, data, lines) of every YAML mapping file in a folder, in byte-wise name order."""
+    for name in list_sorted(root / folder):
+        if name.endswith(suffixes):
+            rel = f"{folder}/{name}"
+            loaded = read_mapping(root, rel, out)
+            if loaded is not None:
+                yield rel, *loaded
 
 
 # ── pydantic errors as problems ───────────────────────────────────────────
@@ -180,14 +193,7 @@ def _load_catalogue(
     if not (root / folder).is_dir():
         out.error(folder, 0, "", "folder is missing")
         return result
-    for name in list_sorted(root / folder):
-        if not name.endswith(".yaml"):
-            continue
-        rel = f"{folder}/{name}"
-        loaded = read_mapping(root, rel, out)
-        if loaded is None:
-            continue
-        data, lines = loaded
+    for rel, data, lines in mappings_in(root, folder, out):
         if check_model(model, data, rel, _where_in(rel, lines), out) is not None:
             result[data["name"]] = data
     return result
@@ -293,16 +299,8 @@ def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
     data, lines = loaded
     locations = {path: (rel, line) for path, line in lines.items()}
     overlays: list[str] = []
-    overlay_dir = root / "overlays" / hf_id
-    if overlay_dir.is_dir():
-        for name in list_sorted(overlay_dir):
-            if not name.endswith((".yaml", ".yml")):
-                continue
-            orel = f"overlays/{hf_id}/{name}"
-            oloaded = read_mapping(root, orel, out)
-            if oloaded is None:
-                continue
-            odata, olines = oloaded
+    if (root / "overlays" / hf_id).is_dir():
+        for orel, odata, olines in mappings_in(root, f"overlays/{hf_id}", out, (".yaml", ".yml")):
             data = merge_overlay(data, odata, "", locations, orel, olines)
             overlays.append(orel)
     return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays)
@@ -347,11 +345,9 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
             site = loaded[0]
     quickstarts: list[dict[str, Any]] = []
     if (root / "quickstart").is_dir():
-        for name in list_sorted(root / "quickstart"):
-            rel = f"quickstart/{name}"
-            loaded = read_mapping(root, rel, out) if name.endswith(".yaml") else None
-            if loaded is not None and check_model(models.Quickstart, loaded[0], rel, _where_in(rel, loaded[1]), out):
-                quickstarts.append(loaded[0])
+        for rel, data, lines in mappings_in(root, "quickstart", out):
+            if check_model(models.Quickstart, data, rel, _where_in(rel, lines), out):
+                quickstarts.append(data)
     problems = out.problems
     if any(not p.warning or strict for p in problems):
         raise ContentError(problems)
