@@ -150,6 +150,10 @@ def _message(value: Any, errors: list[dict[str, Any]]) -> str:
         return "required field is missing"
     if "too_short" in types:
         return "must not be empty"
+    bound = next((e for e in errors if e["type"] in ("greater_than_equal", "greater_than")), None)
+    if bound is not None:
+        sign = ">=" if bound["type"] == "greater_than_equal" else ">"
+        return f"must be {sign} {next(iter(bound['ctx'].values()))}, got {_describe(value)}"
     if "literal_error" in types:
         expected = next(e for e in errors if e["type"] == "literal_error")["ctx"]["expected"]
         return f"expected one of {expected}, got {_describe(value)}"

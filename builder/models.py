@@ -32,8 +32,8 @@ class HardwareProfile(Open):
     compute_arch: str | None = None
     display_name: str
     description: str | None = None
-    gpu_count: int
-    vram_gb: int | float
+    gpu_count: int = Field(ge=1)
+    vram_gb: int | float = Field(ge=0)
     multi_node: bool | None = None
     restricted: bool | None = None
     scalable: bool | None = None
@@ -200,7 +200,7 @@ class HardwareBlock(Open):
 
 class Variant(Open):
     precision: str | None = None
-    vram_minimum_gb: int | float | None = None
+    vram_minimum_gb: int | float | None = Field(default=None, ge=0)
     description: str | None = None
     label: str | None = None
     model_id: str | None = None

@@ -1533,7 +1533,7 @@ def _render_alternative(c: _Ctx, vocab: dict, sid: str) -> dict | None:
 
 def _failure(recipe: dict, hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
     name = recipe.get("hf_id") or hf_id
-    return f"warning: resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
+    return f"resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
 
 
 def is_omni(recipe: dict) -> bool:

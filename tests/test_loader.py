@@ -12,7 +12,7 @@ from builder import yaml12
 from builder.cli import main
 from builder.errors import ContentError
 from builder.loader import load_content
-from tests.conftest import UPSTREAM, need_shared
+from tests.conftest import ROOT, UPSTREAM, need_shared
 
 M3 = "models/MiniMaxAI/MiniMax-M3.yaml"
 
@@ -179,3 +179,16 @@ def test_two_builds_are_byte_identical(tmp_path: Path) -> None:
     assert main(["build", "--content", str(UPSTREAM), "--out", str(first), "--json-only"]) == 0
     assert main(["build", "--content", str(UPSTREAM), "--out", str(second), "--json-only"]) == 0
     assert tree_digest(first) == tree_digest(second)
+
+
+def test_impossible_hardware_numbers_are_errors(tmp_path: Path) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(ROOT / "recipes", content)
+    taxonomy = content / "taxonomy.yaml"
+    text = taxonomy.read_text()
+    line = text[: text.index("    gpu_count: 8\n")].count("\n") + 1
+    taxonomy.write_text(text.replace("    gpu_count: 8\n", "    gpu_count: 0\n", 1))
+    with pytest.raises(ContentError) as caught:
+        load_content(content)
+    errors = [str(p) for p in caught.value.problems if not p.warning]
+    assert errors == [f"taxonomy.yaml:{line}: hardware_profiles.h100.gpu_count: must be >= 1, got number 0"]

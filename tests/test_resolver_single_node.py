@@ -631,7 +631,7 @@ class TestRecords:
         doc["strategy_overrides"] = Boom()
         out = R.render_matrix(doc, SYN_VOCAB, "default", "acme/m")
         assert out["hardware"] == []  # the default hardware failed: nothing for the base
-        assert out["warnings"][0] == ("warning: resolver failed for acme/parent variant 'default' "
+        assert out["warnings"][0] == ("resolver failed for acme/parent variant 'default' "
                                       "strategy 'single_node_tp': boom")
 
 
