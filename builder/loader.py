@@ -310,12 +310,14 @@ def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
     return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays)
 
 
-def read_recipe(root: Path, rel: str, vocab: Vocabulary, out: _Collector) -> RecipeFile | None:
+def read_recipe(
+    root: Path, rel: str, vocab: Vocabulary, out: _Collector, vocab_ok: bool = True
+) -> RecipeFile | None:
     """Load, merge overlays, validate shape and cross-references of one recipe."""
     recipe = load_recipe(root, rel, out)
     if recipe is None or check_model(models.Recipe, recipe.data, rel, recipe.where, out) is None:
         return None
-    out.problems.extend(validate_recipe(recipe, vocab))
+    out.problems.extend(validate_recipe(recipe, vocab, cross_references=vocab_ok))
     return recipe
 
 
@@ -337,9 +339,11 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
     root = Path(root)
     out = _Collector()
     vocab = load_vocabulary(root, out)
+    # with a broken vocabulary, checks against it would only repeat its errors in every recipe
+    vocab_ok = not any(not p.warning for p in out.problems)
     recipes: list[RecipeFile] = []
     for rel in recipe_paths(root):
-        recipe = read_recipe(root, rel, vocab, out)
+        recipe = read_recipe(root, rel, vocab, out, vocab_ok)
         if recipe is not None:
             recipes.append(recipe)
     site: dict[str, Any] = {}

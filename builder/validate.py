@@ -15,8 +15,12 @@ from builder.errors import Problem, join_path
 from builder.lint import recipe_lints
 
 
-def validate_recipe(recipe: RecipeFile, vocab: Vocabulary) -> list[Problem]:
-    """Every cross-reference problem of one recipe, errors and warnings."""
+def validate_recipe(recipe: RecipeFile, vocab: Vocabulary, cross_references: bool = True) -> list[Problem]:
+    """Every cross-reference problem of one recipe, errors and warnings.
+
+    ``cross_references=False`` (the vocabulary itself has errors) keeps only the checks
+    that do not look up strategies, hardware or presets in it.
+    """
     problems: list[Problem] = []
 
     def report(field: str, message: str, warning: bool = False) -> None:
@@ -26,17 +30,18 @@ def validate_recipe(recipe: RecipeFile, vocab: Vocabulary) -> list[Problem]:
     data = recipe.data
     for field, message in feature_mode_problems(data):
         report(field, message)
-    known = vocab.strategy_map
-    for field, name in strategy_references(data):
-        if name not in known:
-            report(field, f"unknown strategy {name!r}")
-    keys = hardware_keys(vocab.taxonomy)
-    profiles = vocab.taxonomy.get("hardware_profiles") or {}
-    for field, name, exact in hardware_references(data):
-        if name not in (profiles if exact else keys):
-            report(field, f"unknown hardware {name!r}", warning=True)
-    for field, message in preset_problems(data, vocab):
-        report(field, message)
+    if cross_references:
+        known = vocab.strategy_map
+        for field, name in strategy_references(data):
+            if name not in known:
+                report(field, f"unknown strategy {name!r}")
+        keys = hardware_keys(vocab.taxonomy)
+        profiles = vocab.taxonomy.get("hardware_profiles") or {}
+        for field, name, exact in hardware_references(data):
+            if name not in (profiles if exact else keys):
+                report(field, f"unknown hardware {name!r}", warning=True)
+        for field, message in preset_problems(data, vocab):
+            report(field, message)
     for field, message in recipe_lints(data):
         report(field, message, warning=True)
     return problems
