@@ -76,13 +76,15 @@ def render_api(options: BuildOptions) -> BuildResult:
     return BuildResult(content, output, files, problems, api)
 
 
-def render_html(result: BuildResult) -> dict[str, bytes]:
+def render_html(result: BuildResult, parallel: bool = False) -> dict[str, bytes]:
     """Every HTML page and asset of a rendered API, and what the in-browser builder loads:
-    the Pyodide runtime, the resolver itself, and each recipe's builder data."""
-    from builder.pyodide_assets import builder_data_files, pyodide_files, resolver_files
-    from builder.render import render_site
+    the Pyodide runtime, the resolver itself, and each recipe's builder data.
 
-    files = render_site(result.content, result.output)
+    ``parallel`` renders on two cores (it forks: only while no other thread runs)."""
+    from builder.pyodide_assets import builder_data_files, pyodide_files, resolver_files
+    from builder.render import render_site, render_site_parallel
+
+    files = (render_site_parallel if parallel else render_site)(result.content, result.output)
     files.update(pyodide_files(PROJECT_ROOT))
     files.update(resolver_files(PROJECT_ROOT))
     files.update(builder_data_files(result.content))
@@ -100,8 +102,8 @@ def render(options: BuildOptions) -> BuildResult:
 def build(options: BuildOptions) -> int:
     """Build and write the site; print problems as ``path:line: field: message``.
 
-    The JSON files are written to the staging folder in a background thread (file I/O
-    releases the GIL) while the HTML pages render; the folder is swapped in at the end.
+    The HTML pages render on two processes; the JSON files and the pages are then written
+    to the staging folder by two threads (file I/O releases the GIL), which is swapped in.
     """
     try:
         result = render_api(options)
@@ -116,10 +118,10 @@ def build(options: BuildOptions) -> int:
     for warning in result.output.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     with Staging(options.out) as staging:
+        pages = render_html(result, parallel=True) if options.html else {}
         writing = staging.write_in_background(result.files)
-        pages = render_html(result) if options.html else {}
-        writing.join()
         staging.write(pages)
+        writing.join()
         staging.commit()
     result.files.update(pages)
     docs = result.output.documents

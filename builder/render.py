@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import pickle
 import posixpath
 import re
 import shlex
@@ -1137,15 +1139,22 @@ class SiteRenderer:
     # -- everything ---------------------------------------------------------
 
     def render_all(self) -> dict[str, bytes]:
+        """Every page, asset, redirect stub and text index."""
+        return {**self.render_recipe_pages(0, 1), **self.render_shared()}
+
+    def render_recipe_pages(self, part: int, parts: int) -> dict[str, bytes]:
+        """The recipe pages of one share of the recipes (every ``parts``-th from ``part``)."""
+        return {f"{r.hf_id}/index.html": self.page_recipe(r) for r in self.recipes[part::parts]}
+
+    def render_shared(self) -> dict[str, bytes]:
+        """Everything but the recipe pages: assets, home, browse, 404, providers, stubs, indexes."""
         pages: dict[str, bytes] = dict(self.assets)
         pages["index.html"] = self.page_home()
         pages["browse/index.html"] = self.page_browse()
         pages["404.html"] = self.page_404()
         for org in self.orgs.values():
             pages[f"{org['id']}/index.html"] = self.page_org(org)
-        for r in self.recipes:
-            pages[f"{r.hf_id}/index.html"] = self.page_recipe(r)
-        taken = set(pages) | set(self.output.files)
+        taken = set(pages) | set(self.output.files) | {f"{r.hf_id}/index.html" for r in self.recipes}
         dirs = {posixpath.dirname(p) for p in taken}
 
         def stub(path: str, target: str, keep_query: bool) -> None:
@@ -1229,6 +1238,40 @@ def render_pages(
 ) -> dict[str, bytes]:
     """Incremental rendering: the pages of the edited recipes ``hf_ids`` plus every index listing them."""
     return SiteRenderer(content, output, base_url).render_some(hf_ids)
+
+
+def render_site_parallel(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:
+    """:func:`render_site` on two cores: a forked child renders half of the recipe pages.
+
+    Called before any other thread starts (fork copies only the calling thread). Falls back
+    to one process where fork is unavailable, on one core, or when the child fails.
+    """
+    renderer = SiteRenderer(content, output, base_url)
+    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2 or len(renderer.recipes) < 8:
+        return renderer.render_all()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: render its share, send it back, leave without cleanup handlers
+        status = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as pipe:
+                pickle.dump(renderer.render_recipe_pages(1, 2), pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    pages = renderer.render_recipe_pages(0, 2)
+    pages.update(renderer.render_shared())
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            theirs = pickle.load(pipe)
+        except (EOFError, pickle.UnpicklingError):
+            theirs = None
+    _, status = os.waitpid(pid, 0)
+    if theirs is None or status != 0:
+        theirs = renderer.render_recipe_pages(1, 2)
+    return {**theirs, **pages}
 
 
 def render_site(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:
