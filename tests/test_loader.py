@@ -192,3 +192,12 @@ def test_impossible_hardware_numbers_are_errors(tmp_path: Path) -> None:
         load_content(content)
     errors = [str(p) for p in caught.value.problems if not p.warning]
     assert errors == [f"taxonomy.yaml:{line}: hardware_profiles.h100.gpu_count: must be >= 1, got number 0"]
+
+
+def test_parallel_page_rendering_writes_what_one_process_renders(upstream_site: Path) -> None:
+    from builder.build import BuildOptions, render
+
+    serial = render(BuildOptions(content=UPSTREAM, out=upstream_site)).files
+    written = {p.relative_to(upstream_site).as_posix(): p.read_bytes() for p in upstream_site.rglob("*") if p.is_file()}
+    assert written.keys() == serial.keys()
+    assert [path for path, data in serial.items() if written[path] != data] == []
