@@ -451,6 +451,12 @@
       : el("span", { class: "cb-summary mono" }, v.summary.text));
     const actions = el("div", { class: "cb-actions" });
     actions.append(copyButton(() => (activeTab(view) || {}).copy || "", "Copy command"));
+    // GAP-19: share this exact configuration, or go back to the recipe's defaults
+    const link = el("button", { type: "button", class: "cb-btn", "aria-label": "Copy link to this configuration" }, "Link");
+    link.addEventListener("click", () => copyText(location.href, link));
+    const reset = el("button", { type: "button", class: "cb-btn", "aria-label": "Reset to the recipe's defaults" }, "Reset");
+    reset.addEventListener("click", () => send({ type: "reset" }));
+    actions.append(link, reset);
     const clientTab = tabs.find((t) => t.client);
     const reason = active && !active.client && clientTab ? `Use the ${clientTab.name} tab: clients talk to it.` : null;
     const pops = [];

@@ -211,3 +211,17 @@ def test_presets_picker_and_notes(page: Any) -> None:
     notes = page.locator(".cb-notes .cb-note")
     assert notes.count() == 1 and "GB200" in notes.inner_text()
     assert re.search(r"preset-gb200_agentx", page.locator(".cb-notes").inner_html())
+
+
+def test_copy_link_and_reset(page: Any) -> None:
+    open_builder(page, QWEN)
+    default = shown_command(page)
+    click(page, "hardware", "b200")
+    click(page, "features", "reasoning")
+    assert query(page)["hardware"] == "b200" and "--reasoning-parser" not in shown_command(page)
+    page.locator('button[aria-label="Copy link to this configuration"]').click()
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    page.locator('button[aria-label="Reset to the recipe\'s defaults"]').click()
+    settle(page)
+    assert shown_command(page) == default
+    assert query(page) == {}
