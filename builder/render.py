@@ -25,6 +25,7 @@ import pickle
 import posixpath
 import re
 import shlex
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -1243,11 +1244,13 @@ def render_pages(
 def render_site_parallel(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:
     """:func:`render_site` on two cores: a forked child renders half of the recipe pages.
 
-    Called before any other thread starts (fork copies only the calling thread). Falls back
-    to one process where fork is unavailable, on one core, or when the child fails.
+    Forks only while the process runs a single thread (fork copies only the calling thread);
+    otherwise, where fork is unavailable, on one core, or when the child fails, one process
+    renders everything.
     """
     renderer = SiteRenderer(content, output, base_url)
-    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2 or len(renderer.recipes) < 8:
+    alone = threading.active_count() == 1  # forking beside other threads could copy a held lock
+    if not hasattr(os, "fork") or not alone or (os.cpu_count() or 1) < 2 or len(renderer.recipes) < 8:
         return renderer.render_all()
     read_end, write_end = os.pipe()
     pid = os.fork()
