@@ -116,6 +116,8 @@ def test_no_horizontal_overflow_at_360px(chromium: Any, server: str) -> None:
     try:
         for path in ["/", "/browse", f"/{MINIMAX}", "/MiniMaxAI", "/no/such-page"]:
             page.goto(server + path)
+            if path == f"/{MINIMAX}":  # measure the interactive builder too, not only the static page
+                page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'", timeout=60000)
             assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
     finally:
         ctx.close()
