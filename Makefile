@@ -48,9 +48,12 @@ test-vllm: $(STAMP) $(VLLM_VENV)/bin/vllm
 vllm-flags: $(VLLM_VENV)/bin/vllm
 	$(VLLM_VENV)/bin/python tools/vllm_flags.py
 
-bench: $(STAMP)
+bench: $(STAMP) node_modules/.installed chromium
 	$(PY) bench/build_upstream.py
+	$(PY) bench/resolve.py
 	$(PY) bench/incremental.py
+	$(PY) bench/page_weight.py
+	$(PY) bench/page.py
 
 clean:
 	rm -rf site $(VENV) $(VLLM_VENV) node_modules
