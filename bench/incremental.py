@@ -8,25 +8,21 @@ median and every run.
 from __future__ import annotations
 
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from builder.serve import start_dev_server  # noqa: E402
+
 UPSTREAM = ROOT.parent / "shared" / "upstream"
 RECIPE = "models/MiniMaxAI/MiniMax-M3.yaml"
 DOC = "MiniMaxAI/MiniMax-M3.json"
 PAGE = "MiniMaxAI/MiniMax-M3/index.html"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_for(check, timeout: float) -> float:
@@ -45,18 +41,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         content, out = Path(tmp) / "content", Path(tmp) / "site"
         shutil.copytree(UPSTREAM, content)
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        server = start_dev_server(content, out)
         try:
-            for line in server.stdout:  # the watcher is running once serve says so
-                if line.startswith("watching for changes"):
-                    break
             recipe = content / RECIPE
             original = recipe.read_text()
             times = []
@@ -73,8 +59,7 @@ def main() -> None:
                 times.append(wait_for(rewritten, 60))
                 time.sleep(0.3)
         finally:
-            server.terminate()
-            server.wait(10)
+            server.stop()
     print(f"incremental rebuild of one recipe (JSON and page): median {statistics.median(times):.3f} s "
           f"{[round(t, 3) for t in times]}")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import io
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -244,6 +246,43 @@ def _is_source(path: Path, root: Path) -> bool:
     if not path.is_relative_to(root):
         return not path.name.startswith(".") and not path.name.endswith("~")
     return path.suffix in (".yaml", ".yml") and not path.name.startswith(".")
+
+
+@dataclass
+class DevServer:
+    """A ``python -m builder serve`` child process, serving and watching."""
+
+    process: subprocess.Popen[str]
+    port: int
+    lines: list[str]  # its output so far; a reader thread keeps appending
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def start_dev_server(content: Path, out: Path) -> DevServer:
+    """Start ``serve`` on a free port in a child process; return once it serves and watches."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("watching for changes"):
+            break
+    else:
+        raise RuntimeError("serve stopped before watching:\n" + "".join(lines))
+    threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
+    return DevServer(process, port, lines)
 
 
 def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import http.client
 import shutil
-import socket
-import subprocess
-import sys
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -15,13 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RECIPES, ROOT
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from builder.serve import start_dev_server
+from tests.conftest import RECIPES
 
 
 def get(port: int, path: str) -> tuple[int, str]:
@@ -45,26 +36,12 @@ def eventually(check, timeout: float = 30.0) -> None:
 def server(tmp_path: Path) -> Iterator[tuple[int, Path, Path, list[str]]]:
     content, out = tmp_path / "content", tmp_path / "site"
     shutil.copytree(RECIPES, content)
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
+    dev = start_dev_server(content, out)
     try:
-        for line in proc.stdout:  # the site is served and the watcher runs once serve says so
-            lines.append(line)
-            if line.startswith("watching for changes"):
-                break
-        threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
-        assert _up(port)
-        yield port, content, out, lines
+        assert _up(dev.port)
+        yield dev.port, content, out, dev.lines
     finally:
-        proc.terminate()
-        proc.wait(10)
+        dev.stop()
 
 
 def _up(port: int) -> bool:
