@@ -1,30 +1,48 @@
-// Web Worker of the command builder: runs builder/resolver.py under Pyodide.
-// The main thread (static/builder.js) posts {type: "init", pyodide, resolver, vocab, recipe, hfId}
-// and then {type: "view", id, hfId, state, event[, recipe]}; every answer is the JSON text of
+// Web Worker of the command builder: runs the resolver package (builder/resolver/) under Pyodide.
+// The main thread (static/builder.js) posts {type: "init", pyodide, resolver} and then
+// {type: "view", id, hfId, state, event[, vocab, recipe]}; every answer is the JSON text of
 // resolver.builder_state(...).  No resolution logic lives here: this file only moves JSON.
+//
+// The resolver is imported once, on the first view request, against the bundle hash named by
+// builder-data/vocab.json ("resolver_bundle_sha256"): the precompiled copy inside the reduced
+// standard library when it is that very bundle, else the zip at `resolver` (fetched with ?v=<hash>,
+// so HTTP caches keep it until it changes), unpacked into Pyodide's file system.
 
 const GLUE = `
-import json, sys
-sys.path.insert(0, "/home/pyodide")
+import io, json, sys, zipfile
+HOME = "/home/pyodide"
+sys.path.insert(0, HOME)
 resolver = None
+try:  # warm: import the precompiled package while the page fetches its data (used once its hash matches)
+    import recipes_resolver  # noqa: F401
+except ImportError:
+    pass
+_recipes = {}
+_vocab = {}
 
-def load(source_hash):
-    """Import the resolver: the precompiled copy when it is this very source, else the fetched file."""
+def precompiled(bundle_hash):
+    """Import the precompiled package when it is this very bundle; True on success."""
     global resolver
     try:
         import recipes_resolver_hash
-        if source_hash and recipes_resolver_hash.SHA256 == source_hash:
-            import recipes_resolver as module
-            resolver = module
-            return "precompiled"
     except ImportError:
-        pass
+        return False
+    if not bundle_hash or recipes_resolver_hash.SHA256 != bundle_hash:
+        return False
+    import recipes_resolver as module
+    resolver = module
+    return True
+
+def from_zip(data):
+    """Unpack the fetched bundle (resolver/...) under HOME and import it."""
+    global resolver
+    # metadata_encoding: names are ASCII; without it zipfile looks up cp437, which the page does not ship
+    zipfile.ZipFile(io.BytesIO(bytes(data)), metadata_encoding="utf-8").extractall(HOME)
     import resolver as module
     resolver = module
-    return "source"
 
-_recipes = {}
-_vocab = {}
+def bundle_hash():
+    return _vocab.get("resolver_bundle_sha256") if isinstance(_vocab, dict) else None
 
 def set_vocab(text):
     global _vocab
@@ -40,43 +58,55 @@ def view(hf_id, state, event):
 
 let py = null;
 let api = null;
-let booting = null;
+let resolverUrl = "/static/resolver.zip";
+let loading = null;
 let timings = null;
+let chain = Promise.resolve();
 const pending = [];
 
 async function boot(msg) {
   const base = msg.pyodide || "/pyodide/";
+  resolverUrl = msg.resolver || resolverUrl;
   const started = performance.now();
-  const [{ loadPyodide }, source] = await Promise.all([
-    import(base + "pyodide.mjs"),
-    fetch(msg.resolver || "/static/resolver.py").then((r) => {
-      if (!r.ok) throw new Error(`resolver.py: HTTP ${r.status}`);
-      return r.text();
-    }),
-  ]);
+  const { loadPyodide } = await import(base + "pyodide.mjs");
   const fetched = performance.now();
   py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] });
   const loaded = performance.now();
-  py.FS.writeFile("/home/pyodide/resolver.py", source);
   py.runPython(GLUE);
-  let hash = null;
-  try {
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(source));
-    hash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  } catch { /* no WebCrypto (plain http on a remote host): compile the fetched file */ }
-  const how = py.globals.get("load")(hash);
-  timings = { fetch: fetched - started, pyodide: loaded - fetched, resolver: performance.now() - loaded, how };
   const g = py.globals;
-  api = { setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), view: g.get("view") };
-  if (msg.vocab) api.setVocab(msg.vocab);
-  if (msg.recipe) api.setRecipe(msg.hfId, msg.recipe);
+  api = {
+    setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), view: g.get("view"),
+    precompiled: g.get("precompiled"), fromZip: g.get("from_zip"), bundleHash: g.get("bundle_hash"),
+  };
+  timings = { fetch: fetched - started, pyodide: loaded - fetched };
   postMessage({ type: "ready", ms: performance.now() - started, timings });
 }
 
-function answer(msg) {
+// Import the resolver once the vocabulary (and so the bundle hash) is known.
+function ensureResolver() {
+  if (!loading) {
+    loading = (async () => {
+      const t = performance.now();
+      const hash = api.bundleHash();
+      let how = "precompiled";
+      if (!api.precompiled(hash)) {
+        const url = hash ? `${resolverUrl}${resolverUrl.includes("?") ? "&" : "?"}v=${hash.slice(0, 16)}` : resolverUrl;
+        const r = await fetch(url);
+        if (!r.ok) throw new Error(`${resolverUrl}: HTTP ${r.status}`);
+        api.fromZip(new Uint8Array(await r.arrayBuffer()));
+        how = "source";
+      }
+      Object.assign(timings, { resolver: performance.now() - t, how });
+    })();
+  }
+  return loading;
+}
+
+async function answer(msg) {
   try {
     if (msg.vocab) api.setVocab(msg.vocab);
     if (msg.recipe) api.setRecipe(msg.hfId, msg.recipe);
+    await ensureResolver();
     const t = performance.now();
     const text = api.view(msg.hfId, JSON.stringify(msg.state || {}), JSON.stringify(msg.event ?? null));
     postMessage({ type: "view", id: msg.id, view: text, ms: performance.now() - t });
@@ -85,16 +115,21 @@ function answer(msg) {
   }
 }
 
+// Answers keep the order of the requests.
+function enqueue(msg) {
+  chain = chain.then(() => answer(msg));
+}
+
 self.onmessage = (e) => {
   const msg = e.data || {};
   if (msg.type === "init") {
-    booting = boot(msg).then(() => {
-      while (pending.length) answer(pending.shift());
+    boot(msg).then(() => {
+      while (pending.length) enqueue(pending.shift());
     }).catch((err) => postMessage({ type: "failed", message: String(err && err.message ? err.message : err) }));
     return;
   }
   if (msg.type === "view") {
-    if (api) answer(msg);
+    if (api) enqueue(msg);
     else pending.push(msg);
   }
 };

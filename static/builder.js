@@ -1,5 +1,5 @@
 // Interactive command builder (site-features §6-§7), main thread.
-// Every resolution happens in builder/resolver.py (builder_state) inside a Web Worker running
+// Every resolution happens in builder/resolver/ (builder_state) inside a Web Worker running
 // Pyodide; this file only wires the DOM to it: it sends the URL state and clicks, renders the
 // returned view, replaces the URL and writes browser storage.  Before the worker is ready the
 // default view embedded in builder-data/<hf_id>.json is painted and clicks are queued.
@@ -18,7 +18,7 @@
   const dataUrl = section.dataset.builderData || `/builder-data/${hfId}.json`;
   const vocabUrl = section.dataset.builderVocab || "/builder-data/vocab.json";
   const pyodideUrl = section.dataset.pyodide || "/pyodide/";
-  const resolverUrl = section.dataset.resolver || "/static/resolver.py";
+  const resolverUrl = section.dataset.resolver || "/static/resolver.zip";
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
     ? new URL("builder-worker.js", document.currentScript.src).pathname : "/static/builder-worker.js");
 

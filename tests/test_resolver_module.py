@@ -1,4 +1,4 @@
-"""builder/resolver.py is stdlib-only and loads in isolation; shared corpus helpers for the resolver tests.
+"""builder/resolver/ is stdlib-only and loads in isolation; shared corpus helpers for the resolver tests.
 
 The other ``test_resolver_*`` modules import the helpers below (``from test_resolver_module import ...``).
 """
@@ -7,28 +7,40 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib.util
+import importlib
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RESOLVER = ROOT / "builder" / "resolver.py"
+RESOLVER = ROOT / "builder" / "resolver"
 UPSTREAM = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
 PROJECT_CONTENT = ROOT / "recipes"
 
 
-def _load_resolver() -> Any:
-    spec = importlib.util.spec_from_file_location("resolver_under_test", RESOLVER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _all_modules() -> list[ModuleType]:
+    """Every module of the resolver package (the package itself first)."""
+    import builder.resolver as package
+
+    names = [info.name for info in pkgutil.walk_packages(package.__path__, "builder.resolver.")]
+    return [package, *(importlib.import_module(name) for name in sorted(names))]
 
 
-R = _load_resolver()
+def _every_name() -> SimpleNamespace:
+    """One namespace holding the top-level names of every resolver module (tests reach internals)."""
+    merged: dict[str, Any] = {}
+    for module in _all_modules():
+        merged.update({k: v for k, v in vars(module).items() if not k.startswith("__")
+                       and not isinstance(v, ModuleType)})
+    return SimpleNamespace(**merged)
+
+
+R = _every_name()
 
 
 @functools.cache
@@ -92,15 +104,16 @@ def lines(command: str) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def test_imports_only_the_standard_library() -> None:
-    tree = ast.parse(RESOLVER.read_text(encoding="utf-8"))
+def test_imports_only_the_standard_library_and_itself() -> None:
     modules = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "relative imports are not allowed"
-            modules.add((node.module or "").split(".")[0])
+    files = sorted(RESOLVER.rglob("*.py"))
+    assert len(files) > 10
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                modules.add((node.module or "").split(".")[0])
     assert modules, "expected at least one import"
     assert "builder" not in modules
     assert not (modules - set(sys.stdlib_module_names)), modules - set(sys.stdlib_module_names)
@@ -108,10 +121,12 @@ def test_imports_only_the_standard_library() -> None:
 
 def test_loads_in_an_isolated_interpreter() -> None:
     code = (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('resolver', {str(RESOLVER)!r})\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "import sys\n"
+        "assert not [p for p in sys.path if 'site-packages' in p]\n"
+        f"sys.path.insert(0, {str(RESOLVER.parent)!r})\n"
+        "import resolver as m\n"
         "assert 'yaml' not in sys.modules and 'builder' not in sys.modules\n"
+        "assert sorted(k for k in sys.modules if k.startswith('resolver.'))\n"
         "print(m.format_command('x/y', ['--a', 'b c']))\n"
     )
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
@@ -119,5 +134,43 @@ def test_loads_in_an_isolated_interpreter() -> None:
 
 
 def test_public_names_exist() -> None:
-    missing = [name for name in R.__all__ if not hasattr(R, name)]
+    import builder.resolver as package
+
+    missing = [name for name in package.__all__ if not hasattr(package, name)]
     assert missing == []
+
+
+def test_imports_with_only_the_standard_library_modules_the_page_ships() -> None:
+    """Under a finder that refuses every pure-Python module outside ``browser_bundle.STDLIB_MODULES``
+    (compiled-in and extension modules are part of Pyodide itself), the package imports and answers
+    ``builder_state``: what the worker does with the reduced Pyodide library."""
+    from builder.browser_bundle import STDLIB_MODULES
+
+    code = (
+        "import sys\n"
+        "from importlib.machinery import PathFinder\n"
+        f"shipped = set({sorted(STDLIB_MODULES)!r})\n"
+        "class Refuse:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'resolver' or name in shipped:\n"
+        "            return None\n"
+        "        spec = PathFinder.find_spec(name, path)\n"
+        "        if spec is not None and (spec.origin or '').endswith('.py'):\n"
+        "            raise ImportError('not shipped: ' + name)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Refuse())\n"
+        f"sys.path.insert(0, {str(RESOLVER.parent)!r})\n"
+        "import resolver\n"
+        "recipe = {'hf_id': 'a/b', 'model': {'model_id': 'a/b'}, 'variants': {'default': {}},\n"
+        "          'compatible_strategies': ['single_node_tp']}\n"
+        "vocab = {'taxonomy': {'hardware_profiles': {'h200': {'brand': 'NVIDIA', 'gpu_count': 8, 'vram_gb': 1128}}},\n"
+        "         'strategies': {'single_node_tp': {'deploy_type': 'single_node'}}}\n"
+        "view = resolver.builder_state(recipe, vocab, {})\n"
+        "print(view['tabs'][0]['command'])\n"
+        "try:\n"
+        "    import csv\n"
+        "except ImportError as err:\n"
+        "    print(err)\n"
+    )
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "vllm serve a/b \\\n  --tensor-parallel-size 8\nnot shipped: csv\n"

@@ -1,0 +1,287 @@
+"""What the recipe pages load for the command builder: Pyodide, the resolver package, builder data.
+
+:func:`pyodide_files` copies the parts of the npm package ``pyodide`` (``node_modules/pyodide``,
+installed by ``npm ci``) that the builder's Web Worker needs, and replaces the 2.5 MB standard
+library zip by a reduced one: only the modules Pyodide's own bootstrap imports plus those the
+resolver and the worker glue import (found by experiment: run the worker with the full library and
+list ``sys.modules``).  When Node.js is available the reduced library is byte-compiled *by Pyodide
+itself* (same CPython version and magic number), together with a copy of the resolver package
+(``recipes_resolver``), which cuts the interpreter start-up by about 3 seconds in Chromium; the
+compiled zip is cached under ``node_modules/.cache``.  Without Node the sources are shipped (slower
+start, same behaviour).
+
+:func:`resolver_bundle` is the package ``builder/resolver/`` as one deterministic zip (sorted
+entries, fixed timestamps and attributes, fixed compression), published as ``static/resolver.zip``
+by :func:`resolver_files`.  Its SHA-256 is :data:`BUNDLE_HASH_KEY` of ``builder-data/vocab.json``:
+the worker imports the precompiled copy when it carries that very hash and otherwise fetches the zip
+(``?v=`` the hash, so HTTP caches keep it until it changes) and unpacks it into Pyodide's file system.
+
+Large files also get a ``.gz`` twin (gzip, mtime 0) for servers that can send
+``Content-Encoding: gzip``.
+
+:func:`builder_data_files` writes what the worker resolves against: ``builder-data/vocab.json``
+(taxonomy + strategy catalogue, shared by every page, plus the bundle hash) and
+``builder-data/<hf_id>.json`` (the raw recipe the resolver takes, plus the default view so the
+controls paint before Pyodide is ready).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+PACKAGE = Path("node_modules") / "pyodide"
+RESOLVER_DIR = Path(__file__).resolve().parent / "resolver"
+BUNDLE_HASH_KEY = "resolver_bundle_sha256"
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+GZIP_MIN_BYTES = 64 * 1024
+CACHE = Path("node_modules") / ".cache" / "vllm-recipes-pyodide"
+
+# Modules imported by Pyodide's bootstrap (loadPyodide), by the resolver package and by the worker
+# glue in static/builder-worker.js.  Dotted names; a package brings its __init__ only unless its
+# submodules are listed too.
+STDLIB_MODULES: tuple[str, ...] = (
+    # Pyodide bootstrap
+    "_pyodide", "_pyodide._base", "_pyodide._core_docs", "_pyodide._future_helper", "_pyodide._importhook",
+    "_pyodide.docs_argspec", "_pyodide.docstring", "_pyodide.jsbind",
+    "pyodide", "pyodide._package_loader", "pyodide._state", "pyodide.code", "pyodide.common", "pyodide.ffi",
+    "pyodide.webloop", "pyodide.console", "pyodide.http",
+    "__future__", "_collections_abc", "_colorize", "_opcode_metadata", "_py_warnings", "_sitebuiltins", "_ssl",
+    "_weakrefset", "abc", "annotationlib", "ast", "base64", "bisect", "bz2", "codecs", "codeop", "contextlib",
+    "contextvars", "copy", "copyreg", "dataclasses", "dis", "enum", "fnmatch", "functools", "genericpath",
+    "glob", "heapq", "inspect", "io", "keyword", "linecache", "locale", "lzma", "ntpath", "opcode", "operator",
+    "os", "posixpath", "random", "reprlib", "selectors", "shutil", "signal", "site", "socket", "ssl", "stat",
+    "struct", "subprocess", "tempfile", "textwrap", "threading", "token", "tokenize", "traceback", "types",
+    "typing", "warnings", "weakref", "zipimport",
+    "asyncio", "asyncio.base_events", "asyncio.base_futures", "asyncio.base_subprocess", "asyncio.base_tasks",
+    "asyncio.constants", "asyncio.coroutines", "asyncio.events", "asyncio.exceptions",
+    "asyncio.format_helpers", "asyncio.futures", "asyncio.graph", "asyncio.locks", "asyncio.log",
+    "asyncio.mixins", "asyncio.protocols", "asyncio.queues", "asyncio.runners", "asyncio.selector_events",
+    "asyncio.sslproto", "asyncio.staggered", "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups",
+    "asyncio.tasks", "asyncio.threads", "asyncio.timeouts", "asyncio.transports", "asyncio.trsock",
+    "asyncio.unix_events",
+    "collections", "collections.abc", "compression", "compression._common", "compression._common._streams",
+    "compression.zstd", "compression.zstd._zstdfile", "concurrent", "concurrent.futures",
+    "concurrent.futures._base",
+    "encodings", "encodings.aliases", "encodings.utf_8", "encodings.utf_8_sig", "encodings.ascii",
+    "encodings.latin_1",
+    "importlib", "importlib._abc", "importlib._bootstrap", "importlib._bootstrap_external", "importlib.abc",
+    "importlib.machinery", "importlib.util", "importlib.resources", "importlib.metadata",
+    "json", "json.decoder", "json.encoder", "json.scanner", "logging", "pathlib", "pathlib._os",
+    "pathlib._abc", "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "string",
+    "zipfile", "zipfile._path", "zipfile._path.glob",
+    # the resolver package and the worker glue
+    "math", "typing",
+)
+
+# Runs inside Pyodide under Node: byte-compile the selected sources into a sourceless .pyc zip.
+_COMPILE_JS = r"""
+const [pkg, src, dst] = process.argv.slice(-3);
+const { loadPyodide } = await import(pkg + "/pyodide.mjs");
+const fs = await import("node:fs");
+const py = await loadPyodide({ indexURL: pkg + "/" });
+py.FS.writeFile("/tmp/in.zip", fs.readFileSync(src));
+py.runPython(`
+import zipfile, importlib._bootstrap_external as be
+zin = zipfile.ZipFile('/tmp/in.zip')
+with zipfile.ZipFile('/tmp/out.zip', 'w', zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+    for info in zin.infolist():
+        code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True, optimize=1)
+        data = bytes(be._code_to_timestamp_pyc(code, 0, 0))
+        zout.writestr(zipfile.ZipInfo(info.filename + 'c', (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
+`);
+fs.writeFileSync(dst, py.FS.readFile("/tmp/out.zip"));
+"""
+
+
+def _member_names(names: set[str]) -> list[str]:
+    """Zip members of the selected modules, in the package's own order."""
+    wanted = set()
+    for mod in STDLIB_MODULES:
+        path = mod.replace(".", "/")
+        for candidate in (f"{path}.py", f"{path}/__init__.py"):
+            if candidate in names:
+                wanted.add(candidate)
+    return sorted(wanted)
+
+
+def _zip_member(name: str) -> zipfile.ZipInfo:
+    """A zip entry that depends on nothing but its name (time, system and mode fixed)."""
+    info = zipfile.ZipInfo(name, ZIP_TIME)
+    info.create_system = 3
+    info.external_attr = 0o644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _deterministic_zip(members: dict[str, bytes]) -> bytes:
+    """``members`` as a zip whose bytes depend only on names and contents (sorted, deflate level 9)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+        for name in sorted(members):
+            zout.writestr(_zip_member(name), members[name], zipfile.ZIP_DEFLATED, 9)
+    return buf.getvalue()
+
+
+def _package_sources(package_dir: Path, prefix: str) -> dict[str, bytes]:
+    """The ``.py`` files of a package directory, keyed ``prefix/relative/path.py``."""
+    return {f"{prefix}/{path.relative_to(package_dir).as_posix()}": path.read_bytes()
+            for path in sorted(package_dir.rglob("*.py")) if "__pycache__" not in path.parts}
+
+
+def resolver_bundle(package_dir: Path = RESOLVER_DIR) -> bytes:
+    """The resolver package as one deterministic zip of ``resolver/...`` sources."""
+    return _deterministic_zip(_package_sources(package_dir, "resolver"))
+
+
+def bundle_hash(bundle: bytes) -> str:
+    return hashlib.sha256(bundle).hexdigest()
+
+
+def _source_zip(stdlib: bytes, package_dir: Path | None = None) -> bytes:
+    """The selected modules as a reproducible source zip.
+
+    With ``package_dir`` the zip also carries ``recipes_resolver`` (the resolver package, byte-compiled
+    with the rest) and ``recipes_resolver_hash.SHA256``, the hash of :func:`resolver_bundle`: the worker
+    imports the precompiled package only when ``builder-data/vocab.json`` names that hash.
+    """
+    members: dict[str, bytes] = {}
+    with zipfile.ZipFile(io.BytesIO(stdlib)) as zin:
+        for name in _member_names(set(zin.namelist())):
+            members[name] = zin.read(name)
+    if package_dir is not None:
+        members.update(_package_sources(package_dir, "recipes_resolver"))
+        digest = bundle_hash(resolver_bundle(package_dir))
+        members["recipes_resolver_hash.py"] = f'SHA256 = "{digest}"\n'.encode()
+    return _deterministic_zip(members)
+
+
+def _compiled_zip(package: Path, sources: bytes, cache_dir: Path) -> bytes | None:
+    """Byte-compile ``sources`` with Pyodide under Node (cached); None when Node is unavailable."""
+    node = shutil.which("node")
+    key = hashlib.sha256(sources + _COMPILE_JS.encode() + (package / "package.json").read_bytes()).hexdigest()[:20]
+    cached = cache_dir / f"stdlib-{key}.zip"
+    if cached.is_file():
+        return cached.read_bytes()
+    if node is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "src.zip", Path(tmp) / "out.zip"
+        src.write_bytes(sources)
+        try:
+            subprocess.run([node, "--input-type=module", "-e", _COMPILE_JS, "--", str(package.resolve()), str(src),
+                            str(dst)], check=True, capture_output=True, timeout=300)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        data = dst.read_bytes()
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp_path = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp_path.write_bytes(data)
+        tmp_path.replace(cached)
+    except OSError:
+        pass
+    return data
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """Reproducible gzip (no name, mtime 0)."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
+        gz.write(data)
+    return buf.getvalue()
+
+
+def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
+    """Output-relative ``pyodide/...`` files (runtime, reduced stdlib, lock file, ``.gz`` twins).
+
+    Empty when ``node_modules/pyodide`` is absent (the pages then keep their static commands).
+    """
+    root = Path(project_root)
+    package = root / PACKAGE
+    if not (package / "pyodide.asm.wasm").is_file():
+        return {}
+    out: dict[str, bytes] = {f"pyodide/{name}": (package / name).read_bytes() for name in RUNTIME}
+    lock = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
+    out["pyodide/pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
+                                                  separators=(",", ":")).encode()
+    resolver = root / "builder" / "resolver"
+    sources = _source_zip((package / "python_stdlib.zip").read_bytes(),
+                          resolver if (resolver / "__init__.py").is_file() else None)
+    compiled = _compiled_zip(package, sources, root / CACHE)
+    out["pyodide/python_stdlib.zip"] = compiled if compiled is not None else sources
+    for path, data in list(out.items()):
+        if len(data) >= GZIP_MIN_BYTES:
+            packed = cached_gzip(data, root / CACHE / "gz")
+            if len(packed) < 0.9 * len(data):
+                out[path + ".gz"] = packed
+    return out
+
+
+def cached_gzip(data: bytes, cache_dir: Path) -> bytes:
+    """:func:`gzip_bytes`, remembered on disk by content hash (compressing the runtime takes a second)."""
+    cached = cache_dir / f"{hashlib.sha256(data).hexdigest()}.gz"
+    if cached.is_file():
+        return cached.read_bytes()
+    packed = gzip_bytes(data)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        tmp.write_bytes(packed)
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return packed
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy (dates as ``YYYY-MM-DD``, keys as strings)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "isoformat") and not isinstance(value, str):
+        return value.isoformat()[:10]
+    return value
+
+
+def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, bytes]:
+    """``builder-data/vocab.json`` and one ``builder-data/<hf_id>.json`` per recipe.
+
+    ``content`` is a loaded :class:`builder.content.Content`; ``only`` limits the recipe files
+    to those hf ids (incremental rebuilds).  Each recipe file holds
+    ``{"hf_id", "recipe", "initial"}`` where ``initial`` is :func:`resolver.builder_state`
+    of a URL without parameters (what JavaScript paints before Pyodide is ready).  The vocabulary
+    file also names the resolver bundle (:data:`BUNDLE_HASH_KEY`); the resolver ignores that key.
+    """
+    from builder import resolver
+
+    vocab = {"taxonomy": _plain(content.vocab.taxonomy), "strategies": _plain(content.vocab.strategy_map)}
+    published = {**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())}
+    out = {"builder-data/vocab.json": json.dumps(published, ensure_ascii=False, separators=(",", ":")).encode()}
+    for rf in content.recipes:
+        if only is not None and rf.hf_id not in only:
+            continue
+        recipe = _plain({**rf.data, "hf_id": rf.hf_id})
+        try:
+            initial = resolver.builder_state(recipe, vocab, {})
+        except Exception:  # noqa: BLE001 - a page without an initial view still works once Pyodide runs
+            initial = None
+        doc = {"hf_id": rf.hf_id, "recipe": recipe, "initial": initial}
+        out[f"builder-data/{rf.hf_id}.json"] = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+    return out
+
+
+def resolver_files(project_root: Path | str) -> dict[str, bytes]:
+    """``static/resolver.zip``: :func:`resolver_bundle` of ``builder/resolver/``, loaded by the worker."""
+    return {"static/resolver.zip": resolver_bundle(Path(project_root) / "builder" / "resolver")}

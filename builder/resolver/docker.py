@@ -1,0 +1,157 @@
+"""Docker image and ``docker run`` forms (single-node spec §12)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .hardware import _lookup_exact, _raw_generation
+from .values import HF_CACHE_MOUNT, _dict, _get, _truthy, js_str
+
+
+def _brand_key(profile: dict) -> str:
+    """§12.1 docker brand key."""
+    gen = _raw_generation(profile)
+    if gen == "tpu":
+        return "tpu"
+    if profile.get("brand") == "AMD":
+        return "amd"
+    if gen in ("cpu", "xpu") or profile.get("brand") == "Intel":
+        return "intel"
+    return "nvidia"
+
+
+_LATEST = {
+    "nvidia": "vllm/vllm-openai:latest",
+    "amd": "vllm/vllm-openai-rocm:latest",
+    "tpu": "vllm/vllm-tpu:latest",
+    "intel": "vllm/vllm-openai-cpu:latest-x86_64",
+}
+
+
+_NIGHTLY = {
+    "nvidia": "vllm/vllm-openai:nightly",
+    "amd": "vllm/vllm-openai-rocm:nightly",
+    "tpu": "vllm/vllm-tpu:nightly",
+}
+
+
+_BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
+
+
+def _is_cuda_map(v: Any) -> bool:
+    return isinstance(v, dict) and ("cu129" in v or "cu130" in v)
+
+
+def _pick_cuda(cuda_map: dict, cuda: str = "default") -> Any:
+    if cuda != "default" and cuda_map.get(cuda) is not None:
+        return cuda_map[cuda]
+    return cuda_map.get("cu130") or cuda_map.get("cu129")
+
+
+def _cuda_suffix(image: str) -> str:
+    """§12.7 cu129 form of a plain image tag."""
+    m = re.fullmatch(r"(vllm/vllm-(?:openai|openai-rocm|tpu)):nightly", image)
+    return f"{m.group(1)}:cu129-nightly" if m else f"{image}-cu129"
+
+
+def _image_sources(recipe: dict, variant: dict, profile: dict, hw: str | None) -> tuple[Any, dict | None]:
+    """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
+    brand = _brand_key(profile)
+    exact = _get(_lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
+    pinned = exact if isinstance(exact, str) else None
+    cuda_map: dict | None = None
+    for src in (variant.get("docker_image"), _dict(recipe.get("model")).get("docker_image")):
+        if not _truthy(src) or pinned is not None or cuda_map is not None:
+            continue
+        if isinstance(src, str):
+            if brand == "nvidia":
+                pinned = src
+        elif isinstance(src, dict) and any(k in src for k in _BRAND_KEYS):
+            entry = src.get(brand)
+            if isinstance(entry, str):
+                pinned = entry
+            elif brand == "nvidia" and _is_cuda_map(entry):
+                cuda_map = entry
+        elif brand == "nvidia" and _is_cuda_map(src):
+            cuda_map = src
+    return pinned, cuda_map
+
+
+def docker_image(recipe: dict, variant: dict, profile: dict, hw: str | None, cuda: str = "default") -> str | None:
+    """§12.2 image (None only in the §12.6 Intel-CPU nightly edge); ``cuda`` is the §12.7 toggle."""
+    pinned, cuda_map = _image_sources(recipe, variant, profile, hw)
+    if _raw_generation(profile) == "xpu" and pinned is None:
+        return "vllm/vllm-openai-xpu:latest"
+    if pinned is None and cuda_map is not None:
+        return _pick_cuda(cuda_map, cuda)
+    if pinned is None:
+        nightly = _dict(recipe.get("model")).get("nightly_required") is True
+        pinned = (_NIGHTLY if nightly else _LATEST).get(_brand_key(profile))
+    if cuda == "cu129" and isinstance(pinned, str):
+        return _cuda_suffix(pinned)
+    return pinned
+
+
+def _device_flags(profile: dict) -> tuple[str, list[str]]:
+    """§12.3 device flags: (shell-string form, argv form)."""
+    gen = _raw_generation(profile)
+    if gen == "tpu":
+        return "--privileged --network host \\\n  -v /dev/shm:/dev/shm", [
+            "--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"]
+    if profile.get("brand") == "AMD":
+        return "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video", [
+            "--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
+            "--group-add", "video"]
+    if gen == "xpu":
+        return "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g", [
+            "--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"]
+    if gen == "cpu" or profile.get("brand") == "Intel":
+        return "--shm-size=16g", ["--shm-size", "16g"]
+    return "--gpus all", ["--gpus", "all"]
+
+
+def _mounts(model_id: Any, env: dict) -> list[str]:
+    out = []
+    if isinstance(model_id, str) and model_id.startswith("/"):
+        out.append(f"{model_id}:{model_id}:ro")
+    for key, value in env.items():
+        if key.endswith("_CONFIG_PATH"):
+            v = js_str(value)
+            out.append(f"{v}:{v}:ro")
+    return out
+
+
+_SERVE_HEAD = re.compile(r"vllm serve (\S+)\s*\\?\n?\s*")
+
+
+def docker_run(command: str, env: dict, image: str | None, profile: dict, port: int = 8000) -> str:
+    """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command."""
+    m = _SERVE_HEAD.match(command)
+    model, body = (m.group(1), command[m.end():]) if m else ("MODEL", command)
+    lines = [
+        f"docker run {_device_flags(profile)[0]}",
+        f"--privileged --ipc=host -p {port}:{port}",
+        f"-v {HF_CACHE_MOUNT}",
+        *(f"-v {mount}" for mount in _mounts(model, env)),
+        *(f"-e {k}={js_str(v)}" for k, v in env.items()),
+        f"{image if image is not None else 'undefined'} {model}",
+    ]
+    text = " \\\n  ".join(lines)
+    if body:
+        text += " \\\n  " + body
+    if isinstance(model, str) and model.startswith("/"):
+        text = f"# {model} must already exist on the host — bind-mounted read-only below.\n" + text
+    return text
+
+
+def docker_argv(argv: list, env: dict, image: str | None, profile: dict, port: int = 8000) -> list:
+    """§12.5 ``docker run`` argv form."""
+    rest = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
+    out: list = ["docker", "run", *_device_flags(profile)[1], "--privileged", "--ipc=host",
+                 "-p", f"{port}:{port}", "-v", HF_CACHE_MOUNT]
+    for mount in _mounts(rest[0] if rest else None, env):
+        out += ["-v", mount]
+    for k, v in env.items():
+        out += ["-e", f"{k}={js_str(v)}"]
+    return out + [image, *rest]

@@ -1,0 +1,111 @@
+"""Features and modes (single-node spec §6)."""
+
+from __future__ import annotations
+
+from .context import _Ctx
+from .hardware import _lookup_exact, _lookup_gen, _mode_gated, _variant, hardware_lookup
+from .values import _dict, _get, _list, _truthy, js_str
+
+
+def _features(recipe: dict) -> dict:
+    return _dict(recipe.get("features"))
+
+
+def default_enabled_features(recipe: dict, hw: str, variant_key: str) -> list[str]:
+    """§6.2: features in declaration order, minus opt-in ones unless forced by default_modes."""
+    forced = _dict(_variant(recipe, variant_key).get("default_modes"))
+    opt_in = set(_list(recipe.get("opt_in_features")))
+    opt_in.update(_list(_lookup_exact(recipe.get("hardware_opt_in_features"), hw)))
+    return [f for f in _features(recipe) if f in forced or f not in opt_in]
+
+
+def available_modes(feature: dict, variant_key: str, profile: dict, hw: str | None) -> list[str]:
+    """§6.5 available modes of a modal feature, in declaration order."""
+    out = []
+    for name, mode in _dict(feature.get("modes")).items():
+        mode = _dict(mode)
+        allowed = mode.get("variants")
+        if isinstance(allowed, list) and allowed and variant_key not in allowed:
+            continue
+        if not _mode_gated(mode, profile, hw):
+            out.append(name)
+    return out
+
+
+def effective_mode(
+    recipe: dict, feature_key: str, variant_key: str, profile: dict, hw: str | None, selected: str | None = None
+) -> str | None:
+    """§6.5 effective mode: selected, variant default_modes, default_mode, first available."""
+    feature = _dict(_features(recipe).get(feature_key))
+    avail = available_modes(feature, variant_key, profile, hw)
+    if not avail:
+        return None
+    defaults = _dict(_variant(recipe, variant_key).get("default_modes"))
+    for choice in (selected, defaults.get(feature_key), feature.get("default_mode")):
+        if choice in avail:
+            return choice
+    return avail[0]
+
+
+def _feature_allowed(feature: dict, strategy_id: str) -> bool:
+    allow = feature.get("strategies")
+    return not (isinstance(allow, list) and allow) or strategy_id in allow
+
+
+def _has_companion(feature: dict) -> bool:
+    return _truthy(_get(feature.get("companion"), "command"))
+
+
+def _feature_args(c: _Ctx, strategy_id: str, skip_companions: bool) -> list:
+    """§6.3-§6.5: arguments of the enabled features, in the caller's order."""
+    out: list = []
+    features = _features(c.recipe)
+    for key in c.enabled:
+        feature = features.get(key)
+        if not isinstance(feature, dict) or not _feature_allowed(feature, strategy_id):
+            continue
+        if skip_companions and _has_companion(feature):
+            continue
+        if "modes" in feature and feature.get("modes") is not None:
+            mode_key = effective_mode(c.recipe, key, c.variant_key, c.profile, c.hw, c.modes.get(key))
+            if mode_key is None:
+                continue
+            mode = _dict(_dict(feature["modes"]).get(mode_key))
+            block = hardware_lookup(mode.get("hardware_overrides"), c.profile, c.hw)
+            args = _get(block, "args")
+            out += _list(args if args is not None else mode.get("args"))
+        else:
+            block = _lookup_gen(feature.get("hardware_overrides"), c.profile)
+            args = _get(block, "args")
+            out += _list(args if args is not None else feature.get("args"))
+    return out
+
+
+def _companions(c: _Ctx, strategy_id: str, kv_opt: tuple[str, dict] | None) -> list[dict]:
+    """§6.6 / cluster §8.4 companion processes of a single-node result."""
+    out = []
+    features = _features(c.recipe)
+    for key in c.enabled:
+        feature = features.get(key)
+        if isinstance(feature, dict) and _has_companion(feature) and _feature_allowed(feature, strategy_id):
+            comp = feature["companion"]
+            out.append({
+                "feature": key,
+                "label": comp.get("label") or key,
+                "description": comp.get("description") or "",
+                "command": js_str(comp["command"]).rstrip(),
+            })
+    if kv_opt is not None:
+        key, opt = kv_opt
+        comp = _dict(opt.get("companion"))
+        if _truthy(comp.get("command")):
+            parts = [comp.get("description") or ""]
+            if _truthy(opt.get("install")):
+                parts.append(f"Requires: {opt['install']}")
+            out.append({
+                "feature": f"kv_offload:{key}",
+                "label": comp.get("label") or key,
+                "description": " ".join(p for p in parts if p),
+                "command": js_str(comp["command"]).rstrip(),
+            })
+    return out

@@ -1,0 +1,225 @@
+"""Install blocks: the JSON ``model.install`` (§13.1) and the builder's install view (§13.2-§13.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .docker import _BRAND_KEYS, _LATEST, _image_sources, _is_cuda_map, _pick_cuda, docker_image
+from .hardware import _profile, _raw_generation, _variant
+from .strategies import _deploy_type, _strategies
+from .topologies.mooncake import _kv_install
+from .values import _dict, _get, _list, _truthy, _version_key, is_omni, js_str
+
+PIP_RELEASE = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
+
+
+PIP_NIGHTLY = (
+    "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --pre \\\n"
+    "  --extra-index-url https://wheels.vllm.ai/nightly/{tag} \\\n"
+    "  --extra-index-url https://download.pytorch.org/whl/{tag} \\\n"
+    "  --index-strategy unsafe-best-match"
+)
+
+
+def _nightly_note(version: Any) -> str:
+    return f"vLLM {'' if version is None else js_str(version)} isn't released yet — nightly required."
+
+
+def _install_image(model: dict) -> str:
+    """§13.1: the NVIDIA image from ``model.docker_image`` alone."""
+    src = model.get("docker_image")
+    if isinstance(src, str) and src:
+        return src
+    if isinstance(src, dict):
+        entry = src.get("nvidia") if any(k in src for k in _BRAND_KEYS) else src
+        if isinstance(entry, str) and entry:
+            return entry
+        if _is_cuda_map(entry) and _pick_cuda(entry):
+            return _pick_cuda(entry)
+    return _LATEST["nvidia"]
+
+
+def install_block(recipe: dict) -> dict | None:
+    """§13.1: the synthesised ``model.install`` (None when it would be empty)."""
+    model = _dict(recipe.get("model"))
+    install = _dict(model.get("install"))
+    nightly = model.get("nightly_required") is True
+    out: dict = {}
+    pip = install.get("pip")
+    if pip is not False:
+        pip = _dict(pip)
+        entry = {"command": pip.get("command") if _truthy(pip.get("command")) else (
+            PIP_NIGHTLY.format(tag="cu130") if nightly else PIP_RELEASE)}
+        note = pip.get("note") if _truthy(pip.get("note")) else (
+            _nightly_note(model.get("min_vllm_version")) if nightly else None)
+        if note is not None:
+            entry["note"] = note
+        out["pip"] = entry
+    dock = install.get("docker")
+    if dock is not False:
+        dock = _dict(dock)
+        entry = {"command": dock.get("command") if _truthy(dock.get("command"))
+                 else f"docker pull {_install_image(model)}"}
+        if _truthy(dock.get("note")):
+            entry["note"] = dock["note"]
+        out["docker"] = entry
+    deps = recipe.get("dependencies")
+    if isinstance(deps, list) and deps:
+        out["extras"] = deps
+    return out or None
+
+
+def _platform(profile: dict) -> str:
+    gen = _raw_generation(profile)
+    if gen == "tpu":
+        return "TPU"
+    if gen == "xpu":
+        return "XPU"
+    if profile.get("brand") == "AMD":
+        return "ROCm"
+    if profile.get("brand") == "Intel" or gen == "cpu":
+        return "CPU"
+    return "CUDA"
+
+
+_CUDA_LABEL = {"cu130": "CUDA 13 (cu130)", "cu129": "CUDA 12.9 (cu129)"}
+
+
+PIP_AMD = "uv venv --python 3.12\nsource .venv/bin/activate\nuv pip install vllm --extra-index-url https://wheels.vllm.ai/rocm"
+
+
+PIP_CPU_NIGHTLY = (
+    "uv venv --python 3.12 --seed --managed-python\nsource .venv/bin/activate\nuv pip install vllm \\\n"
+    "  --extra-index-url https://wheels.vllm.ai/nightly/cpu \\\n  --index-strategy first-index \\\n"
+    "  --torch-backend cpu"
+)
+
+
+PIP_CPU_RELEASE = (
+    "uv venv --python 3.12 --seed --managed-python\nsource .venv/bin/activate\n"
+    "export VLLM_VERSION=$(curl -s https://api.github.com/repos/vllm-project/vllm/releases/latest"
+    " | jq -r .tag_name | sed 's/^v//')\n"
+    "uv pip install https://github.com/vllm-project/vllm/releases/download/v$VLLM_VERSION/"
+    "vllm-$VLLM_VERSION+cpu-cp38-abi3-manylinux_2_34_x86_64.whl \\\n  --torch-backend cpu"
+)
+
+
+def interactive_install(recipe: dict, vocab: dict, hw: str, variant_key: str, cuda: str = "default",
+                        kv_offload: Any = None) -> dict:
+    """Single-node §13.2/§13.3: the builder's install block for the current selection.
+
+    Returns ``{min_version, nightly, header, pip, docker, initial_tab, extras}`` where
+    ``pip``/``docker`` are ``{command, note}`` or None (tab hidden) and ``extras`` lists the
+    dependency entries with ``tabs`` (where each is shown) after the brand filter.
+    """
+    model, variant = _dict(recipe.get("model")), _variant(recipe, variant_key)
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    kv_dep = _strategies(vocab).get(kv_offload) if isinstance(kv_offload, str) else None
+    kv_dep = kv_dep if _deploy_type(kv_dep) == "kv_store_lb" else None
+    versions = [v for v in (model.get("min_vllm_version"), variant.get("min_vllm_version"),
+                            _get(kv_dep, "min_vllm_version")) if v is not None]
+    minimum = None
+    for v in versions:
+        if minimum is None or _version_key(v) > _version_key(minimum):
+            minimum = v
+    nightly = model.get("nightly_required") is True or variant.get("nightly_required") is True
+    platform = _platform(profile)
+    header = f"vLLM {js_str(minimum)}+" if minimum is not None else "vLLM"
+    if is_omni(recipe):
+        header += " · vLLM-Omni nightly"
+    header += f" · {platform}"
+    install = _dict(model.get("install"))
+    _, cuda_map = _image_sources(recipe, variant, profile, hw)
+    single = next(iter(cuda_map)) if isinstance(cuda_map, dict) and len(cuda_map) == 1 else None
+    pip_cfg, dock_cfg = install.get("pip"), install.get("docker")
+    pip = None
+    if pip_cfg is not False and platform not in ("TPU", "XPU"):
+        pip_cfg = _dict(pip_cfg)
+        if platform == "ROCm":
+            command, note = PIP_AMD, None
+        elif platform == "CPU":
+            command = PIP_CPU_NIGHTLY if nightly else PIP_CPU_RELEASE
+            note = ("Intel/AMD x86 CPU nightly wheels use the dedicated /nightly/cpu index and PyTorch CPU backend."
+                    if nightly else "Intel/AMD x86 CPU release wheels are published separately from CUDA wheels;"
+                    " the command follows the official vLLM CPU pre-built-wheel flow.")
+        elif nightly:
+            tag = single or ("cu130" if cuda == "default" else cuda)
+            command = PIP_NIGHTLY.format(tag=tag)
+            note = _nightly_note(minimum) + (f" This recipe publishes {_CUDA_LABEL.get(single, single)} builds only."
+                                             if single else " For CUDA 12.9, switch the toggle to cu129.")
+        else:
+            command, note = PIP_RELEASE, None
+        pip = {"command": pip_cfg["command"] if _truthy(pip_cfg.get("command")) else command,
+               "note": pip_cfg["note"] if _truthy(pip_cfg.get("note")) else note}
+    docker = None
+    if dock_cfg is not False:
+        dock_cfg = _dict(dock_cfg)
+        if platform == "TPU":
+            note = ("TPU builds are published by vllm-project/tpu-inference. See the Trillium and Ironwood "
+                    "tpu-recipes for pinned image tags and exact deployment flags.")
+        elif platform == "XPU":
+            note = "Intel XPU image. The entrypoint initializes oneAPI automatically."
+        elif platform == "ROCm":
+            note = None
+        elif platform == "CPU":
+            note = "Intel/AMD x86 CPU image; no CUDA runtime is required."
+        elif single:
+            note = f"This tag is published as a {_CUDA_LABEL.get(single, single)} build only" + (
+                " — the host needs an r580+ NVIDIA driver" if single == "cu130" else "") + "."
+        elif cuda_map is not None:
+            note = ("This recipe ships paired CUDA-tagged images. Pick `cu129` for CUDA 12.9 hosts or `cu130` "
+                    "for CUDA 13.")
+        elif nightly:
+            note = ("Nightly image ships CUDA 13. Switch to cu129 for the `cu129-nightly` variant if your host "
+                    "is on CUDA 12.9.")
+        else:
+            note = ("Default tag ships CUDA 13. Switch to cu129 for the -cu129 variant if your host is on "
+                    "CUDA 12.9.")
+        image = docker_image(recipe, variant, profile, hw, cuda)
+        docker = {"command": dock_cfg["command"] if _truthy(dock_cfg.get("command"))
+                  else f"docker pull {js_str(image)}",
+                  "note": dock_cfg["note"] if _truthy(dock_cfg.get("note")) else note}
+    if install.get("docker") is False:
+        tab = "pip"
+    elif install.get("pip") is False:
+        tab = "docker"
+    else:
+        first = next((k for k in install if k in ("pip", "docker")), None)
+        tab = "docker" if first == "docker" else "pip"
+    return {"min_version": minimum, "nightly": nightly, "header": header, "pip": pip, "docker": docker,
+            "initial_tab": tab, "extras": extra_installs(recipe, vocab, hw, kv_offload)}
+
+
+def extra_installs(recipe: dict, vocab: dict, hw: str, kv_offload: Any = None) -> list[dict]:
+    """Single-node §13.3: dependency entries for ``hw`` as ``{command, note, optional, tabs}``.
+
+    ``tabs`` lists the install tabs (``pip``/``docker``) the entry is shown on; the active
+    KV option's ``install`` or the Mooncake ``vllm.install`` is appended as a required entry.
+    """
+    taxonomy = _dict(vocab.get("taxonomy"))
+    profile = _profile(taxonomy, hw)
+    out = []
+    for dep in _list(recipe.get("dependencies")):
+        dep = _dict(dep)
+        brands = dep.get("brand")
+        if brands is not None and profile.get("brand") not in (brands if isinstance(brands, list) else [brands]):
+            continue
+        modes = dep.get("install_modes")
+        out.append({"command": dep.get("command"), "note": dep.get("note"), "optional": dep.get("optional") is True,
+                    "tabs": list(modes) if isinstance(modes, list) and modes else ["pip"]})
+    extra = None
+    if isinstance(kv_offload, str):
+        opt = _dict(taxonomy.get("kv_offload")).get(kv_offload)
+        dep = _strategies(vocab).get(kv_offload)
+        if isinstance(opt, dict):
+            extra = opt.get("install")
+        elif _deploy_type(dep) == "kv_store_lb":
+            extra = _kv_install(dep, profile)
+    if _truthy(extra):
+        out.append({"command": extra, "note": None, "optional": False, "tabs": ["pip", "docker"]})
+    return out
+
+
+def copy_all_installs(entries: list[dict], tab: str) -> str:
+    """Single-node §13.3 "copy all": required commands shown on ``tab``, newline-joined."""
+    return "\n".join(js_str(e["command"]) for e in entries if not e["optional"] and tab in e["tabs"])

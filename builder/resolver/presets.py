@@ -1,0 +1,219 @@
+"""Advanced argument bundles and json-api §11.7 presets."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .context import _Ctx
+from .docker import docker_image
+from .features import _features, default_enabled_features
+from .hardware import _profile, _profiles
+from .pipeline import _argv
+from .records import _failure, _record, _resolve_core
+from .resolve import _nodes_value
+from .shell import _flatten, _units, format_command
+from .strategies import _deploy_type, _strategies, nodes_for
+from .values import _dict, _get, _js_json, _list, _merge
+
+ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
+    ("--max-num-batched-tokens", "8192"),
+    ("--max-num-seqs", "256"),
+    ("--gpu-memory-utilization", "0.95"),
+    ("--max-model-len", "auto"),
+)
+
+
+def advanced_presets(recipe: dict, strategy_id: str) -> list[list[str]]:
+    """Single-node §8.2: argument bundles the builder offers at pipeline step 8."""
+    model = _dict(recipe.get("model"))
+    out = [list(p) for p in ADVANCED_PRESETS]
+    if model.get("supports_dcp") is True:
+        out.append(["--decode-context-parallel-size", "8"])
+    if model.get("flashinfer_autotune") is True:
+        out.append(["--no-enable-flashinfer-autotune"])
+    if isinstance(strategy_id, str) and strategy_id.endswith(("tep", "dep")):
+        out.append(["--enable-ep-weight-filter"])
+    for extra in _list(recipe.get("advanced_options")):
+        args = extra.get("args") if isinstance(extra, dict) else extra
+        if isinstance(args, list) and args:
+            out.append(list(args))
+    return out
+
+
+class PresetError(ValueError):
+    """A preset point cannot be rendered (bad ``json_args`` target)."""
+
+
+def _deep_merge(base: dict, patch: dict, drop_nulls: bool) -> dict:
+    """Merge ``patch`` into a copy of ``base``: nested dicts merge; ``None`` deletes when ``drop_nulls``."""
+    out = dict(base)
+    for key, value in patch.items():
+        if value is None and drop_nulls:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value, drop_nulls)
+        elif isinstance(value, dict) and drop_nulls:
+            out[key] = _deep_merge({}, value, drop_nulls)
+        else:
+            out[key] = value
+    return out
+
+
+def _postprocess_tokens(tokens: list, remove: list, patches: dict) -> list:
+    """json-api §11.7 step 9: drop ``remove_args`` units, then apply ``json_args`` patches."""
+    units = [u for u in _units(tokens) if u[0] is None or u[0] not in remove]
+    for flag, patch in patches.items():
+        if not isinstance(patch, dict):
+            raise PresetError(f"json_args[{flag!r}] must be a mapping")
+        index = next((i for i, u in enumerate(units) if u[0] == flag), None)
+        if index is not None and len(units[index]) == 2:
+            try:
+                current = json.loads(units[index][1])
+            except (TypeError, ValueError) as err:
+                raise PresetError(f"value of {flag} is not a JSON object: {err}") from err
+            if not isinstance(current, dict):
+                raise PresetError(f"value of {flag} is not a JSON object")
+            units[index] = (flag, _js_json(_deep_merge(current, patch, True), None))
+            continue
+        if index is not None:
+            del units[index]
+        units.append((flag, _js_json(_deep_merge({}, patch, True), None)))
+    return _flatten(units)
+
+
+def _preset_point_selection(recipe: dict, preset: dict, point: dict) -> dict:
+    """json-api §11.7 steps 1-7 as a :func:`resolve` selection."""
+    variants = _list(preset.get("variants"))
+    v = variants[0] if variants else "default"
+    hw, sid = preset.get("hardware"), preset.get("strategy")
+    chosen = dict(_dict(_get(preset.get("select"), "features")))
+    chosen.update(_dict(_get(point.get("select"), "features")))
+    def pick_value(key: str) -> Any:
+        psel, rsel = _dict(point.get("select")), _dict(preset.get("select"))
+        return psel[key] if key in psel else rsel.get(key)
+
+    enabled = set(default_enabled_features(recipe, hw, v))
+    modes = {}
+    for key, value in chosen.items():
+        if value is False:
+            enabled.discard(key)
+        elif value is True:
+            enabled.add(key)
+        elif isinstance(value, str):
+            enabled.add(key)
+            modes[key] = value
+    features = [f for f in _features(recipe) if f in enabled]
+    tp = point["tp"] if "tp" in point else preset.get("tp")
+    kv = pick_value("kv_offload")
+    return {"hardware": hw, "variant": v, "substitute": False, "strategy": sid, "features": features,
+            "modes": modes, "advanced_args": _list(preset.get("args")) + _list(point.get("args")),
+            "nodes": pick_value("nodes"), "kv_offload": None if kv == "off" else kv, "tp": tp}
+
+
+def _preset_image(preset: dict) -> Any:
+    image = preset.get("image")
+    return image if isinstance(image, str) else _get(image, "vllm")
+
+
+def _render_point(recipe: dict, vocab: dict, preset: dict, point: dict) -> dict:
+    """json-api §11.7 steps 1-11 for one point: the §5.1 record."""
+    sel = _preset_point_selection(recipe, preset, point)
+    taxonomy = _dict(vocab.get("taxonomy"))
+    hw, sid, v = sel["hardware"], sel["strategy"], sel["variant"]
+    profile = _profile(taxonomy, hw)
+    c = _Ctx(recipe, vocab, v, hw, sel["features"], sel["modes"], sel["advanced_args"], sel["tp"])
+    nodes = _nodes_value(sel["nodes"]) or nodes_for(recipe, vocab, sid, profile, hw)
+    result = _resolve_core(c, sid, nodes, None, sel["kv_offload"], None)
+    remove = _list(preset.get("remove_args")) + _list(point.get("remove_args"))
+    if any(src.get("json_args") is not None and not isinstance(src["json_args"], dict) for src in (preset, point)):
+        raise PresetError("json_args must be a mapping")
+    patches = _deep_merge(_dict(preset.get("json_args")), _dict(point.get("json_args")), False)
+
+    def fix(argv: list) -> list:
+        return _argv(c, _postprocess_tokens(argv[3:], remove, patches))
+
+    if "head_argv" in result:
+        result["head_argv"] = fix(result["head_argv"])
+        result["worker_argvs"] = [fix(a) for a in result["worker_argvs"]]
+        result["worker_argv"] = result["worker_argvs"][0]
+        result["head_command"] = format_command(c.model_id, result["head_argv"][3:])
+        result["worker_commands"] = [format_command(c.model_id, a[3:]) for a in result["worker_argvs"]]
+        result["worker_command"] = result["worker_commands"][0]
+    elif "argv" in result:
+        result["argv"] = fix(result["argv"])
+        result["command"] = format_command(c.model_id, result["argv"][3:])
+    else:
+        raise PresetError(f"strategy {sid!r} cannot be used by a preset")
+    result.pop("companions", None)
+    env = result["env"]
+    _merge(env, preset.get("env"))
+    _merge(env, point.get("env"))
+    image = _preset_image(preset) or docker_image(recipe, c.variant, profile, hw)
+    return _record(c, sid, nodes, result, image)
+
+
+def resolve_preset(recipe: dict, vocab: dict, preset_key: str) -> dict:
+    """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
+    preset = _dict(_dict(recipe.get("presets")).get(preset_key))
+    points: dict = {}
+    warnings: list[str] = []
+    for key, point in _dict(preset.get("points")).items():
+        point = _dict(point)
+        try:
+            record = _render_point(recipe, vocab, preset, point)
+        except Exception as err:  # noqa: BLE001 - json-api §11.7: a failing point becomes a warning
+            variants = _list(preset.get("variants"))
+            warnings.append(_failure(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
+                                     f"{preset.get('strategy')} (preset {preset_key}.{key})", err))
+            continue
+        points[key] = {"label": point.get("label"), "concurrency": point.get("concurrency"), **record}
+    return {"points": points, "warnings": warnings}
+
+
+def validate_presets(recipe: dict, vocab: dict) -> list[tuple[str, str]]:
+    """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
+    problems: list[tuple[str, str]] = []
+    profiles = _profiles(_dict(vocab.get("taxonomy")))
+    strategies = _strategies(vocab)
+    variants = _dict(recipe.get("variants"))
+    features = _features(recipe)
+    for pkey, preset in _dict(recipe.get("presets")).items():
+        base = f"presets.{pkey}"
+        if not isinstance(preset, dict):
+            problems.append((base, f"preset {pkey!r} must be a mapping"))
+            continue
+        hw, sid = preset.get("hardware"), preset.get("strategy")
+        if hw not in profiles:
+            problems.append((f"{base}.hardware", f"unknown hardware profile {hw!r}"))
+        if sid not in strategies or _deploy_type(strategies[sid]) not in ("single_node", "multi_node"):
+            problems.append((f"{base}.strategy",
+                             f"strategy {sid!r} is not a known single_node or multi_node serving strategy"))
+        for i, v in enumerate(_list(preset.get("variants"))):
+            if v not in variants:
+                problems.append((f"{base}.variants[{i}]", f"unknown variant {v!r}"))
+        points = preset.get("points")
+        if not isinstance(points, dict) or not points:
+            problems.append((f"{base}.points", "points must be a non-empty mapping"))
+            points = {}
+        scopes = [(base, preset)] + [(f"{base}.points.{k}", _dict(p)) for k, p in points.items()]
+        for path, src in scopes:
+            for fkey, value in _dict(_get(src.get("select"), "features")).items():
+                feature = features.get(fkey)
+                if not isinstance(feature, dict):
+                    problems.append((f"{path}.select.features.{fkey}", f"unknown feature {fkey!r}"))
+                elif isinstance(value, str) and value not in _dict(feature.get("modes")):
+                    problems.append((f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
+            for flag, patch in _dict(src.get("json_args")).items():
+                if not isinstance(patch, dict):
+                    problems.append((f"{path}.json_args.{flag}", f"json_args value for {flag} must be a mapping"))
+            if src.get("json_args") is not None and not isinstance(src.get("json_args"), dict):
+                problems.append((f"{path}.json_args", "json_args must be a mapping"))
+        if problems and any(p[0].startswith(base) for p in problems):
+            continue
+        for pk, point in points.items():
+            try:
+                _render_point(recipe, vocab, preset, _dict(point))
+            except PresetError as err:
+                problems.append((f"{base}.points.{pk}.json_args", str(err)))
+    return problems

@@ -1,0 +1,224 @@
+"""json-api §5.1 rendering records and the §4.3-§4.5 support matrix of one base."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .context import _Ctx
+from .docker import docker_argv, docker_image, docker_run
+from .features import default_enabled_features
+from .hardware import _profile, _used_variant, fits_single_node, offered_hardware
+from .strategies import (
+    _deploy_type,
+    _is_multi,
+    _recommend_from,
+    _strategies,
+    effective_compatible_strategies,
+    kv_store_ids,
+    nodes_for,
+    nodes_for_strategy,
+    offered_strategies,
+    pick_pd_nodes,
+    recommend_strategy,
+)
+from .topologies.mooncake import _kv_option, _kv_result
+from .topologies.multi_node import _serve
+from .topologies.pd import _pd_result
+from .values import _dict, _is_num, is_omni
+
+
+def _resolve_core(c: _Ctx, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
+                  kv_instances: Any = None) -> dict:
+    """Cluster §5 dispatch: PD, Mooncake composition, multi-node, or single-node."""
+    strategy = _dict(c.strategies.get(strategy_id))
+    nodes = nodes if _is_num(nodes) else 1
+    kv_store = c.strategies.get(kv_offload) if isinstance(kv_offload, str) else None
+    kv_store = kv_store if _deploy_type(kv_store) == "kv_store_lb" and isinstance(kv_store, dict) else None
+    kv_opt = _kv_option(c, kv_offload, strategy_id, strategy)
+    if _deploy_type(strategy) == "pd_cluster":
+        return _pd_result(c, strategy, nodes, pd_nodes, kv_store)
+    if kv_store is not None:
+        return _kv_result(c, strategy_id, strategy, nodes, kv_opt, kv_store, kv_instances)
+    return _serve(c, strategy_id, strategy, nodes, kv_opt, None, "$HEAD_IP")
+
+
+def _docker_pair(command: str, argv: list, env: dict, image: str | None, profile: dict,
+                 port: int = 8000) -> tuple[str, list]:
+    return docker_run(command, env, image, profile, port), docker_argv(argv, env, image, profile, port)
+
+
+def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict, image: str | None) -> dict:
+    """Build the §5.1 record (key order matters) from a resolver result."""
+    deploy = result["deploy_type"]
+    rec: dict = {"hardware": c.hw, "strategy": strategy_id, "variant": c.variant_key, "node_count": node_count,
+                 "deploy_type": deploy, "env": {}}
+    if image is not None:
+        rec["docker_image"] = image
+    p = c.profile
+    if deploy == "multi_node" and "head_command" in result:
+        env = result["env"]
+        rec["env"] = env
+        head = _docker_pair(result["head_command"], result["head_argv"], env, image, p)
+        workers = [_docker_pair(cmd, a, env, image, p)
+                   for cmd, a in zip(result["worker_commands"], result["worker_argvs"], strict=True)]
+        rec.update(head_command=result["head_command"], worker_command=result["worker_command"],
+                   worker_commands=result["worker_commands"], head_argv=result["head_argv"],
+                   worker_argv=result["worker_argv"], worker_argvs=result["worker_argvs"],
+                   head_docker_command=head[0], worker_docker_command=workers[0][0],
+                   worker_docker_commands=[w[0] for w in workers], head_docker_argv=head[1],
+                   worker_docker_argv=workers[0][1], worker_docker_argvs=[w[1] for w in workers])
+    elif deploy == "pd_cluster":
+        for role, port in (("prefill", 8001), ("decode", 8002)):
+            role_rec = dict(result[role])
+            dc, da = _docker_pair(role_rec["command"], role_rec["argv"], role_rec["env"], image, p, port)
+            role_rec.update(docker_command=dc, docker_argv=da)
+            rec[role] = role_rec
+        rec["router"] = result["router"]
+        rec["router_config"] = result["router_config"]
+    elif deploy == "kv_store_lb":
+        vllm = result["vllm"]
+        env = vllm["env"]
+        rec.update(strategy=result.get("kv_id", strategy_id), node_count=result["node_count"], env=env)
+        main = _docker_pair(vllm["command"], vllm["argv"], env, image, p)
+        multi = "workerCommands" in vllm
+        workers = [_docker_pair(cmd, a, env, image, p)
+                   for cmd, a in zip(vllm.get("workerCommands", []), vllm.get("workerArgvs", []), strict=True)]
+        rec.update(
+            serving_strategy=result["serving_strategy"], kv_min_vllm_version=result.get("kv_min_vllm_version"),
+            instances=result["instances"], vllm_command=vllm["command"], vllm_argv=vllm["argv"],
+            vllm_worker_command=vllm.get("workerCommand"), vllm_worker_commands=vllm.get("workerCommands"),
+            vllm_worker_argv=vllm.get("workerArgv"), vllm_worker_argvs=vllm.get("workerArgvs"),
+            vllm_worker_docker_command=workers[0][0] if multi else None,
+            vllm_worker_docker_argv=workers[0][1] if multi else None,
+            vllm_worker_docker_commands=[w[0] for w in workers] if multi else None,
+            vllm_worker_docker_argvs=[w[1] for w in workers] if multi else None,
+            vllm_install=vllm.get("install"), vllm_docker_command=main[0], vllm_docker_argv=main[1],
+            master=result["master"], store=result["store"], router=result["router"],
+            mooncake_config=result["mooncake_config"], mooncake_config_note=result["mooncake_config_note"])
+    else:
+        env = result["env"]
+        rec["env"] = env
+        dc, da = _docker_pair(result["command"], result["argv"], env, image, p)
+        rec.update(command=result["command"], argv=result["argv"], docker_command=dc, docker_argv=da)
+        if result.get("companions"):
+            rec["companions"] = result["companions"]
+    return rec
+
+
+def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: str | None = None,
+            kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict:
+    """Resolve one combination and build its record.
+
+    ``kv_id`` is a taxonomy KV-offload key or a Mooncake id (then a kv_store record is built).
+    ``extras`` keeps builder-only result keys (``current_instance``, ``mooncake``).
+    """
+    if image is None:
+        image = docker_image(c.recipe, c.variant, c.profile, c.hw)
+    result = _resolve_core(c, strategy_id, nodes, pd_nodes, kv_id, kv_instances)
+    if result["deploy_type"] == "kv_store_lb":
+        result["kv_id"] = kv_id
+        result["kv_min_vllm_version"] = _dict(c.strategies.get(kv_id)).get("min_vllm_version")
+    record = _record(c, strategy_id, nodes, result, image)
+    if extras:
+        for key in ("current_instance", "mooncake"):
+            if key in result:
+                record[key] = result[key]
+    return record
+
+
+def _serving_for(recipe: dict, vocab: dict, nc: int) -> str | None:
+    """Cluster §10.5 ``servingFor``."""
+    strategies = _strategies(vocab)
+
+    def ok(sid: str) -> bool:
+        dt = _deploy_type(strategies.get(sid)) if sid in strategies else None
+        return dt is not None and dt not in ("pd_cluster", "kv_store_lb") and (dt == "multi_node") == (nc > 1)
+
+    rec = recommend_strategy(recipe, nc)
+    if ok(rec):
+        return rec
+    return next((s for s in effective_compatible_strategies(recipe) if ok(s)), None)
+
+
+def _kv_serving(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str) -> tuple[str, int] | None:
+    """Cluster §10.5 steps 1-4: (serving strategy, nodes per instance) for a kv-store id."""
+    nc = 1 if fits_single_node(profile, variant) else 2
+    serving = _serving_for(recipe, vocab, nc)
+    if serving is None and nc == 2:
+        nc = 1
+        serving = _serving_for(recipe, vocab, nc)
+    if serving is None:
+        return None
+    if _is_multi(vocab, serving):
+        nc = max(nc, nodes_for_strategy(recipe, serving, profile.get("gpu_count"), hw))
+    return serving, nc
+
+
+def _render_alternative(c: _Ctx, vocab: dict, sid: str) -> dict | None:
+    """Cluster §10.5 rendering of one non-recommended offered id (None = skipped)."""
+    if sid == "pd_cluster":
+        pools = pick_pd_nodes(c.recipe, vocab, c.profile, c.variant, c.hw)
+        return None if pools == "skip" else _render(c, sid, 1, pools)
+    if sid in kv_store_ids(vocab):
+        pick = _kv_serving(c.recipe, vocab, c.profile, c.variant, c.hw)
+        return None if pick is None else _render(c, pick[0], pick[1], kv_id=sid)
+    return _render(c, sid, nodes_for(c.recipe, vocab, sid, c.profile, c.hw))
+
+
+def _failure(recipe: dict, hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
+    name = recipe.get("hf_id") or hf_id
+    return f"resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
+
+
+def render_matrix(recipe: dict, vocab: dict, variant_key: str, hf_id: str) -> dict:
+    """json-api §4.3-§4.5: recommended + alternative records per hardware of one base."""
+    warnings: list[str] = []
+    out: dict = {"hardware": [], "warnings": warnings}
+    if variant_key not in _dict(recipe.get("variants")) or is_omni(recipe):
+        return out
+    taxonomy = _dict(vocab.get("taxonomy"))
+    hardware = offered_hardware(recipe, taxonomy, variant_key)
+    for index, hw in enumerate(hardware):
+        entry = _render_hardware(recipe, vocab, taxonomy, variant_key, hw, hf_id, warnings)
+        if entry is None:
+            if index == 0:
+                out["hardware"] = []
+                return out
+            continue
+        out["hardware"].append(entry)
+    return out
+
+
+def _render_hardware(recipe: dict, vocab: dict, taxonomy: dict, variant_key: str, hw: str, hf_id: str,
+                     warnings: list[str]) -> dict | None:
+    """json-api §4.4 for one hardware; None when it yields no rendering."""
+    profile = _profile(taxonomy, hw)
+    used = _used_variant(recipe, profile, hw, variant_key)
+    if used is None:
+        return None
+    c = _Ctx(recipe, vocab, used, hw, default_enabled_features(recipe, hw, used))
+    offered = offered_strategies(recipe, vocab, used, hw)
+    rec, nodes = _recommend_from(recipe, vocab, offered, profile, hw, c.variant)
+    try:
+        if rec == "pd_cluster":
+            pools = pick_pd_nodes(recipe, vocab, profile, c.variant, hw)
+            if pools == "skip":
+                return None
+            record = _render(c, rec, 1, pools)
+        else:
+            record = _render(c, rec, nodes)
+    except Exception as err:  # noqa: BLE001 - json-api §9.2: any resolver failure is a warning
+        warnings.append(_failure(recipe, hf_id, used, rec, err))
+        return None
+    alternatives = []
+    for sid in offered:
+        if sid == rec:
+            continue
+        try:
+            alt = _render_alternative(c, vocab, sid)
+        except Exception as err:  # noqa: BLE001
+            warnings.append(_failure(recipe, hf_id, used, sid, err))
+            continue
+        if alt is not None:
+            alternatives.append([sid, alt])
+    return {"hardware": hw, "recommended": record, "alternatives": alternatives}

@@ -1,0 +1,90 @@
+"""Argument dedupe, shell quoting and command text (single-node spec §9-§10, §11.3)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .hardware import _raw_generation
+from .values import _truthy, js_str
+
+
+def _is_flag(tok: Any) -> bool:
+    return isinstance(tok, str) and tok.startswith("-")
+
+
+def _units(tokens: list) -> list[tuple]:
+    """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
+    units, i, n = [], 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if _is_flag(tok):
+            if i + 1 < n and not _is_flag(tokens[i + 1]):
+                units.append((tok, tokens[i + 1]))
+                i += 2
+                continue
+            units.append((tok,))
+        else:
+            units.append((None, tok))
+        i += 1
+    return units
+
+
+def _flatten(units: list[tuple]) -> list:
+    return [t for u in units for t in (u[1:] if u[0] is None else u)]
+
+
+def dedupe_args(tokens: list) -> list:
+    """§9: drop falsy items, then keep the last occurrence of every flag."""
+    units = _units([t for t in tokens if _truthy(t)])
+    seen: set = set()
+    kept = []
+    for unit in reversed(units):
+        if unit[0] is not None:
+            if unit[0] in seen:
+                continue
+            seen.add(unit[0])
+        kept.append(unit)
+    kept.reverse()
+    return _flatten(kept)
+
+
+_SHELL_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
+
+
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
+
+
+def quote_value(value: Any) -> str:
+    """§10.4 value quoting (single quotes unless shell-safe or a bare ``$VAR``)."""
+    if not isinstance(value, str) or value == "":
+        return js_str(value)
+    if _SHELL_VAR.fullmatch(value) or _SHELL_SAFE.fullmatch(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _lines(tokens: list) -> list[str]:
+    """§10.2 line grouping: ``flag value`` pairs, everything else on its own line."""
+    out, i, n = [], 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if _is_flag(tok) and i + 1 < n and not _is_flag(tokens[i + 1]):
+            out.append(f"{tok} {quote_value(tokens[i + 1])}")
+            i += 2
+        else:
+            out.append(js_str(tok))
+            i += 1
+    return out
+
+
+def format_command(model_id: str, tokens: list, binary: str = "vllm serve") -> str:
+    """§10.3: ``<binary> <model>`` then one continuation line per flag unit."""
+    return " \\\n  ".join([f"{binary} {model_id}", *_lines(tokens)])
+
+
+def pip_view(command: str, env: dict, profile: dict) -> str:
+    """Single-node §11.3 pip view: ``export`` lines, a blank line, then the command."""
+    lines = ["source /opt/intel/oneapi/setvars.sh"] if _raw_generation(profile) == "xpu" else []
+    lines += [f"export {k}={js_str(v)}" for k, v in env.items()]
+    return "\n".join(lines) + "\n\n" + command if lines else command

@@ -1,0 +1,251 @@
+"""Strategy support, GPU floors, recommendation and PD pool modes (cluster spec §2-§4, §10-§11)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from .hardware import _profile, _scalable, _variant, _vram, fits_single_node, hardware_lookup
+from .values import MAX_NODES, _dict, _get, _is_num, _list
+
+
+def _strategies(vocab: dict) -> dict:
+    return _dict(vocab.get("strategies"))
+
+
+def _deploy_type(strategy: Any) -> str:
+    return _get(strategy, "deploy_type") or "single_node"
+
+
+def kv_store_ids(vocab: dict) -> list[str]:
+    """Mooncake deployment ids in catalogue order."""
+    return [k for k, s in _strategies(vocab).items() if _deploy_type(s) == "kv_store_lb"]
+
+
+def effective_compatible_strategies(recipe: dict) -> list[str]:
+    """Cluster §2.3: ``compatible_strategies`` + opt-in ``strategy_hardware`` entries."""
+    out = list(_list(recipe.get("compatible_strategies")))
+    for sid, table in _dict(recipe.get("strategy_hardware")).items():
+        if sid not in out and isinstance(table, dict) and "supported" in table.values():
+            out.append(sid)
+    return out
+
+
+def strategy_supported(recipe: dict, strategy_id: str, profile: dict, hw: str | None) -> bool:
+    """Cluster §2.2."""
+    value = hardware_lookup(_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
+    if value is not None:
+        return value != "unsupported"
+    return strategy_id in _list(recipe.get("compatible_strategies"))
+
+
+def _floor_from(block: Any, key: str) -> Any:
+    if _is_num(block):
+        return block
+    if isinstance(block, dict):
+        for k in (key, f"multi_node_{key}", f"single_node_{key}"):
+            if block.get(k) is not None:
+                return block[k]
+    return 0
+
+
+def min_gpus(recipe: dict, key: str, hw: str | None) -> Any:
+    """Cluster §3.3 GPU floor for a strategy id or PD pool mode."""
+    table = recipe.get("strategy_min_gpus")
+    if table is None:
+        return 0
+    if _is_num(table):
+        return table
+    if not isinstance(table, dict):
+        return 0
+    top = _floor_from(table, key)
+    exact = _floor_from(table.get(hw), key) if hw else 0
+    return max(top if _is_num(top) else 0, exact if _is_num(exact) else 0)
+
+
+def nodes_for_strategy(recipe: dict, key: str, gpus_per_node: Any, hw: str | None) -> int:
+    """Cluster §3.4: ``ceil(minGpus / gpusPerNode)`` (missing GPUs = 8), at least 1."""
+    per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
+    return max(1, math.ceil(min_gpus(recipe, key, hw) / per))
+
+
+def _reachable(recipe: dict, key: str, deploy_type: str, gpus_per_node: Any, hw: str | None) -> bool:
+    """Cluster §3.5."""
+    per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
+    max_nodes = MAX_NODES if deploy_type in ("multi_node", "pd_cluster") else 1
+    return max_nodes * per >= min_gpus(recipe, key, hw)
+
+
+def pd_fits_single_node(profile: dict, variant: dict) -> bool:
+    """Cluster §3.6 ``pdFitsSingleNode``."""
+    if not profile or not _is_num(profile.get("gpu_count")) or profile["gpu_count"] < 2:
+        return False
+    need = variant.get("vram_minimum_gb")
+    return _vram(profile) >= 2 * (need if _is_num(need) and need else 0)
+
+
+def recommend_strategy(recipe: dict, node_count: int) -> str:
+    """Cluster §4.1 ``recommendStrategy`` (hardware is not consulted)."""
+    comp = effective_compatible_strategies(recipe)
+    default = recipe.get("default_strategy")
+    if default is not None and default in comp:
+        if not (node_count > 1 and isinstance(default, str) and default.startswith("single_node_")):
+            return default
+        sibling = "multi_node_" + default[len("single_node_"):]
+        if sibling in comp:
+            return sibling
+    if node_count > 1:
+        for sid in ("multi_node_tp", "multi_node_dep", "multi_node_tep"):
+            if sid in comp:
+                return sid
+    if "single_node_tp" in comp:
+        return "single_node_tp"
+    return comp[0] if comp else "single_node_tp"
+
+
+def pd_pool_modes(recipe: dict) -> list[str]:
+    """Cluster §4.2 parallelism vocabulary of PD pools (order tp, tep, dep)."""
+    found = set()
+    for sid in effective_compatible_strategies(recipe):
+        if sid == "pd_cluster" or not isinstance(sid, str):
+            continue
+        if re.search(r"(?:^|_)dep$", sid):
+            found.add("dep")
+        elif re.search(r"(?:^|_)tep$", sid):
+            found.add("tep")
+        elif re.search(r"(?:^|_)(?:tp|tp_pp|tp_dp)$", sid):
+            found.add("tp")
+    modes = [m for m in ("tp", "tep", "dep") if m in found] or ["tp"]
+    limit = _get(_dict(recipe.get("strategy_overrides")).get("pd_cluster"), "pool_modes")
+    if isinstance(limit, list) and limit:
+        kept = [m for m in modes if m in limit]
+        if kept:
+            return kept
+    return modes
+
+
+def offered_strategies(recipe: dict, vocab: dict, variant_key: str, hw: str) -> list[str]:
+    """Cluster §10.2: ordered strategy ids offered on ``hw`` (kv_store ids included)."""
+    profile = _profile(vocab.get("taxonomy") or {}, hw)
+    strategies = _strategies(vocab)
+    scalable = _scalable(profile)
+    kv_opt_out = _dict(recipe.get("kv_cache_strategy_hardware"))
+    kv_ids = kv_store_ids(vocab)
+    out: list[str] = []
+    for sid in effective_compatible_strategies(recipe) + kv_ids:
+        if sid in out:
+            continue
+        if sid in kv_ids:
+            ok = (scalable and profile.get("brand") in ("NVIDIA", "AMD")
+                  and _get(kv_opt_out.get(sid), hw) != "unsupported")
+        else:
+            dt = _deploy_type(strategies.get(sid)) if sid in strategies else "unknown"
+            ok = (strategy_supported(recipe, sid, profile, hw)
+                  and _reachable(recipe, sid, dt, profile.get("gpu_count"), hw)
+                  and (scalable or not (sid.startswith("multi_node_") or sid == "pd_cluster")))
+        if ok:
+            out.append(sid)
+    return out
+
+
+def _is_multi(vocab: dict, sid: str) -> bool:
+    return _deploy_type(_strategies(vocab).get(sid)) == "multi_node"
+
+
+def nodes_for(recipe: dict, vocab: dict, sid: str, profile: dict, hw: str) -> int:
+    """Cluster §10.3 step 4 ``nodesFor``: multi-node minimum 2, raised to the GPU floor."""
+    return max(2 if _is_multi(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
+
+
+def recommended_strategy(recipe: dict, vocab: dict, variant_key: str, hw: str) -> tuple[str, int]:
+    """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``."""
+    profile = _profile(vocab.get("taxonomy") or {}, hw)
+    offered = offered_strategies(recipe, vocab, variant_key, hw)
+    return _recommend_from(recipe, vocab, offered, profile, hw, _variant(recipe, variant_key))
+
+
+def _recommend_from(recipe: dict, vocab: dict, offered: list[str], profile: dict, hw: str,
+                    variant: dict) -> tuple[str, int]:
+    scalable = _scalable(profile)
+    multi = scalable and any(s.startswith("multi_node_") for s in offered)
+    base = 2 if (not fits_single_node(profile, variant) and multi) else 1
+    rec = recommend_strategy(recipe, base)
+    if rec not in offered:
+        kv_ids = kv_store_ids(vocab)
+        plain = [s for s in offered if s not in kv_ids and s != "pd_cluster"]
+        non_kv = [s for s in offered if s not in kv_ids]
+        rec = plain[0] if plain else non_kv[0] if non_kv else rec
+    return rec, max(base, nodes_for(recipe, vocab, rec, profile, hw))
+
+
+def pick_pd_nodes(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str) -> dict | str | None:
+    """Cluster §10.4 ``pickPdNodes``: None (co-located), ``"skip"`` or per-role node counts."""
+    if pd_fits_single_node(profile, variant):
+        return None
+    node, need = _vram(profile), variant.get("vram_minimum_gb")
+    if node <= 0 or not _is_num(need) or need <= 0:
+        return None
+    per_role = math.ceil(need / node)
+    if per_role > 4:
+        return "skip"
+    so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
+    st = _dict(_strategies(vocab).get("pd_cluster"))
+    out = {}
+    for role in ("prefill", "decode"):
+        par = _get(so.get(role), "parallelism") or _get(st.get(role), "parallelism") or "tp"
+        out[role] = max(per_role, nodes_for_strategy(recipe, par, profile.get("gpu_count"), hw))
+    return out
+
+
+def node_pills(recipe: dict, vocab: dict, hw: str) -> list[int]:
+    """Cluster §11: node-count pills ``[1, 2]`` plus the largest floor in (2, 16]."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw) for s in effective_compatible_strategies(recipe)]
+    top = max(floors, default=1)
+    return [1, 2, top] if 2 < top <= MAX_NODES else [1, 2]
+
+
+def builder_strategies(recipe: dict, vocab: dict, hw: str, nodes: int) -> list[str]:
+    """Cluster §11 strategy row: hides kv_store ids, unreachable ids and the wrong node shape."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    strategies = _strategies(vocab)
+    out = []
+    for sid in effective_compatible_strategies(recipe):
+        dt = _deploy_type(strategies.get(sid)) if sid in strategies else "unknown"
+        if dt == "kv_store_lb" or not _reachable(recipe, sid, dt, profile.get("gpu_count"), hw):
+            continue
+        if dt == "pd_cluster" or (dt == "multi_node") == (nodes > 1):
+            out.append(sid)
+    return out
+
+
+def initial_node_count(recipe: dict, vocab: dict, variant_key: str, hw: str) -> int:
+    """Cluster §11: 2 when a multi-node/PD strategy exists, hardware scales and the variant does not fit."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    multi = any(_deploy_type(_strategies(vocab).get(s)) in ("multi_node", "pd_cluster")
+                for s in effective_compatible_strategies(recipe))
+    return 2 if multi and _scalable(profile) and not fits_single_node(profile, _variant(recipe, variant_key)) else 1
+
+
+def pd_pool_defaults(recipe: dict, vocab: dict, variant_key: str, hw: str) -> dict:
+    """Cluster §11 builder PD pool defaults ``{role: {nodes, rank, parallelism}}`` (never co-located)."""
+    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
+    st = _dict(_strategies(vocab).get("pd_cluster"))
+    need, node = _variant(recipe, variant_key).get("vram_minimum_gb"), _vram(profile)
+    by_vram = max(1, math.ceil(need / node)) if _is_num(need) and need > 0 and node > 0 else 1
+    modes = [m for m in pd_pool_modes(recipe)
+             if _reachable(recipe, m, "multi_node", profile.get("gpu_count"), hw)] or ["tp"]
+    out = {}
+    for role in ("prefill", "decode"):
+        sr = _dict(so.get(role))
+        authored = sr.get("nodes")
+        if isinstance(authored, dict):
+            authored = authored.get(hw) if authored.get(hw) is not None else authored.get("default")
+        nodes = authored if _is_num(authored) and authored >= 1 else by_vram
+        par = sr.get("parallelism") or _get(st.get(role), "parallelism") or "tp"
+        par = par if par in modes else modes[0]
+        nodes = max(nodes, nodes_for_strategy(recipe, par, profile.get("gpu_count"), hw))
+        out[role] = {"nodes": nodes, "rank": 0, "parallelism": par}
+    return out

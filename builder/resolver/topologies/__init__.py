@@ -1,0 +1,1 @@
+"""Multi-process topologies: multi-node, prefill/decode, Mooncake kv-store."""

@@ -1,0 +1,1 @@
+"""The interactive builder's view model (site-features §6-§7)."""

@@ -1,0 +1,100 @@
+"""Builder command tabs, curl and bench text of the view."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..hardware import _gpus
+from ..shell import quote_value
+from ..tabs import builder_tabs
+from ..topologies.mooncake import _mooncake_parts
+from ..values import _dict, _truthy, js_str
+from .facts import _B
+
+_PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
+
+
+def _substitute(text: Any, values: dict) -> Any:
+    """POP-07: replace ``$NAME`` (whole identifiers only) by saved non-empty values."""
+    if not isinstance(text, str) or not values:
+        return text
+    return _PLACEHOLDER.sub(lambda m: js_str(values[m.group(1)]) if _truthy(values.get(m.group(1)))
+                            else m.group(0), text)
+
+
+def _curl(host: str, port: Any, model: str) -> str:
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 32},
+                      ensure_ascii=False)
+    return (f"curl -X POST http://{host}:{js_str(port)}/v1/chat/completions \\\n"
+            f"  -H \"Content-Type: application/json\" \\\n  -d {quote_value(body)}")
+
+
+def _bench(host: str, port: Any, model: str) -> str:
+    return " \\\n  ".join([f"vllm bench serve --model {quote_value(model)}", f"--host {host} --port {js_str(port)}",
+                          "--dataset-name random --random-input-len 1024 --random-output-len 1024",
+                          "--num-prompts 100 --max-concurrency 32"])
+
+
+def _pool_comment(role: dict, g: int) -> str:
+    n = max(1, role.get("nodes") or 1)
+    mode = js_str(role.get("parallelism")).upper()
+    text = f"# {n} node{'s' if n > 1 else ''} × {g} GPU = {n * g} GPU · {mode}"
+    if role.get("parallelism") == "dep":
+        text += f" (DP size {js_str(role.get('dpSize'))}, {js_str(role.get('dpLocal'))} local ranks per node)"
+    if n > 1:
+        cur = role.get("currentNode") or 0
+        rank = (f"start rank {js_str(role.get('startRank'))}" if role.get("parallelism") == "dep"
+                else f"node rank {cur}")
+        text += f"\n# Node {cur + 1} of {n}: {rank}, " + ("head (serves HTTP)" if cur == 0 else "headless follower")
+    return text
+
+
+def _command_tabs(b: _B, s: dict, record: dict, kv: str | None, docker: bool, endpoints: dict) -> list[dict]:
+    """CMD-11..15: the tab strip with displayed text and exact copy text."""
+    raw = builder_tabs(record, b.vocab, kv if kv in b.kv_ids else None)
+    deploy = record["deploy_type"]
+    g = _gpus(b.profile(s["hardware"]))
+    helpers = {"Mooncake Config", "Mooncake Master", "Mooncake Store"}
+    companions = {c["label"]: c for c in record.get("companions") or []}
+    serve = [t for t in raw if t["label"] not in companions]
+    ordered = [t for t in raw if t["label"] in companions] + serve if companions else raw
+    numbered = bool(companions) or any(t["label"] in helpers for t in raw)
+    routed = any(t["label"] == "Router" for t in raw)
+    out = []
+    for i, t in enumerate(ordered):
+        label = t["label"]
+        kind = ("companion" if label in companions else "helper" if label in helpers
+                else "router" if label == "Router" else "serve")
+        notes: list[str] = []
+        if kind == "companion" and companions[label].get("description"):
+            notes.append(f"# {companions[label]['description']}")
+        if kind == "helper":
+            parts = _mooncake_parts(_dict(b.strategies.get(kv)))
+            if label == "Mooncake Master" and parts["master"]["description"]:
+                notes += [f"# {x}" for x in parts["master"]["description"].rstrip().split("\n")]
+            if label == "Mooncake Store" and parts["store"] and parts["store"]["description"]:
+                notes += [f"# {x}" for x in parts["store"]["description"].rstrip().split("\n")]
+        if kind == "router" and deploy == "pd_cluster":
+            notes.append(f"# Install: {record['router']['install']}")
+        if kind == "router" and deploy == "kv_store_lb" and record.get("router"):
+            notes.append(f"# Install: {record['router'].get('install')}")
+        if deploy == "pd_cluster" and label in ("Prefill", "Decode"):
+            notes.append(_pool_comment(record[label.lower()], g))
+        if deploy == "kv_store_lb" and kind == "serve" and (record.get("instances") or 1) > 1:
+            cur = (record.get("current_instance") or 0) + 1
+            notes.append(f"# Instance {cur} of {record['instances']}: runs on $VLLM_INSTANCE_{cur}")
+        use_docker = docker and "docker" in t
+        prelude = "" if use_docker or t["env"] is None or kind != "serve" else t["pip"][: -len(t["command"])].rstrip("\n")
+        body = t["docker"] if use_docker else t["command"]
+        if deploy == "multi_node" or (deploy == "kv_store_lb" and record.get("vllm_worker_commands")):
+            if kind == "serve":
+                body += "\n# Set $HEAD_IP to the head node's address and run each tab on its own node."
+        command = "\n".join([*notes, body]) if notes else body
+        prelude, command = _substitute(prelude, endpoints), _substitute(command, endpoints)
+        client = (kind == "router") if routed else (kind == "serve" and label in ("vLLM Serve", "Head"))
+        out.append({"id": f"tab-{i}", "label": f"{i + 1}· {label}" if numbered else label, "name": label,
+                    "kind": kind, "prelude": prelude, "command": command,
+                    "copy": f"{prelude}\n\n{command}" if prelude else command, "client": client})
+    return out
