@@ -127,7 +127,8 @@ def test_loads_in_an_isolated_interpreter() -> None:
         "import resolver as m\n"
         "assert 'yaml' not in sys.modules and 'builder' not in sys.modules\n"
         "assert sorted(k for k in sys.modules if k.startswith('resolver.'))\n"
-        "print(m.format_command('x/y', ['--a', 'b c']))\n"
+        "from resolver.shell import format_command\n"
+        "print(format_command('x/y', ['--a', 'b c']))\n"
     )
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "vllm serve x/y \\\n  --a 'b c'\n"

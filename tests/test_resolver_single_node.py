@@ -620,11 +620,23 @@ class TestRecords:
         omni = recipe("Wan-AI/Wan2.2-T2V-A14B-Diffusers")
         assert R.render_matrix(omni, vocab(), "default", omni["hf_id"])["hardware"] == []
 
+    def test_programming_errors_are_not_warnings(self) -> None:
+        class Bug(dict):
+            def get(self, key: object, default: object = None) -> object:
+                if key == "single_node_tp":
+                    raise RuntimeError("bug")
+                return super().get(key, default)
+
+        doc = syn(hf_id="acme/parent")
+        doc["strategy_overrides"] = Bug()
+        with pytest.raises(RuntimeError, match="^bug$"):
+            R.render_matrix(doc, SYN_VOCAB, "default", "acme/m")
+
     def test_resolver_failure_becomes_warning(self) -> None:
         class Boom(dict):
             def get(self, key: object, default: object = None) -> object:
                 if key == "single_node_tp":
-                    raise RuntimeError("boom")
+                    raise R.ResolveError("boom")
                 return super().get(key, default)
 
         doc = syn(hf_id="acme/parent")

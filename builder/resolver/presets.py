@@ -14,6 +14,7 @@ from .records import _failure, _record, _resolve_core
 from .resolve import _nodes_value
 from .shell import _flatten, _units, format_command
 from .strategies import _deploy_type, _strategies, nodes_for
+from .types import PresetError, ResolveError
 from .values import _dict, _get, _js_json, _list, _merge
 
 ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
@@ -39,10 +40,6 @@ def advanced_presets(recipe: dict, strategy_id: str) -> list[list[str]]:
         if isinstance(args, list) and args:
             out.append(list(args))
     return out
-
-
-class PresetError(ValueError):
-    """A preset point cannot be rendered (bad ``json_args`` target)."""
 
 
 def _deep_merge(base: dict, patch: dict, drop_nulls: bool) -> dict:
@@ -162,7 +159,7 @@ def resolve_preset(recipe: dict, vocab: dict, preset_key: str) -> dict:
         point = _dict(point)
         try:
             record = _render_point(recipe, vocab, preset, point)
-        except Exception as err:  # noqa: BLE001 - json-api §11.7: a failing point becomes a warning
+        except ResolveError as err:  # json-api §11.7: a failing point becomes a warning
             variants = _list(preset.get("variants"))
             warnings.append(_failure(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
                                      f"{preset.get('strategy')} (preset {preset_key}.{key})", err))

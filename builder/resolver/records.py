@@ -24,6 +24,7 @@ from .strategies import (
 from .topologies.mooncake import _kv_option, _kv_result
 from .topologies.multi_node import _serve
 from .topologies.pd import _pd_result
+from .types import ResolveError
 from .values import _dict, _is_num, is_omni
 
 
@@ -207,7 +208,7 @@ def _render_hardware(recipe: dict, vocab: dict, taxonomy: dict, variant_key: str
             record = _render(c, rec, 1, pools)
         else:
             record = _render(c, rec, nodes)
-    except Exception as err:  # noqa: BLE001 - json-api §9.2: any resolver failure is a warning
+    except ResolveError as err:  # json-api §9.2: a content failure is a warning
         warnings.append(_failure(recipe, hf_id, used, rec, err))
         return None
     alternatives = []
@@ -216,7 +217,7 @@ def _render_hardware(recipe: dict, vocab: dict, taxonomy: dict, variant_key: str
             continue
         try:
             alt = _render_alternative(c, vocab, sid)
-        except Exception as err:  # noqa: BLE001
+        except ResolveError as err:
             warnings.append(_failure(recipe, hf_id, used, sid, err))
             continue
         if alt is not None:

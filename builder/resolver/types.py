@@ -1,0 +1,121 @@
+"""The shapes the resolver takes and returns, and the errors it raises for content problems.
+
+Everything is plain JSON-like data; the TypedDicts name the keys the resolver reads or writes
+(``total=False``: untrusted recipes may omit any of them).  Content problems that make one
+rendering impossible raise :class:`ResolveError` (caught where a failure becomes a warning);
+any other exception is a programming error and propagates.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+JSON = dict[str, Any]
+"""A JSON object of untrusted shape (a recipe block, a taxonomy entry)."""
+
+
+class ResolveError(ValueError):
+    """Content that cannot be rendered (a json-api §9.2 / §11.7 warning, never a crash)."""
+
+
+class PresetError(ResolveError):
+    """A preset point cannot be rendered (bad ``json_args`` target)."""
+
+
+class Vocab(TypedDict, total=False):
+    """``{"taxonomy": <taxonomy.yaml>, "strategies": <serving strategies then kv_store deployments>}``."""
+
+    taxonomy: JSON
+    strategies: JSON
+
+
+class Profile(TypedDict, total=False):
+    """A taxonomy hardware profile."""
+
+    brand: str
+    generation: str | list[str]
+    gpu_generation: str
+    gpu_count: int
+    vram_gb: float
+    scalable: bool
+    restricted: bool
+    display_name: str
+
+
+class Variant(TypedDict, total=False):
+    """A recipe variant (the keys the resolver reads)."""
+
+    model_id: str
+    precision: str
+    precision_hardware: JSON
+    supported_hardware: list[str]
+    vram_minimum_gb: float
+    tp: Any
+    extra_args: list[Any]
+    extra_env: JSON
+    hardware_overrides: JSON
+    default_modes: JSON
+    min_vllm_version: str
+    nightly_required: bool
+    label: str
+
+
+class Selection(TypedDict, total=False):
+    """What :func:`resolver.resolve` accepts (see :mod:`resolver.resolve` for each key)."""
+
+    hardware: str
+    variant: str
+    substitute: bool
+    strategy: str | None
+    nodes: Any
+    features: list[str] | None
+    modes: dict[str, str]
+    advanced_args: list[Any]
+    pd_nodes: Any
+    kv_offload: str | None
+    serving_strategy: str
+    kv_instances: Any
+    tp: Any
+    image: str
+    cuda: str
+    task: str | None
+    docker: bool
+
+
+class Record(TypedDict, total=False):
+    """A json-api §5.1 rendering record (the keys every record has; topologies add their own)."""
+
+    hardware: str
+    strategy: str
+    variant: str
+    node_count: int
+    deploy_type: str
+    env: JSON
+    docker_image: str
+
+
+class View(TypedDict, total=False):
+    """The builder's complete view for one UI state (:func:`resolver.builder_state`)."""
+
+    state: JSON
+    query: str
+    storage: JSON
+    rows: list[JSON]
+    install: JSON
+    summary: JSON
+    tabs: list[JSON]
+    curl: str | None
+    bench: str | None
+    target: JSON | None
+    notes: list[JSON]
+    hardware_note: JSON | None
+    vram_warning: str | None
+    tp_hint: str | None
+    presets: list[JSON]
+    preset: JSON | None
+    placeholders: list[str]
+    omni: bool
+    strategy: str | None
+    kv_offload: str | None
+    hf_id: str | None
+    warnings: list[str]
