@@ -33,6 +33,7 @@ serve: $(STAMP) node_modules/.installed
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy --strict builder/resolver
 
 test: $(STAMP) node_modules/.installed chromium lint
 	$(PY) -m pytest -q

@@ -179,15 +179,19 @@ def interactive_install(recipe: dict, vocab: dict, hw: str, variant_key: str, cu
         docker = {"command": dock_cfg["command"] if _truthy(dock_cfg.get("command"))
                   else f"docker pull {js_str(image)}",
                   "note": dock_cfg["note"] if _truthy(dock_cfg.get("note")) else note}
-    if install.get("docker") is False:
-        tab = "pip"
-    elif install.get("pip") is False:
-        tab = "docker"
-    else:
-        first = next((k for k in install if k in ("pip", "docker")), None)
-        tab = "docker" if first == "docker" else "pip"
     return {"min_version": minimum, "nightly": nightly, "header": header, "pip": pip, "docker": docker,
-            "initial_tab": tab, "extras": extra_installs(recipe, vocab, hw, kv_offload)}
+            "initial_tab": initial_install_tab(recipe), "extras": extra_installs(recipe, vocab, hw, kv_offload)}
+
+
+def initial_install_tab(recipe: dict) -> str:
+    """CB-INIT-10: the install tab a page opens on (``pip`` unless docker is authored first or pip is off)."""
+    install = _dict(_dict(recipe.get("model")).get("install"))
+    if install.get("docker") is False:
+        return "pip"
+    if install.get("pip") is False:
+        return "docker"
+    first = next((k for k in install if k in ("pip", "docker")), None)
+    return "docker" if first == "docker" else "pip"
 
 
 def extra_installs(recipe: dict, vocab: dict, hw: str, kv_offload: Any = None) -> list[dict]:

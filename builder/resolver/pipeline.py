@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .context import _Ctx
@@ -11,59 +12,96 @@ from .shell import dedupe_args
 from .values import _dict, _get, _int_if_integral, _is_num, _list, _merge
 
 
-def _pipeline_args(c: _Ctx, strategy_id: str, block: list, role: str | None, tail: list,
-                   skip_companions: bool = False) -> list:
+class Layering:
+    """The sources one serve command is layered from: the common recipe layers plus the caller's."""
+
+    __slots__ = ("context", "strategy_id", "role", "overrides", "role_overrides", "variant_hardware",
+                 "block", "tail", "skip_companions", "strategy_env", "extra_env", "pin")
+
+    def __init__(self, context: _Ctx, strategy_id: str, role: str | None, *, block: list[Any] | None = None,
+                 tail: list[Any] | None = None, skip_companions: bool = False, strategy_env: Any = None,
+                 extra_env: list[Any] | None = None, pin: dict[str, Any] | None = None) -> None:
+        self.context, self.strategy_id, self.role = context, strategy_id, role
+        self.overrides = context.so(strategy_id)
+        self.role_overrides = _dict(self.overrides.get(role)) if role else {}
+        self.variant_hardware = context.variant.get("hardware_overrides")
+        self.block, self.tail, self.skip_companions = block or [], tail or [], skip_companions
+        self.strategy_env, self.extra_env, self.pin = strategy_env, extra_env or [], pin
+
+    def generation(self, key: str) -> list[Any]:
+        """Discipline G overrides: the strategy's when it has one, else the recipe's then the variant's."""
+        profile = self.context.profile
+        strategy_gen = _lookup_gen(self.overrides.get("hardware_overrides"), profile)
+        if strategy_gen is not None:
+            return [_get(strategy_gen, key)]
+        return [_get(_lookup_gen(self.context.recipe.get("hardware_overrides"), profile), key),
+                _get(_lookup_gen(self.variant_hardware, profile), key)]
+
+    def exact(self, overrides: Any, key: str) -> list[Any]:
+        return [_get(_lookup_exact(_get(overrides, "hardware_overrides"), self.context.hw), key)]
+
+
+_Sources = Callable[[Layering], list[Any]]
+_NONE: _Sources = lambda layering: []  # noqa: E731
+
+
+def _strategy_override_args(layering: Layering) -> list[Any]:
+    layer = layering.role_overrides if layering.role else layering.overrides
+    return [layer.get("extra_args"), layer.get("vllm_args")]
+
+
+def _strategy_override_env(layering: Layering) -> list[Any]:
+    second = layering.role_overrides.get("env") if layering.role else layering.overrides.get("extra_env")
+    return [layering.overrides.get("env"), second]
+
+
+LAYERS: tuple[tuple[str, _Sources, _Sources], ...] = (
+    # (layer, argument sources, env sources), in precedence order (single-node §8 / §11, cluster §7.5-§7.6)
+    ("model", lambda ly: [_dict(ly.context.recipe.get("model")).get("base_args")],
+     lambda ly: [_dict(ly.context.recipe.get("model")).get("base_env")]),
+    ("variant", lambda ly: [ly.context.variant.get("extra_args")], lambda ly: [ly.context.variant.get("extra_env")]),
+    ("variant hardware", lambda ly: ly.exact(ly.context.variant, "extra_args"),
+     lambda ly: ly.exact(ly.context.variant, "extra_env")),
+    ("strategy", lambda ly: [ly.block], lambda ly: [ly.strategy_env, *ly.extra_env, ly.pin]),
+    ("strategy override", _strategy_override_args, _strategy_override_env),
+    ("generation", lambda ly: ly.generation("extra_args"), lambda ly: ly.generation("extra_env")),
+    ("strategy hardware", lambda ly: ly.exact(ly.overrides, "extra_args"),
+     lambda ly: ly.exact(ly.overrides, "extra_env")),
+    ("role hardware", lambda ly: ly.exact(ly.role_overrides, "extra_args") if ly.role else [],
+     lambda ly: ly.exact(ly.role_overrides, "extra_env") if ly.role else []),
+    ("advanced", lambda ly: [ly.context.advanced], _NONE),
+    ("features", lambda ly: [_feature_args(ly.context, ly.strategy_id, ly.skip_companions)], _NONE),
+    ("tail", lambda ly: [ly.tail], _NONE),
+)
+"""The 11 layers of one serve command, driving both :func:`layered_args` and :func:`layered_env`."""
+
+
+def layered_args(layering: Layering) -> list[Any]:
     """Single-node §8 argument order, with the role layers of cluster §7.5; deduped."""
-    so = c.so(strategy_id)
-    sr = _dict(so.get(role)) if role else {}
-    vho = c.variant.get("hardware_overrides")
-    raw = list(_list(_dict(c.recipe.get("model")).get("base_args")))
-    raw += _list(c.variant.get("extra_args"))
-    raw += _list(_get(_lookup_exact(vho, c.hw), "extra_args"))
-    raw += block
-    layer = sr if role else so
-    raw += _list(layer.get("extra_args")) + _list(layer.get("vllm_args"))
-    gen = _lookup_gen(so.get("hardware_overrides"), c.profile)
-    if gen is not None:
-        raw += _list(_get(gen, "extra_args"))
-    else:
-        raw += _list(_get(_lookup_gen(c.recipe.get("hardware_overrides"), c.profile), "extra_args"))
-        raw += _list(_get(_lookup_gen(vho, c.profile), "extra_args"))
-    raw += _list(_get(_lookup_exact(so.get("hardware_overrides"), c.hw), "extra_args"))
-    if role:
-        raw += _list(_get(_lookup_exact(sr.get("hardware_overrides"), c.hw), "extra_args"))
-    raw += c.advanced
-    raw += _feature_args(c, strategy_id, skip_companions)
-    raw += tail
+    raw: list[Any] = []
+    for _, arg_sources, _ in LAYERS:
+        for source in arg_sources(layering):
+            raw += _list(source)
     return dedupe_args(raw)
 
 
-def _pipeline_env(c: _Ctx, strategy_id: str, strategy_env: Any, extra_layers: list, role: str | None,
-                  pin: dict | None = None) -> dict:
-    """Single-node §11 env layering (cluster §7.6 steps 1-4 for PD roles)."""
-    so = c.so(strategy_id)
-    vho = c.variant.get("hardware_overrides")
-    env: dict = {}
-    _merge(env, _dict(c.recipe.get("model")).get("base_env"))
-    _merge(env, c.variant.get("extra_env"))
-    _merge(env, _get(_lookup_exact(vho, c.hw), "extra_env"))
-    _merge(env, strategy_env)
-    for layer in extra_layers:
-        _merge(env, layer)
-    _merge(env, pin)
-    _merge(env, so.get("env"))
-    sr = _dict(so.get(role)) if role else {}
-    _merge(env, sr.get("env") if role else so.get("extra_env"))
-    gen = _lookup_gen(so.get("hardware_overrides"), c.profile)
-    if gen is not None:
-        _merge(env, _get(gen, "extra_env"))
-    else:
-        _merge(env, _get(_lookup_gen(c.recipe.get("hardware_overrides"), c.profile), "extra_env"))
-        _merge(env, _get(_lookup_gen(vho, c.profile), "extra_env"))
-    _merge(env, _get(_lookup_exact(so.get("hardware_overrides"), c.hw), "extra_env"))
-    if role:
-        _merge(env, _get(_lookup_exact(sr.get("hardware_overrides"), c.hw), "extra_env"))
+def layered_env(layering: Layering) -> dict[str, Any]:
+    """Single-node §11 env layering (cluster §7.6 steps 1-4 for PD roles): later layers overwrite."""
+    env: dict[str, Any] = {}
+    for _, _, env_sources in LAYERS:
+        for source in env_sources(layering):
+            _merge(env, source)
     return env
+
+
+def _pipeline_args(c: _Ctx, strategy_id: str, block: list[Any], role: str | None, tail: list[Any],
+                   skip_companions: bool = False) -> list[Any]:
+    return layered_args(Layering(c, strategy_id, role, block=block, tail=tail, skip_companions=skip_companions))
+
+
+def _pipeline_env(c: _Ctx, strategy_id: str, strategy_env: Any, extra_layers: list[Any], role: str | None,
+                  pin: dict[str, Any] | None = None) -> dict[str, Any]:
+    return layered_env(Layering(c, strategy_id, role, strategy_env=strategy_env, extra_env=extra_layers, pin=pin))
 
 
 def _single_parallel_size(c: _Ctx, strategy_id: str) -> Any:

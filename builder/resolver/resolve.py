@@ -62,8 +62,11 @@ def _nodes_value(v: Any) -> int | None:
     return int(v) if _is_num(v) and v >= 1 and float(v).is_integer() else None
 
 
-def resolve(recipe: dict, vocab: dict, selection: dict | None = None) -> dict:
+def resolve(recipe: dict, vocab: dict, selection: dict | None = None, with_views: bool = True) -> dict:
     """Resolve one builder selection (keys documented in the module docstring).
+
+    ``with_views=False`` leaves out ``install`` and ``tabs`` of non-omni records (the builder view
+    computes its own, once).
 
     Returns the json-api §5.1 record for the selection plus builder extras: ``kv_offload``
     (effective key or None), ``companions`` (single node), ``current_instance`` (Mooncake),
@@ -117,6 +120,8 @@ def resolve(recipe: dict, vocab: dict, selection: dict | None = None) -> dict:
     mooncake_active = record["deploy_type"] == "kv_store_lb" or "mooncake" in record
     option_active = _kv_option(c, kv, serving, _dict(c.strategies.get(serving))) is not None
     record["kv_offload"] = kv if mooncake_active or option_active else None
+    if not with_views:
+        return record
     record["install"] = interactive_install(recipe, vocab, hw, variant_key, cuda, record["kv_offload"])
     if sel.get("docker") is not False:
         record["tabs"] = builder_tabs(record, vocab, kv if record["kv_offload"] == kv else None)

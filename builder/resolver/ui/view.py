@@ -7,7 +7,7 @@ import re
 from ..context import _Ctx
 from ..features import effective_mode
 from ..hardware import _gpus, _model_id, _raw_generation, _variant, _vram, default_hardware, fits_single_node
-from ..install import interactive_install
+from ..install import initial_install_tab
 from ..omni import active_omni_task, omni_example, resolve_omni
 from ..pipeline import _single_parallel_size
 from ..presets import resolve_preset
@@ -264,7 +264,7 @@ def _view(b: _B, s: dict, storage: dict, endpoints: dict) -> dict:
             if kv in b.kv_ids:
                 count = s["kv_instances"] or _dict(b.strategies.get(kv)).get("default_instances") or 1
                 selection["kv_instances"] = {"count": count, "current": s["kv_instance"]}
-            record = resolve(b.recipe, b.vocab, selection)
+            record = resolve(b.recipe, b.vocab, selection, with_views=False)
             kv = record.get("kv_offload")
         install = _install_view(b, s, kv if preset is None else None, preset)
         docker = install["active"] == "docker"
@@ -327,12 +327,9 @@ def _view(b: _B, s: dict, storage: dict, endpoints: dict) -> dict:
     for name in (target.get("host_var"), target.get("port_var")):
         if name and name not in names:
             names.append(name)
-    view.update(state=s, query=_query(b, s, sid, _install_initial(b, s)), storage=storage, rows=rows,
+    view.update(state=s, query=_query(b, s, sid, initial_install_tab(b.recipe)), storage=storage, rows=rows,
                 install=install, summary=summary, tabs=tabs, placeholders=names, strategy=sid, kv_offload=kv,
                 hf_id=b.recipe.get("hf_id"))
     return view
 
 
-def _install_initial(b: _B, s: dict) -> str:
-    """The recipe's initial install tab (CB-INIT-10) for the current hardware."""
-    return interactive_install(b.recipe, b.vocab, s["hardware"], s["variant"])["initial_tab"]
