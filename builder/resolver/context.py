@@ -15,8 +15,8 @@ class _Ctx:
     __slots__ = ("recipe", "taxonomy", "strategies", "hw", "profile", "variant_key", "variant",
                  "model_id", "gpus", "enabled", "modes", "advanced", "tp_override")
 
-    def __init__(self, recipe: dict, vocab: dict, variant_key: str, hw: str, enabled: list[str],
-                 modes: dict | None = None, advanced: list | None = None, tp_override: Any = None):
+    def __init__(self, recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str, enabled: list[str],
+                 modes: dict[str, Any] | None = None, advanced: list[Any] | None = None, tp_override: Any = None):
         self.recipe = recipe
         self.taxonomy = _dict(vocab.get("taxonomy"))
         self.strategies = _strategies(vocab)
@@ -31,5 +31,5 @@ class _Ctx:
         self.advanced = list(advanced or [])
         self.tp_override = tp_override
 
-    def so(self, strategy_id: str) -> dict:
+    def so(self, strategy_id: str) -> dict[str, Any]:
         return _dict(_dict(self.recipe.get("strategy_overrides")).get(strategy_id))

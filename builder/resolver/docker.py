@@ -9,7 +9,7 @@ from .hardware import _lookup_exact, _raw_generation
 from .values import HF_CACHE_MOUNT, _dict, _get, _truthy, js_str
 
 
-def _brand_key(profile: dict) -> str:
+def _brand_key(profile: dict[str, Any]) -> str:
     """§12.1 docker brand key."""
     gen = _raw_generation(profile)
     if gen == "tpu":
@@ -43,7 +43,7 @@ def _is_cuda_map(v: Any) -> bool:
     return isinstance(v, dict) and ("cu129" in v or "cu130" in v)
 
 
-def _pick_cuda(cuda_map: dict, cuda: str = "default") -> Any:
+def _pick_cuda(cuda_map: dict[str, Any], cuda: str = "default") -> Any:
     if cuda != "default" and cuda_map.get(cuda) is not None:
         return cuda_map[cuda]
     return cuda_map.get("cu130") or cuda_map.get("cu129")
@@ -55,12 +55,12 @@ def _cuda_suffix(image: str) -> str:
     return f"{m.group(1)}:cu129-nightly" if m else f"{image}-cu129"
 
 
-def _image_sources(recipe: dict, variant: dict, profile: dict, hw: str | None) -> tuple[Any, dict | None]:
+def _image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[Any, dict[str, Any] | None]:
     """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
     brand = _brand_key(profile)
     exact = _get(_lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
     pinned = exact if isinstance(exact, str) else None
-    cuda_map: dict | None = None
+    cuda_map: dict[str, Any] | None = None
     for src in (variant.get("docker_image"), _dict(recipe.get("model")).get("docker_image")):
         if not _truthy(src) or pinned is not None or cuda_map is not None:
             continue
@@ -78,7 +78,7 @@ def _image_sources(recipe: dict, variant: dict, profile: dict, hw: str | None) -
     return pinned, cuda_map
 
 
-def docker_image(recipe: dict, variant: dict, profile: dict, hw: str | None, cuda: str = "default") -> str | None:
+def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None, cuda: str = "default") -> str | None:
     """§12.2 image (None only in the §12.6 Intel-CPU nightly edge); ``cuda`` is the §12.7 toggle."""
     pinned, cuda_map = _image_sources(recipe, variant, profile, hw)
     if _raw_generation(profile) == "xpu" and pinned is None:
@@ -93,7 +93,7 @@ def docker_image(recipe: dict, variant: dict, profile: dict, hw: str | None, cud
     return pinned
 
 
-def _device_flags(profile: dict) -> tuple[str, list[str]]:
+def _device_flags(profile: dict[str, Any]) -> tuple[str, list[str]]:
     """§12.3 device flags: (shell-string form, argv form)."""
     gen = _raw_generation(profile)
     if gen == "tpu":
@@ -111,7 +111,7 @@ def _device_flags(profile: dict) -> tuple[str, list[str]]:
     return "--gpus all", ["--gpus", "all"]
 
 
-def _mounts(model_id: Any, env: dict) -> list[str]:
+def _mounts(model_id: Any, env: dict[str, Any]) -> list[str]:
     out = []
     if isinstance(model_id, str) and model_id.startswith("/"):
         out.append(f"{model_id}:{model_id}:ro")
@@ -125,7 +125,7 @@ def _mounts(model_id: Any, env: dict) -> list[str]:
 _SERVE_HEAD = re.compile(r"vllm serve (\S+)\s*\\?\n?\s*")
 
 
-def docker_run(command: str, env: dict, image: str | None, profile: dict, port: int = 8000) -> str:
+def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000) -> str:
     """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command."""
     m = _SERVE_HEAD.match(command)
     model, body = (m.group(1), command[m.end():]) if m else ("MODEL", command)
@@ -145,10 +145,10 @@ def docker_run(command: str, env: dict, image: str | None, profile: dict, port: 
     return text
 
 
-def docker_argv(argv: list, env: dict, image: str | None, profile: dict, port: int = 8000) -> list:
+def docker_argv(argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000) -> list[Any]:
     """§12.5 ``docker run`` argv form."""
     rest = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
-    out: list = ["docker", "run", *_device_flags(profile)[1], "--privileged", "--ipc=host",
+    out: list[Any] = ["docker", "run", *_device_flags(profile)[1], "--privileged", "--ipc=host",
                  "-p", f"{port}:{port}", "-v", HF_CACHE_MOUNT]
     for mount in _mounts(rest[0] if rest else None, env):
         out += ["-v", mount]

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .context import _Ctx
 from .hardware import _lookup_exact, _lookup_gen, _mode_gated, _variant, hardware_lookup
 from .values import _dict, _get, _list, _truthy, js_str
 
 
-def _features(recipe: dict) -> dict:
+def _features(recipe: dict[str, Any]) -> dict[str, Any]:
     return _dict(recipe.get("features"))
 
 
-def default_enabled_features(recipe: dict, hw: str, variant_key: str) -> list[str]:
+def default_enabled_features(recipe: dict[str, Any], hw: str, variant_key: str) -> list[str]:
     """§6.2: features in declaration order, minus opt-in ones unless forced by default_modes."""
     forced = _dict(_variant(recipe, variant_key).get("default_modes"))
     opt_in = set(_list(recipe.get("opt_in_features")))
@@ -19,7 +21,7 @@ def default_enabled_features(recipe: dict, hw: str, variant_key: str) -> list[st
     return [f for f in _features(recipe) if f in forced or f not in opt_in]
 
 
-def available_modes(feature: dict, variant_key: str, profile: dict, hw: str | None) -> list[str]:
+def available_modes(feature: dict[str, Any], variant_key: str, profile: dict[str, Any], hw: str | None) -> list[str]:
     """§6.5 available modes of a modal feature, in declaration order."""
     out = []
     for name, mode in _dict(feature.get("modes")).items():
@@ -33,7 +35,7 @@ def available_modes(feature: dict, variant_key: str, profile: dict, hw: str | No
 
 
 def effective_mode(
-    recipe: dict, feature_key: str, variant_key: str, profile: dict, hw: str | None, selected: str | None = None
+    recipe: dict[str, Any], feature_key: str, variant_key: str, profile: dict[str, Any], hw: str | None, selected: str | None = None
 ) -> str | None:
     """§6.5 effective mode: selected, variant default_modes, default_mode, first available."""
     feature = _dict(_features(recipe).get(feature_key))
@@ -47,18 +49,18 @@ def effective_mode(
     return avail[0]
 
 
-def _feature_allowed(feature: dict, strategy_id: str) -> bool:
+def _feature_allowed(feature: dict[str, Any], strategy_id: str) -> bool:
     allow = feature.get("strategies")
     return not (isinstance(allow, list) and allow) or strategy_id in allow
 
 
-def _has_companion(feature: dict) -> bool:
+def _has_companion(feature: dict[str, Any]) -> bool:
     return _truthy(_get(feature.get("companion"), "command"))
 
 
-def _feature_args(c: _Ctx, strategy_id: str, skip_companions: bool) -> list:
+def _feature_args(c: _Ctx, strategy_id: str, skip_companions: bool) -> list[Any]:
     """§6.3-§6.5: arguments of the enabled features, in the caller's order."""
-    out: list = []
+    out: list[Any] = []
     features = _features(c.recipe)
     for key in c.enabled:
         feature = features.get(key)
@@ -81,7 +83,7 @@ def _feature_args(c: _Ctx, strategy_id: str, skip_companions: bool) -> list:
     return out
 
 
-def _companions(c: _Ctx, strategy_id: str, kv_opt: tuple[str, dict] | None) -> list[dict]:
+def _companions(c: _Ctx, strategy_id: str, kv_opt: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
     """§6.6 / cluster §8.4 companion processes of a single-node result."""
     out = []
     features = _features(c.recipe)

@@ -7,20 +7,20 @@ from typing import Any
 from .values import _dict, _get, _int_if_integral, _is_num, _truthy
 
 
-def _profiles(taxonomy: dict) -> dict:
+def _profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
     return _dict(_get(taxonomy, "hardware_profiles"))
 
 
-def _profile(taxonomy: dict, hw: str | None) -> dict:
+def _profile(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
     return _dict(_profiles(taxonomy).get(hw)) if hw is not None else {}
 
 
-def _raw_generation(profile: dict) -> Any:
+def _raw_generation(profile: dict[str, Any]) -> Any:
     gen = profile.get("generation")
     return gen if _truthy(gen) else profile.get("gpu_generation")
 
 
-def _gen_key(profile: dict) -> Any:
+def _gen_key(profile: dict[str, Any]) -> Any:
     """§2.1: generation used for override look-ups (first element of a list)."""
     gen = _raw_generation(profile)
     if isinstance(gen, list):
@@ -28,25 +28,25 @@ def _gen_key(profile: dict) -> Any:
     return gen
 
 
-def _gpus(profile: dict) -> int:
+def _gpus(profile: dict[str, Any]) -> int:
     g = profile.get("gpu_count")
     return _int_if_integral(g) if _is_num(g) else 1
 
 
-def _vram(profile: dict) -> float:
+def _vram(profile: dict[str, Any]) -> float:
     v = profile.get("vram_gb")
     return v if _is_num(v) else 0
 
 
-def _scalable(profile: dict) -> bool:
+def _scalable(profile: dict[str, Any]) -> bool:
     return profile.get("scalable") is not False
 
 
-def _is_nvidia(profile: dict) -> bool:
+def _is_nvidia(profile: dict[str, Any]) -> bool:
     return profile.get("brand") == "NVIDIA"
 
 
-def hardware_lookup(mapping: Any, profile: dict, hw: str | None) -> Any:
+def hardware_lookup(mapping: Any, profile: dict[str, Any], hw: str | None) -> Any:
     """Discipline H: ``map[hw]``, ``map[generation]``, ``map[brand]``, ``map["default"]``."""
     if not isinstance(mapping, dict):
         return None
@@ -57,7 +57,7 @@ def hardware_lookup(mapping: Any, profile: dict, hw: str | None) -> Any:
     return None
 
 
-def _lookup_gen(mapping: Any, profile: dict) -> Any:
+def _lookup_gen(mapping: Any, profile: dict[str, Any]) -> Any:
     """Discipline G: ``map[generation]`` if truthy, else ``map["nvidia"]`` on NVIDIA."""
     if not isinstance(mapping, dict):
         return None
@@ -74,7 +74,7 @@ def _lookup_exact(mapping: Any, hw: str | None) -> Any:
     return mapping.get(hw) if isinstance(mapping, dict) and hw is not None else None
 
 
-def _mode_gated(mode: dict, profile: dict, hw: str | None) -> bool:
+def _mode_gated(mode: dict[str, Any], profile: dict[str, Any], hw: str | None) -> bool:
     """Discipline M: True when the mode is ``unsupported`` on this generation or id."""
     table = _dict(mode.get("hardware"))
     gen = _gen_key(profile)
@@ -83,7 +83,7 @@ def _mode_gated(mode: dict, profile: dict, hw: str | None) -> bool:
     )
 
 
-def _variant(recipe: dict, key: str | None) -> dict:
+def _variant(recipe: dict[str, Any], key: str | None) -> dict[str, Any]:
     """§4.1: ``variants[key]``, else ``variants["default"]``, else ``{}``."""
     variants = _dict(recipe.get("variants"))
     if key in variants:
@@ -91,7 +91,7 @@ def _variant(recipe: dict, key: str | None) -> dict:
     return _dict(variants.get("default"))
 
 
-def _model_id(recipe: dict, variant: dict) -> str:
+def _model_id(recipe: dict[str, Any], variant: dict[str, Any]) -> str:
     """§4.2 served model id."""
     for v in (variant.get("model_id"), _dict(recipe.get("model")).get("model_id")):
         if _truthy(v):
@@ -99,7 +99,7 @@ def _model_id(recipe: dict, variant: dict) -> str:
     return "unknown"
 
 
-def _precision_constraint(variant: dict) -> dict | None:
+def _precision_constraint(variant: dict[str, Any]) -> dict[str, Any] | None:
     """§3.1: ``precision_hardware`` or the nvfp4/fp4 Blackwell default."""
     ph = variant.get("precision_hardware")
     if _truthy(ph):
@@ -109,7 +109,7 @@ def _precision_constraint(variant: dict) -> dict | None:
     return None
 
 
-def _precision_ok(variant: dict, profile: dict) -> bool:
+def _precision_ok(variant: dict[str, Any], profile: dict[str, Any]) -> bool:
     c = _precision_constraint(variant)
     if c is None:
         return True
@@ -122,16 +122,16 @@ def _precision_ok(variant: dict, profile: dict) -> bool:
     return True
 
 
-def _allowlisted(variant: dict, hw: str | None) -> bool:
+def _allowlisted(variant: dict[str, Any], hw: str | None) -> bool:
     allow = variant.get("supported_hardware")
     return not (isinstance(allow, list) and allow) or hw in allow
 
 
-def _meta_hardware(recipe: dict) -> dict:
+def _meta_hardware(recipe: dict[str, Any]) -> dict[str, Any]:
     return _dict(_dict(recipe.get("meta")).get("hardware"))
 
 
-def _candidates(recipe: dict, taxonomy: dict, variant: dict) -> list[str]:
+def _candidates(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any]) -> list[str]:
     """Profiles (taxonomy order) passing §3.1-§3.4."""
     declared = _meta_hardware(recipe)
     out = []
@@ -149,7 +149,7 @@ def _candidates(recipe: dict, taxonomy: dict, variant: dict) -> list[str]:
 _BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
 
 
-def _default_from(recipe: dict, taxonomy: dict, variant: dict, cands: list[str]) -> str:
+def _default_from(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any], cands: list[str]) -> str:
     authored = _dict(recipe.get("meta")).get("default_hardware")
     if authored is not None and authored in cands:
         return authored
@@ -166,13 +166,13 @@ def _default_from(recipe: dict, taxonomy: dict, variant: dict, cands: list[str])
     return "h200"
 
 
-def default_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> str:
+def default_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str) -> str:
     """Single-node spec §3.6: default hardware of (recipe, variant)."""
     variant = _variant(recipe, variant_key)
     return _default_from(recipe, taxonomy, variant, _candidates(recipe, taxonomy, variant))
 
 
-def initial_hardware(recipe: dict, taxonomy: dict, variant_key: str, query: str | None = None,
+def initial_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, query: str | None = None,
                      preference: str | None = None) -> str:
     """§3.7 builder landing hardware: query parameter, stored NVIDIA preference, else §3.6."""
     variant = _variant(recipe, variant_key)
@@ -191,7 +191,7 @@ def initial_hardware(recipe: dict, taxonomy: dict, variant_key: str, query: str 
     return default_hardware(recipe, taxonomy, variant_key)
 
 
-def offered_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> list[str]:
+def offered_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str) -> list[str]:
     """§3.5 / json-api §4.3: default hardware first, then offered profiles in taxonomy order."""
     variant = _variant(recipe, variant_key)
     cands = _candidates(recipe, taxonomy, variant)
@@ -199,14 +199,14 @@ def offered_hardware(recipe: dict, taxonomy: dict, variant_key: str) -> list[str
     return [first] + [hw for hw in cands if hw != first]
 
 
-def fits_single_node(profile: dict, variant: dict) -> bool:
+def fits_single_node(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
     """§4.3: the variant's ``vram_minimum_gb`` fits one node (missing figures fit)."""
     node, need = _vram(profile), variant.get("vram_minimum_gb")
     need = need if _is_num(need) else 0
     return node <= 0 or need <= 0 or need <= node
 
 
-def runs_on(profile: dict, variant: dict, hw: str | None = None) -> bool:
+def runs_on(profile: dict[str, Any], variant: dict[str, Any], hw: str | None = None) -> bool:
     """§4.3 *runs on*: precision, allowlist (when ``hw`` given), scalable-or-fits."""
     if not _precision_ok(variant, profile):
         return False
@@ -215,7 +215,7 @@ def runs_on(profile: dict, variant: dict, hw: str | None = None) -> bool:
     return _scalable(profile) or fits_single_node(profile, variant)
 
 
-def pick_fitting_variant(recipe: dict, profile: dict, hw: str | None = None) -> str | None:
+def pick_fitting_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str | None = None) -> str | None:
     """§4.3: the running variant with the largest ``vram_minimum_gb`` (stable order)."""
     best, best_need = None, None
     for key, variant in _dict(recipe.get("variants")).items():
@@ -229,7 +229,7 @@ def pick_fitting_variant(recipe: dict, profile: dict, hw: str | None = None) -> 
     return best
 
 
-def _used_variant(recipe: dict, profile: dict, hw: str, variant_key: str) -> str | None:
+def _used_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str, variant_key: str) -> str | None:
     """§4.4: substitute on non-scalable hardware when the variant does not fit."""
     variant = _variant(recipe, variant_key)
     if _scalable(profile) or fits_single_node(profile, variant):

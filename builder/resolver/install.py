@@ -25,7 +25,7 @@ def _nightly_note(version: Any) -> str:
     return f"vLLM {'' if version is None else js_str(version)} isn't released yet — nightly required."
 
 
-def _install_image(model: dict) -> str:
+def _install_image(model: dict[str, Any]) -> str:
     """§13.1: the NVIDIA image from ``model.docker_image`` alone."""
     src = model.get("docker_image")
     if isinstance(src, str) and src:
@@ -39,12 +39,12 @@ def _install_image(model: dict) -> str:
     return _LATEST["nvidia"]
 
 
-def install_block(recipe: dict) -> dict | None:
+def install_block(recipe: dict[str, Any]) -> dict[str, Any] | None:
     """§13.1: the synthesised ``model.install`` (None when it would be empty)."""
     model = _dict(recipe.get("model"))
     install = _dict(model.get("install"))
     nightly = model.get("nightly_required") is True
-    out: dict = {}
+    out: dict[str, Any] = {}
     pip = install.get("pip")
     if pip is not False:
         pip = _dict(pip)
@@ -69,7 +69,7 @@ def install_block(recipe: dict) -> dict | None:
     return out or None
 
 
-def _platform(profile: dict) -> str:
+def _platform(profile: dict[str, Any]) -> str:
     gen = _raw_generation(profile)
     if gen == "tpu":
         return "TPU"
@@ -104,8 +104,8 @@ PIP_CPU_RELEASE = (
 )
 
 
-def interactive_install(recipe: dict, vocab: dict, hw: str, variant_key: str, cuda: str = "default",
-                        kv_offload: Any = None) -> dict:
+def interactive_install(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, variant_key: str, cuda: str = "default",
+                        kv_offload: Any = None) -> dict[str, Any]:
     """Single-node §13.2/§13.3: the builder's install block for the current selection.
 
     Returns ``{min_version, nightly, header, pip, docker, initial_tab, extras}`` where
@@ -183,7 +183,7 @@ def interactive_install(recipe: dict, vocab: dict, hw: str, variant_key: str, cu
             "initial_tab": initial_install_tab(recipe), "extras": extra_installs(recipe, vocab, hw, kv_offload)}
 
 
-def initial_install_tab(recipe: dict) -> str:
+def initial_install_tab(recipe: dict[str, Any]) -> str:
     """CB-INIT-10: the install tab a page opens on (``pip`` unless docker is authored first or pip is off)."""
     install = _dict(_dict(recipe.get("model")).get("install"))
     if install.get("docker") is False:
@@ -194,7 +194,7 @@ def initial_install_tab(recipe: dict) -> str:
     return "docker" if first == "docker" else "pip"
 
 
-def extra_installs(recipe: dict, vocab: dict, hw: str, kv_offload: Any = None) -> list[dict]:
+def extra_installs(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, kv_offload: Any = None) -> list[dict[str, Any]]:
     """Single-node §13.3: dependency entries for ``hw`` as ``{command, note, optional, tabs}``.
 
     ``tabs`` lists the install tabs (``pip``/``docker``) the entry is shown on; the active
@@ -224,6 +224,6 @@ def extra_installs(recipe: dict, vocab: dict, hw: str, kv_offload: Any = None) -
     return out
 
 
-def copy_all_installs(entries: list[dict], tab: str) -> str:
+def copy_all_installs(entries: list[dict[str, Any]], tab: str) -> str:
     """Single-node §13.3 "copy all": required commands shown on ``tab``, newline-joined."""
     return "\n".join(js_str(e["command"]) for e in entries if not e["optional"] and tab in e["tabs"])

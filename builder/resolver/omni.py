@@ -8,7 +8,7 @@ from .hardware import _lookup_exact, _lookup_gen, _profile, _variant
 from .shell import dedupe_args, format_command
 from .values import _dict, _get, _js_json, _list, _merge, _truthy, js_str
 
-OMNI_TASKS: dict[str, dict] = {
+OMNI_TASKS: dict[str, dict[str, Any]] = {
     "t2i": {"label": "Text → Image", "endpoint": "/v1/images/generations",
             "prompt": "a dragon flying over the Green Mountains at sunset"},
     "i2i": {"label": "Image → Image", "endpoint": "/v1/chat/completions",
@@ -22,7 +22,7 @@ OMNI_TASKS: dict[str, dict] = {
 }
 
 
-def omni_tasks(recipe: dict) -> list[dict]:
+def omni_tasks(recipe: dict[str, Any]) -> list[dict[str, Any]]:
     """Cluster §12.4: resolved task list of an omni recipe (``curl`` kept when authored)."""
     out = []
     for entry in _list(_dict(recipe.get("omni")).get("tasks")):
@@ -43,7 +43,7 @@ def omni_tasks(recipe: dict) -> list[dict]:
     return out
 
 
-def omni_task_for_hardware(task: dict, hw: str) -> dict:
+def omni_task_for_hardware(task: dict[str, Any], hw: str) -> dict[str, Any]:
     """Cluster §12.5: apply ``task.hardwareOverrides[hw]``."""
     over = _dict(task.get("hardwareOverrides")).get(hw)
     if not isinstance(over, dict):
@@ -61,7 +61,7 @@ def omni_task_for_hardware(task: dict, hw: str) -> dict:
     return out
 
 
-def active_omni_task(recipe: dict, task_param: str | None, hw: str) -> dict | None:
+def active_omni_task(recipe: dict[str, Any], task_param: str | None, hw: str) -> dict[str, Any] | None:
     """Cluster §12.7: task by ``key``, else by ``id``, else the first; hardware override applied."""
     tasks = omni_tasks(recipe)
     task = next((t for t in tasks if t["key"] == task_param), None) or next(
@@ -69,7 +69,7 @@ def active_omni_task(recipe: dict, task_param: str | None, hw: str) -> dict | No
     return omni_task_for_hardware(task, hw) if task else None
 
 
-def omni_example(task: dict, host: str = "localhost", port: Any = 8000, model_id: str | None = None,
+def omni_example(task: dict[str, Any], host: str = "localhost", port: Any = 8000, model_id: str | None = None,
                  prompt: str | None = None) -> str:
     """Cluster §12.3: the task's curl example (authored ``curl`` verbatim, else the catalogue form)."""
     if task.get("curl") is not None:
@@ -87,7 +87,7 @@ def omni_example(task: dict, host: str = "localhost", port: Any = 8000, model_id
                  "  --output output.mp4"]
         return " \\\n".join(lines)
     if tid == "t2i":
-        body: dict = {"prompt": prompt, "size": "1024x1024", "seed": 42}
+        body: dict[str, Any] = {"prompt": prompt, "size": "1024x1024", "seed": 42}
         after = " \\\n  | jq -r '.data[0].b64_json' | base64 -d > output.png"
     elif tid == "i2i":
         body = {"model": model_id, "messages": [{"role": "user", "content": [
@@ -105,7 +105,7 @@ def omni_example(task: dict, host: str = "localhost", port: Any = 8000, model_id
                       f"  -d '{text}'{after}"])
 
 
-def resolve_omni(recipe: dict, taxonomy: dict, variant_key: str, task: dict | None, hw: str) -> dict:
+def resolve_omni(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, task: dict[str, Any] | None, hw: str) -> dict[str, Any]:
     """Cluster §12.6 ``resolveOmniCommand`` -> ``{command, env, model_id}`` (§12.7 fallback without task)."""
     variant = _variant(recipe, variant_key)
     model = _dict(recipe.get("model"))
@@ -121,7 +121,7 @@ def resolve_omni(recipe: dict, taxonomy: dict, variant_key: str, task: dict | No
     vgen = _lookup_gen(variant.get("hardware_overrides"), profile)
     vexact = _lookup_exact(variant.get("hardware_overrides"), hw)
     own = variant_key != "default"
-    env: dict = {}
+    env: dict[str, Any] = {}
     for layer in (model.get("base_env"), variant.get("extra_env") if own else None, gen_recipe[0],
                   _get(vgen, "extra_env"), _get(vexact, "extra_env")):
         _merge(env, layer)

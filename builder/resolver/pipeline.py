@@ -122,5 +122,5 @@ def _single_parallel_size(c: _Ctx, strategy_id: str) -> Any:
     return 1 if need <= per_gpu else c.gpus
 
 
-def _argv(c: _Ctx, tokens: list) -> list:
+def _argv(c: _Ctx, tokens: list[Any]) -> list[Any]:
     return ["vllm", "serve", c.model_id, *tokens]

@@ -25,7 +25,7 @@ ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def advanced_presets(recipe: dict, strategy_id: str) -> list[list[str]]:
+def advanced_presets(recipe: dict[str, Any], strategy_id: str) -> list[list[str]]:
     """Single-node §8.2: argument bundles the builder offers at pipeline step 8."""
     model = _dict(recipe.get("model"))
     out = [list(p) for p in ADVANCED_PRESETS]
@@ -42,7 +42,7 @@ def advanced_presets(recipe: dict, strategy_id: str) -> list[list[str]]:
     return out
 
 
-def _deep_merge(base: dict, patch: dict, drop_nulls: bool) -> dict:
+def _deep_merge(base: dict[str, Any], patch: dict[str, Any], drop_nulls: bool) -> dict[str, Any]:
     """Merge ``patch`` into a copy of ``base``: nested dicts merge; ``None`` deletes when ``drop_nulls``."""
     out = dict(base)
     for key, value in patch.items():
@@ -57,7 +57,7 @@ def _deep_merge(base: dict, patch: dict, drop_nulls: bool) -> dict:
     return out
 
 
-def _postprocess_tokens(tokens: list, remove: list, patches: dict) -> list:
+def _postprocess_tokens(tokens: list[Any], remove: list[Any], patches: dict[str, Any]) -> list[Any]:
     """json-api §11.7 step 9: drop ``remove_args`` units, then apply ``json_args`` patches."""
     units = [u for u in _units(tokens) if u[0] is None or u[0] not in remove]
     for flag, patch in patches.items():
@@ -79,7 +79,7 @@ def _postprocess_tokens(tokens: list, remove: list, patches: dict) -> list:
     return _flatten(units)
 
 
-def _preset_point_selection(recipe: dict, preset: dict, point: dict) -> dict:
+def _preset_point_selection(recipe: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
     """json-api §11.7 steps 1-7 as a :func:`resolve` selection."""
     variants = _list(preset.get("variants"))
     v = variants[0] if variants else "default"
@@ -108,12 +108,12 @@ def _preset_point_selection(recipe: dict, preset: dict, point: dict) -> dict:
             "nodes": pick_value("nodes"), "kv_offload": None if kv == "off" else kv, "tp": tp}
 
 
-def _preset_image(preset: dict) -> Any:
+def _preset_image(preset: dict[str, Any]) -> Any:
     image = preset.get("image")
     return image if isinstance(image, str) else _get(image, "vllm")
 
 
-def _render_point(recipe: dict, vocab: dict, preset: dict, point: dict) -> dict:
+def _render_point(recipe: dict[str, Any], vocab: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
     """json-api §11.7 steps 1-11 for one point: the §5.1 record."""
     sel = _preset_point_selection(recipe, preset, point)
     taxonomy = _dict(vocab.get("taxonomy"))
@@ -127,7 +127,7 @@ def _render_point(recipe: dict, vocab: dict, preset: dict, point: dict) -> dict:
         raise PresetError("json_args must be a mapping")
     patches = _deep_merge(_dict(preset.get("json_args")), _dict(point.get("json_args")), False)
 
-    def fix(argv: list) -> list:
+    def fix(argv: list[Any]) -> list[Any]:
         return _argv(c, _postprocess_tokens(argv[3:], remove, patches))
 
     if "head_argv" in result:
@@ -150,10 +150,10 @@ def _render_point(recipe: dict, vocab: dict, preset: dict, point: dict) -> dict:
     return _record(c, sid, nodes, result, image)
 
 
-def resolve_preset(recipe: dict, vocab: dict, preset_key: str) -> dict:
+def resolve_preset(recipe: dict[str, Any], vocab: dict[str, Any], preset_key: str) -> dict[str, Any]:
     """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
     preset = _dict(_dict(recipe.get("presets")).get(preset_key))
-    points: dict = {}
+    points: dict[str, Any] = {}
     warnings: list[str] = []
     for key, point in _dict(preset.get("points")).items():
         point = _dict(point)
@@ -168,7 +168,7 @@ def resolve_preset(recipe: dict, vocab: dict, preset_key: str) -> dict:
     return {"points": points, "warnings": warnings}
 
 
-def validate_presets(recipe: dict, vocab: dict) -> list[tuple[str, str]]:
+def validate_presets(recipe: dict[str, Any], vocab: dict[str, Any]) -> list[tuple[str, str]]:
     """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
     problems: list[tuple[str, str]] = []
     profiles = _profiles(_dict(vocab.get("taxonomy")))

@@ -29,7 +29,7 @@ from .values import _dict, _is_num, is_omni
 
 
 def _resolve_core(c: _Ctx, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
-                  kv_instances: Any = None) -> dict:
+                  kv_instances: Any = None) -> dict[str, Any]:
     """Cluster §5 dispatch: PD, Mooncake composition, multi-node, or single-node."""
     strategy = _dict(c.strategies.get(strategy_id))
     nodes = nodes if _is_num(nodes) else 1
@@ -43,15 +43,15 @@ def _resolve_core(c: _Ctx, strategy_id: str, nodes: int = 1, pd_nodes: Any = Non
     return _serve(c, strategy_id, strategy, nodes, kv_opt, None, "$HEAD_IP")
 
 
-def _docker_pair(command: str, argv: list, env: dict, image: str | None, profile: dict,
-                 port: int = 8000) -> tuple[str, list]:
+def _docker_pair(command: str, argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any],
+                 port: int = 8000) -> tuple[str, list[Any]]:
     return docker_run(command, env, image, profile, port), docker_argv(argv, env, image, profile, port)
 
 
-def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict, image: str | None) -> dict:
+def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict[str, Any], image: str | None) -> dict[str, Any]:
     """Build the §5.1 record (key order matters) from a resolver result."""
     deploy = result["deploy_type"]
-    rec: dict = {"hardware": c.hw, "strategy": strategy_id, "variant": c.variant_key, "node_count": node_count,
+    rec: dict[str, Any] = {"hardware": c.hw, "strategy": strategy_id, "variant": c.variant_key, "node_count": node_count,
                  "deploy_type": deploy, "env": {}}
     if image is not None:
         rec["docker_image"] = image
@@ -107,7 +107,7 @@ def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict, image: str
 
 
 def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: str | None = None,
-            kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict:
+            kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict[str, Any]:
     """Resolve one combination and build its record.
 
     ``kv_id`` is a taxonomy KV-offload key or a Mooncake id (then a kv_store record is built).
@@ -127,7 +127,7 @@ def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: 
     return record
 
 
-def _serving_for(recipe: dict, vocab: dict, nc: int) -> str | None:
+def _serving_for(recipe: dict[str, Any], vocab: dict[str, Any], nc: int) -> str | None:
     """Cluster §10.5 ``servingFor``."""
     strategies = _strategies(vocab)
 
@@ -141,7 +141,7 @@ def _serving_for(recipe: dict, vocab: dict, nc: int) -> str | None:
     return next((s for s in effective_compatible_strategies(recipe) if ok(s)), None)
 
 
-def _kv_serving(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str) -> tuple[str, int] | None:
+def _kv_serving(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str, Any], variant: dict[str, Any], hw: str) -> tuple[str, int] | None:
     """Cluster §10.5 steps 1-4: (serving strategy, nodes per instance) for a kv-store id."""
     nc = 1 if fits_single_node(profile, variant) else 2
     serving = _serving_for(recipe, vocab, nc)
@@ -155,7 +155,7 @@ def _kv_serving(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str
     return serving, nc
 
 
-def _render_alternative(c: _Ctx, vocab: dict, sid: str) -> dict | None:
+def _render_alternative(c: _Ctx, vocab: dict[str, Any], sid: str) -> dict[str, Any] | None:
     """Cluster §10.5 rendering of one non-recommended offered id (None = skipped)."""
     if sid == "pd_cluster":
         pools = pick_pd_nodes(c.recipe, vocab, c.profile, c.variant, c.hw)
@@ -166,15 +166,15 @@ def _render_alternative(c: _Ctx, vocab: dict, sid: str) -> dict | None:
     return _render(c, sid, nodes_for(c.recipe, vocab, sid, c.profile, c.hw))
 
 
-def _failure(recipe: dict, hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
+def _failure(recipe: dict[str, Any], hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
     name = recipe.get("hf_id") or hf_id
     return f"resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
 
 
-def render_matrix(recipe: dict, vocab: dict, variant_key: str, hf_id: str) -> dict:
+def render_matrix(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hf_id: str) -> dict[str, Any]:
     """json-api §4.3-§4.5: recommended + alternative records per hardware of one base."""
     warnings: list[str] = []
-    out: dict = {"hardware": [], "warnings": warnings}
+    out: dict[str, Any] = {"hardware": [], "warnings": warnings}
     if variant_key not in _dict(recipe.get("variants")) or is_omni(recipe):
         return out
     taxonomy = _dict(vocab.get("taxonomy"))
@@ -190,8 +190,8 @@ def render_matrix(recipe: dict, vocab: dict, variant_key: str, hf_id: str) -> di
     return out
 
 
-def _render_hardware(recipe: dict, vocab: dict, taxonomy: dict, variant_key: str, hw: str, hf_id: str,
-                     warnings: list[str]) -> dict | None:
+def _render_hardware(recipe: dict[str, Any], vocab: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, hw: str, hf_id: str,
+                     warnings: list[str]) -> dict[str, Any] | None:
     """json-api §4.4 for one hardware; None when it yields no rendering."""
     profile = _profile(taxonomy, hw)
     used = _used_variant(recipe, profile, hw, variant_key)

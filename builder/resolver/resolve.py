@@ -62,7 +62,7 @@ def _nodes_value(v: Any) -> int | None:
     return int(v) if _is_num(v) and v >= 1 and float(v).is_integer() else None
 
 
-def resolve(recipe: dict, vocab: dict, selection: dict | None = None, with_views: bool = True) -> dict:
+def resolve(recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, Any] | None = None, with_views: bool = True) -> dict[str, Any]:
     """Resolve one builder selection (keys documented in the module docstring).
 
     ``with_views=False`` leaves out ``install`` and ``tabs`` of non-omni records (the builder view
@@ -128,7 +128,7 @@ def resolve(recipe: dict, vocab: dict, selection: dict | None = None, with_views
     return record
 
 
-def applicable_notes(recipe: dict, selection: dict) -> list[dict]:
+def applicable_notes(recipe: dict[str, Any], selection: dict[str, Any]) -> list[dict[str, Any]]:
     """json-api §11.2: notes whose ``when`` lists (hardware, variant, strategy) all match.
 
     A ``when`` list for a key absent from ``selection`` does not match; a note without

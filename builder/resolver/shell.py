@@ -13,7 +13,7 @@ def _is_flag(tok: Any) -> bool:
     return isinstance(tok, str) and tok.startswith("-")
 
 
-def _units(tokens: list) -> list[tuple]:
+def _units(tokens: list[Any]) -> list[tuple[Any, ...]]:
     """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
     units, i, n = [], 0, len(tokens)
     while i < n:
@@ -30,14 +30,14 @@ def _units(tokens: list) -> list[tuple]:
     return units
 
 
-def _flatten(units: list[tuple]) -> list:
+def _flatten(units: list[tuple[Any, ...]]) -> list[Any]:
     return [t for u in units for t in (u[1:] if u[0] is None else u)]
 
 
-def dedupe_args(tokens: list) -> list:
+def dedupe_args(tokens: list[Any]) -> list[Any]:
     """§9: drop falsy items, then keep the last occurrence of every flag."""
     units = _units([t for t in tokens if _truthy(t)])
-    seen: set = set()
+    seen: set[Any] = set()
     kept = []
     for unit in reversed(units):
         if unit[0] is not None:
@@ -64,7 +64,7 @@ def quote_value(value: Any) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def _lines(tokens: list) -> list[str]:
+def _lines(tokens: list[Any]) -> list[str]:
     """§10.2 line grouping: ``flag value`` pairs, everything else on its own line."""
     out, i, n = [], 0, len(tokens)
     while i < n:
@@ -78,12 +78,12 @@ def _lines(tokens: list) -> list[str]:
     return out
 
 
-def format_command(model_id: str, tokens: list, binary: str = "vllm serve") -> str:
+def format_command(model_id: str, tokens: list[Any], binary: str = "vllm serve") -> str:
     """§10.3: ``<binary> <model>`` then one continuation line per flag unit."""
     return " \\\n  ".join([f"{binary} {model_id}", *_lines(tokens)])
 
 
-def pip_view(command: str, env: dict, profile: dict) -> str:
+def pip_view(command: str, env: dict[str, Any], profile: dict[str, Any]) -> str:
     """Single-node §11.3 pip view: ``export`` lines, a blank line, then the command."""
     lines = ["source /opt/intel/oneapi/setvars.sh"] if _raw_generation(profile) == "xpu" else []
     lines += [f"export {k}={js_str(v)}" for k, v in env.items()]

@@ -10,7 +10,7 @@ from .hardware import _profile, _scalable, _variant, _vram, fits_single_node, ha
 from .values import MAX_NODES, _dict, _get, _is_num, _list
 
 
-def _strategies(vocab: dict) -> dict:
+def _strategies(vocab: dict[str, Any]) -> dict[str, Any]:
     return _dict(vocab.get("strategies"))
 
 
@@ -18,12 +18,12 @@ def _deploy_type(strategy: Any) -> str:
     return _get(strategy, "deploy_type") or "single_node"
 
 
-def kv_store_ids(vocab: dict) -> list[str]:
+def kv_store_ids(vocab: dict[str, Any]) -> list[str]:
     """Mooncake deployment ids in catalogue order."""
     return [k for k, s in _strategies(vocab).items() if _deploy_type(s) == "kv_store_lb"]
 
 
-def effective_compatible_strategies(recipe: dict) -> list[str]:
+def effective_compatible_strategies(recipe: dict[str, Any]) -> list[str]:
     """Cluster §2.3: ``compatible_strategies`` + opt-in ``strategy_hardware`` entries."""
     out = list(_list(recipe.get("compatible_strategies")))
     for sid, table in _dict(recipe.get("strategy_hardware")).items():
@@ -32,7 +32,7 @@ def effective_compatible_strategies(recipe: dict) -> list[str]:
     return out
 
 
-def strategy_supported(recipe: dict, strategy_id: str, profile: dict, hw: str | None) -> bool:
+def strategy_supported(recipe: dict[str, Any], strategy_id: str, profile: dict[str, Any], hw: str | None) -> bool:
     """Cluster §2.2."""
     value = hardware_lookup(_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
     if value is not None:
@@ -50,7 +50,7 @@ def _floor_from(block: Any, key: str) -> Any:
     return 0
 
 
-def min_gpus(recipe: dict, key: str, hw: str | None) -> Any:
+def min_gpus(recipe: dict[str, Any], key: str, hw: str | None) -> Any:
     """Cluster §3.3 GPU floor for a strategy id or PD pool mode."""
     table = recipe.get("strategy_min_gpus")
     if table is None:
@@ -64,20 +64,20 @@ def min_gpus(recipe: dict, key: str, hw: str | None) -> Any:
     return max(top if _is_num(top) else 0, exact if _is_num(exact) else 0)
 
 
-def nodes_for_strategy(recipe: dict, key: str, gpus_per_node: Any, hw: str | None) -> int:
+def nodes_for_strategy(recipe: dict[str, Any], key: str, gpus_per_node: Any, hw: str | None) -> int:
     """Cluster §3.4: ``ceil(minGpus / gpusPerNode)`` (missing GPUs = 8), at least 1."""
     per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
     return max(1, math.ceil(min_gpus(recipe, key, hw) / per))
 
 
-def _reachable(recipe: dict, key: str, deploy_type: str, gpus_per_node: Any, hw: str | None) -> bool:
+def _reachable(recipe: dict[str, Any], key: str, deploy_type: str, gpus_per_node: Any, hw: str | None) -> bool:
     """Cluster §3.5."""
     per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
     max_nodes = MAX_NODES if deploy_type in ("multi_node", "pd_cluster") else 1
     return max_nodes * per >= min_gpus(recipe, key, hw)
 
 
-def pd_fits_single_node(profile: dict, variant: dict) -> bool:
+def pd_fits_single_node(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
     """Cluster §3.6 ``pdFitsSingleNode``."""
     if not profile or not _is_num(profile.get("gpu_count")) or profile["gpu_count"] < 2:
         return False
@@ -85,7 +85,7 @@ def pd_fits_single_node(profile: dict, variant: dict) -> bool:
     return _vram(profile) >= 2 * (need if _is_num(need) and need else 0)
 
 
-def recommend_strategy(recipe: dict, node_count: int) -> str:
+def recommend_strategy(recipe: dict[str, Any], node_count: int) -> str:
     """Cluster §4.1 ``recommendStrategy`` (hardware is not consulted)."""
     comp = effective_compatible_strategies(recipe)
     default = recipe.get("default_strategy")
@@ -104,7 +104,7 @@ def recommend_strategy(recipe: dict, node_count: int) -> str:
     return comp[0] if comp else "single_node_tp"
 
 
-def pd_pool_modes(recipe: dict) -> list[str]:
+def pd_pool_modes(recipe: dict[str, Any]) -> list[str]:
     """Cluster §4.2 parallelism vocabulary of PD pools (order tp, tep, dep)."""
     found = set()
     for sid in effective_compatible_strategies(recipe):
@@ -125,7 +125,7 @@ def pd_pool_modes(recipe: dict) -> list[str]:
     return modes
 
 
-def offered_strategies(recipe: dict, vocab: dict, variant_key: str, hw: str) -> list[str]:
+def offered_strategies(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> list[str]:
     """Cluster §10.2: ordered strategy ids offered on ``hw`` (kv_store ids included)."""
     profile = _profile(vocab.get("taxonomy") or {}, hw)
     strategies = _strategies(vocab)
@@ -149,24 +149,24 @@ def offered_strategies(recipe: dict, vocab: dict, variant_key: str, hw: str) -> 
     return out
 
 
-def _is_multi(vocab: dict, sid: str) -> bool:
+def _is_multi(vocab: dict[str, Any], sid: str) -> bool:
     return _deploy_type(_strategies(vocab).get(sid)) == "multi_node"
 
 
-def nodes_for(recipe: dict, vocab: dict, sid: str, profile: dict, hw: str) -> int:
+def nodes_for(recipe: dict[str, Any], vocab: dict[str, Any], sid: str, profile: dict[str, Any], hw: str) -> int:
     """Cluster §10.3 step 4 ``nodesFor``: multi-node minimum 2, raised to the GPU floor."""
     return max(2 if _is_multi(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
 
 
-def recommended_strategy(recipe: dict, vocab: dict, variant_key: str, hw: str) -> tuple[str, int]:
+def recommended_strategy(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> tuple[str, int]:
     """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``."""
     profile = _profile(vocab.get("taxonomy") or {}, hw)
     offered = offered_strategies(recipe, vocab, variant_key, hw)
     return _recommend_from(recipe, vocab, offered, profile, hw, _variant(recipe, variant_key))
 
 
-def _recommend_from(recipe: dict, vocab: dict, offered: list[str], profile: dict, hw: str,
-                    variant: dict) -> tuple[str, int]:
+def _recommend_from(recipe: dict[str, Any], vocab: dict[str, Any], offered: list[str], profile: dict[str, Any], hw: str,
+                    variant: dict[str, Any]) -> tuple[str, int]:
     scalable = _scalable(profile)
     multi = scalable and any(s.startswith("multi_node_") for s in offered)
     base = 2 if (not fits_single_node(profile, variant) and multi) else 1
@@ -179,7 +179,7 @@ def _recommend_from(recipe: dict, vocab: dict, offered: list[str], profile: dict
     return rec, max(base, nodes_for(recipe, vocab, rec, profile, hw))
 
 
-def pick_pd_nodes(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: str) -> dict | str | None:
+def pick_pd_nodes(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str, Any], variant: dict[str, Any], hw: str) -> dict[str, Any] | str | None:
     """Cluster §10.4 ``pickPdNodes``: None (co-located), ``"skip"`` or per-role node counts."""
     if pd_fits_single_node(profile, variant):
         return None
@@ -198,7 +198,7 @@ def pick_pd_nodes(recipe: dict, vocab: dict, profile: dict, variant: dict, hw: s
     return out
 
 
-def node_pills(recipe: dict, vocab: dict, hw: str) -> list[int]:
+def node_pills(recipe: dict[str, Any], vocab: dict[str, Any], hw: str) -> list[int]:
     """Cluster §11: node-count pills ``[1, 2]`` plus the largest floor in (2, 16]."""
     profile = _profile(_dict(vocab.get("taxonomy")), hw)
     floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw) for s in effective_compatible_strategies(recipe)]
@@ -206,7 +206,7 @@ def node_pills(recipe: dict, vocab: dict, hw: str) -> list[int]:
     return [1, 2, top] if 2 < top <= MAX_NODES else [1, 2]
 
 
-def builder_strategies(recipe: dict, vocab: dict, hw: str, nodes: int) -> list[str]:
+def builder_strategies(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, nodes: int) -> list[str]:
     """Cluster §11 strategy row: hides kv_store ids, unreachable ids and the wrong node shape."""
     profile = _profile(_dict(vocab.get("taxonomy")), hw)
     strategies = _strategies(vocab)
@@ -220,7 +220,7 @@ def builder_strategies(recipe: dict, vocab: dict, hw: str, nodes: int) -> list[s
     return out
 
 
-def initial_node_count(recipe: dict, vocab: dict, variant_key: str, hw: str) -> int:
+def initial_node_count(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> int:
     """Cluster §11: 2 when a multi-node/PD strategy exists, hardware scales and the variant does not fit."""
     profile = _profile(_dict(vocab.get("taxonomy")), hw)
     multi = any(_deploy_type(_strategies(vocab).get(s)) in ("multi_node", "pd_cluster")
@@ -228,7 +228,7 @@ def initial_node_count(recipe: dict, vocab: dict, variant_key: str, hw: str) -> 
     return 2 if multi and _scalable(profile) and not fits_single_node(profile, _variant(recipe, variant_key)) else 1
 
 
-def pd_pool_defaults(recipe: dict, vocab: dict, variant_key: str, hw: str) -> dict:
+def pd_pool_defaults(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> dict[str, Any]:
     """Cluster §11 builder PD pool defaults ``{role: {nodes, rank, parallelism}}`` (never co-located)."""
     profile = _profile(_dict(vocab.get("taxonomy")), hw)
     so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))

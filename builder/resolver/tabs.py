@@ -12,8 +12,8 @@ from .topologies.mooncake import _mooncake_parts, mooncake_config_script
 from .values import _dict
 
 
-def _tab(label: str, command: str, env: dict | None, profile: dict, image: Any = None, argv: list | None = None,
-         port: int = 8000) -> dict:
+def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None, argv: list[Any] | None = None,
+         port: int = 8000) -> dict[str, Any]:
     tab = {"label": label, "command": command, "env": env or {},
            "pip": pip_view(command, env or {}, profile) if env is not None else command}
     if argv is not None:
@@ -21,14 +21,14 @@ def _tab(label: str, command: str, env: dict | None, profile: dict, image: Any =
     return tab
 
 
-def builder_tabs(record: dict, vocab: dict, kv_id: str | None = None) -> list[dict]:
+def builder_tabs(record: dict[str, Any], vocab: dict[str, Any], kv_id: str | None = None) -> list[dict[str, Any]]:
     """Cluster §9.10 / single-node §11.3: the builder's command tabs for a resolved record.
 
     Each tab is ``{label, command, env, pip}`` plus ``docker`` for ``vllm serve`` commands.
     """
     profile = _profile(_dict(vocab.get("taxonomy")), record.get("hardware"))
     image, deploy = record.get("docker_image"), record["deploy_type"]
-    tabs: list[dict] = []
+    tabs: list[dict[str, Any]] = []
     dep = _strategies(vocab).get(kv_id) if kv_id else None
     if deploy in ("kv_store_lb", "pd_cluster") and _deploy_type(dep) == "kv_store_lb":
         parts = _mooncake_parts(dep)

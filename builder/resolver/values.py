@@ -26,11 +26,11 @@ def _truthy(v: Any) -> bool:
     return True
 
 
-def _dict(v: Any) -> dict:
+def _dict(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
-def _list(v: Any) -> list:
+def _list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
@@ -57,13 +57,13 @@ def _int_if_integral(v: Any) -> Any:
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def _merge(env: dict, block: Any) -> None:
+def _merge(env: dict[str, Any], block: Any) -> None:
     """§0.5: later writes overwrite values, keys keep their first position."""
     if isinstance(block, dict):
         env.update(block)
 
 
-def is_omni(recipe: dict) -> bool:
+def is_omni(recipe: dict[str, Any]) -> bool:
     """Cluster §12.1: ``meta.tasks`` contains ``omni``."""
     return "omni" in _list(_dict(recipe.get("meta")).get("tasks"))
 

@@ -12,7 +12,7 @@ from ..values import _dict, _get, _is_num, js_str
 from .multi_node import _serve
 
 
-def _kv_option(c: _Ctx, key: Any, strategy_id: str, strategy: dict) -> tuple[str, dict] | None:
+def _kv_option(c: _Ctx, key: Any, strategy_id: str, strategy: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """Cluster §8.2 gates; returns (key, option) or None."""
     if not isinstance(key, str):
         return None
@@ -33,7 +33,7 @@ def _kv_option(c: _Ctx, key: Any, strategy_id: str, strategy: dict) -> tuple[str
     return key, opt
 
 
-def _kv_install(deployment: dict, profile: dict) -> Any:
+def _kv_install(deployment: dict[str, Any], profile: dict[str, Any]) -> Any:
     """Cluster §9.5 brand-keyed install command."""
     inst = _get(deployment.get("vllm"), "install")
     if isinstance(inst, dict):
@@ -43,7 +43,7 @@ def _kv_install(deployment: dict, profile: dict) -> Any:
     return inst if isinstance(inst, str) else None
 
 
-def _kv_instances(deployment: dict, spec: Any) -> tuple[int, Any]:
+def _kv_instances(deployment: dict[str, Any], spec: Any) -> tuple[int, Any]:
     """Cluster §9.2: (count, current)."""
     count_in = spec.get("count") if isinstance(spec, dict) else spec
     if _is_num(count_in) and count_in >= 1:
@@ -56,7 +56,7 @@ def _kv_instances(deployment: dict, spec: Any) -> tuple[int, Any]:
     return count, min(max(current, 0), count - 1)
 
 
-def _mooncake_parts(deployment: dict) -> dict:
+def _mooncake_parts(deployment: dict[str, Any]) -> dict[str, Any]:
     master = _dict(deployment.get("mooncake_master"))
     store_src = deployment.get("mooncake_store_config")
     store = None
@@ -73,7 +73,7 @@ def _mooncake_parts(deployment: dict) -> dict:
     }
 
 
-def _kv_router(deployment: dict, count: int) -> dict | None:
+def _kv_router(deployment: dict[str, Any], count: int) -> dict[str, Any] | None:
     """Cluster §9.4 cache-aware router (only with more than one instance)."""
     if count <= 1:
         return None
@@ -87,13 +87,13 @@ def _kv_router(deployment: dict, count: int) -> dict | None:
             "port": router.get("port") or 30080}
 
 
-def _kv_result(c: _Ctx, serving_id: str, strategy: dict, nodes: int, kv_opt: tuple[str, dict] | None,
-               deployment: dict, instances: Any) -> dict:
+def _kv_result(c: _Ctx, serving_id: str, strategy: dict[str, Any], nodes: int, kv_opt: tuple[str, dict[str, Any]] | None,
+               deployment: dict[str, Any], instances: Any) -> dict[str, Any]:
     """Cluster §9.3-§9.6 kv-store result."""
     count, current = _kv_instances(deployment, instances)
     master = f"$VLLM_INSTANCE_{js_str(current + 1)}" if count > 1 else "$HEAD_IP"
     served = _serve(c, serving_id, strategy, nodes, kv_opt, deployment, master)
-    vllm: dict = {}
+    vllm: dict[str, Any] = {}
     if served["deploy_type"] == "multi_node" and "head_command" in served:
         vllm.update(command=served["head_command"], argv=served["head_argv"],
                     workerCommand=served["worker_command"], workerArgv=served["worker_argv"],
@@ -108,7 +108,7 @@ def _kv_result(c: _Ctx, serving_id: str, strategy: dict, nodes: int, kv_opt: tup
             "mooncake_config_note": parts["config_note"]}
 
 
-def mooncake_config_script(deployment: dict) -> str:
+def mooncake_config_script(deployment: dict[str, Any]) -> str:
     """Cluster §9.10 "Mooncake Config" tab script."""
     parts = _mooncake_parts(deployment)
     store = parts["store"]

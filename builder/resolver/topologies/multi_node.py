@@ -29,7 +29,7 @@ def _dep_stride(c: _Ctx) -> Any:
     return stride
 
 
-def _multi_block(c: _Ctx, strategy: dict, nodes: int, rank: int, master: str) -> list:
+def _multi_block(c: _Ctx, strategy: dict[str, Any], nodes: int, rank: int, master: str) -> list[Any]:
     """Cluster §6.2 parallelism block for one rank (0 = head)."""
     g, par = c.gpus, strategy.get("parallelism")
     worker = rank > 0
@@ -52,8 +52,8 @@ def _multi_block(c: _Ctx, strategy: dict, nodes: int, rank: int, master: str) ->
     return out + (["--headless"] if worker else [])
 
 
-def _serve(c: _Ctx, strategy_id: str, strategy: dict, nodes: int, kv_opt: tuple[str, dict] | None,
-           mooncake: dict | None, master: str) -> dict:
+def _serve(c: _Ctx, strategy_id: str, strategy: dict[str, Any], nodes: int, kv_opt: tuple[str, dict[str, Any]] | None,
+           mooncake: dict[str, Any] | None, master: str) -> dict[str, Any]:
     """Single-node (§5.3 step 4) or multi-node (§6) serving result, optionally with Mooncake."""
     tail = _list(_get(kv_opt[1], "args")) if kv_opt else []
     extra_env = [_get(kv_opt[1], "env")] if kv_opt else []

@@ -15,7 +15,7 @@ _NVL4_KEYS = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE"
               "UCX_NET_DEVICES")
 
 
-def _pd_role(c: _Ctx, strategy: dict, role: str, request: Any, nodes: int, mooncake: dict | None) -> dict:
+def _pd_role(c: _Ctx, strategy: dict[str, Any], role: str, request: Any, nodes: int, mooncake: dict[str, Any] | None) -> dict[str, Any]:
     """Cluster §7.1-§7.7: one PD role (command, argv, env and pool metadata)."""
     req = {"nodes": request} if _is_num(request) else _dict(request)
     so = c.so("pd_cluster")
@@ -55,7 +55,7 @@ def _pd_role(c: _Ctx, strategy: dict, role: str, request: Any, nodes: int, moonc
                 block.append("--headless")
     tail = _list(_get(_get(_get(mooncake, "pd"), role), "args")) if mooncake else []
     tokens = _pipeline_args(c, "pd_cluster", block, role, tail)
-    pin: dict = {}
+    pin: dict[str, Any] = {}
     if pool_nodes >= 1:
         pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(g))
         if pool_nodes >= 2:
@@ -85,7 +85,7 @@ def _pd_role(c: _Ctx, strategy: dict, role: str, request: Any, nodes: int, moonc
             "poolGpus": pool_gpus, "currentNode": current, "startRank": current * local_meta}
 
 
-def _pd_router(c: _Ctx, strategy: dict, roles: dict) -> str:
+def _pd_router(c: _Ctx, strategy: dict[str, Any], roles: dict[str, Any]) -> str:
     """Cluster §7.8 ``vllm-router`` command for PD."""
     policy = _get(strategy.get("router"), "policy") or "round_robin"
     lines = [f"vllm-router --policy {policy}", "--vllm-pd-disaggregation"]
@@ -100,10 +100,10 @@ def _pd_router(c: _Ctx, strategy: dict, roles: dict) -> str:
     return " \\\n    ".join(lines)
 
 
-def _pd_result(c: _Ctx, strategy: dict, nodes: int, pd_nodes: Any, mooncake: dict | None) -> dict:
+def _pd_result(c: _Ctx, strategy: dict[str, Any], nodes: int, pd_nodes: Any, mooncake: dict[str, Any] | None) -> dict[str, Any]:
     """Cluster §7.9 PD result (+ §9.7 Mooncake)."""
     pools = _dict(pd_nodes)
-    out: dict = {"deploy_type": "pd_cluster", "node_count": nodes}
+    out: dict[str, Any] = {"deploy_type": "pd_cluster", "node_count": nodes}
     if mooncake is not None:
         parts = _mooncake_parts(mooncake)
         out["mooncake"] = {"master": parts["master"], "store": parts["store"], "config": parts["config"],

@@ -16,7 +16,7 @@ from .facts import _B
 _PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
 
 
-def _substitute(text: Any, values: dict) -> Any:
+def _substitute(text: Any, values: dict[str, Any]) -> Any:
     """POP-07: replace ``$NAME`` (whole identifiers only) by saved non-empty values."""
     if not isinstance(text, str) or not values:
         return text
@@ -37,7 +37,7 @@ def _bench(host: str, port: Any, model: str) -> str:
                           "--num-prompts 100 --max-concurrency 32"])
 
 
-def _pool_comment(role: dict, g: int) -> str:
+def _pool_comment(role: dict[str, Any], g: int) -> str:
     n = max(1, role.get("nodes") or 1)
     mode = js_str(role.get("parallelism")).upper()
     text = f"# {n} node{'s' if n > 1 else ''} × {g} GPU = {n * g} GPU · {mode}"
@@ -51,7 +51,7 @@ def _pool_comment(role: dict, g: int) -> str:
     return text
 
 
-def _command_tabs(b: _B, s: dict, record: dict, kv: str | None, docker: bool, endpoints: dict) -> list[dict]:
+def _command_tabs(b: _B, s: dict[str, Any], record: dict[str, Any], kv: str | None, docker: bool, endpoints: dict[str, Any]) -> list[dict[str, Any]]:
     """CMD-11..15: the tab strip with displayed text and exact copy text."""
     raw = builder_tabs(record, b.vocab, kv if kv in b.kv_ids else None)
     deploy = record["deploy_type"]

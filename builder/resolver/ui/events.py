@@ -23,7 +23,7 @@ from .rows import _feature_reason, _node_reason
 from .state import _clamp, _enabled, _fresh_state, _pools
 
 
-def _on_hardware(b: _B, s: dict, hw: str, out: dict) -> None:
+def _on_hardware(b: _B, s: dict[str, Any], hw: str, out: dict[str, Any]) -> None:
     """CB-HW-06."""
     if hw not in b.profiles or hw not in b.listed() or b.declared.get(hw) == "unsupported":
         return
@@ -66,7 +66,7 @@ def _on_hardware(b: _B, s: dict, hw: str, out: dict) -> None:
         s["nodes"] = 1
 
 
-def _on_variant(b: _B, s: dict, vkey: str) -> None:
+def _on_variant(b: _B, s: dict[str, Any], vkey: str) -> None:
     """CB-VAR-05."""
     if vkey not in b.variants or not any(b.runs(hw, vkey) for hw in b.listed()):
         return
@@ -82,7 +82,7 @@ def _on_variant(b: _B, s: dict, vkey: str) -> None:
         s["features"] = [f for f in b.features if f in feats]
 
 
-def _apply_preset(b: _B, s: dict, pkey: Any, point: Any) -> None:
+def _apply_preset(b: _B, s: dict[str, Any], pkey: Any, point: Any) -> None:
     preset = _dict(_dict(b.recipe.get("presets")).get(pkey))
     if not preset:
         s["preset"] = s["point"] = None
@@ -101,7 +101,7 @@ def _apply_preset(b: _B, s: dict, pkey: Any, point: Any) -> None:
     s.update(fresh)
 
 
-def _event(b: _B, s: dict, ev: dict, out: dict) -> None:
+def _event(b: _B, s: dict[str, Any], ev: dict[str, Any], out: dict[str, Any]) -> None:
     """Apply one click (``{"type": ..., "value": ..., ...}``) to the state."""
     kind, value = ev.get("type"), ev.get("value")
     if kind not in ("install", "cuda", "point", "preset", "kv_instance", "pool_rank", "refresh"):
@@ -181,7 +181,7 @@ def _event(b: _B, s: dict, ev: dict, out: dict) -> None:
         s["nodes"] = initial_node_count(b.recipe, b.vocab, "default", s["hardware"])
 
 
-def _on_kv(b: _B, s: dict, value: str, sid: str | None) -> None:
+def _on_kv(b: _B, s: dict[str, Any], value: str, sid: str | None) -> None:
     """CB-KV-05/06/08/10."""
     hw = s["hardware"]
     options = _dict(b.taxonomy.get("kv_offload"))
@@ -205,7 +205,7 @@ def _on_kv(b: _B, s: dict, value: str, sid: str | None) -> None:
         s["kv_offload"], s["kv_instances"], s["kv_instance"] = value, None, 0
 
 
-def _on_axis(b: _B, s: dict, axis: str, option: str) -> None:
+def _on_axis(b: _B, s: dict[str, Any], axis: str, option: str) -> None:
     tasks = [omni_task_for_hardware(t, s["hardware"]) for t in omni_tasks(b.recipe)]
     cur = active_omni_task(b.recipe, s["task"], s["hardware"])
     want = dict(_dict(cur.get("axes")) if cur else {})

@@ -95,29 +95,29 @@ def _title_key(key: str) -> str:
     return " ".join("KV" if w.lower() == "kv" else w[:1].upper() + w[1:] for w in key.split("_"))
 
 
-def _feature_label(key: str, feature: dict) -> str:
+def _feature_label(key: str, feature: dict[str, Any]) -> str:
     return js_str(feature.get("label")) if _truthy(feature.get("label")) else _title_key(key)
 
 
-def _variant_label(key: str, variant: dict) -> str:
+def _variant_label(key: str, variant: dict[str, Any]) -> str:
     return js_str(variant.get("label") or variant.get("precision") or key).upper()
 
 
-def _hw_name(taxonomy: dict, hw: str) -> str:
+def _hw_name(taxonomy: dict[str, Any], hw: str) -> str:
     return js_str(_profile(taxonomy, hw).get("display_name") or hw)
 
 
-def _per_gpu(profile: dict) -> str:
+def _per_gpu(profile: dict[str, Any]) -> str:
     unit = "CPU" if _raw_generation(profile) == "cpu" else "GPU"
     return f"{round(_vram(profile) / max(1, _gpus(profile)))}G/{unit}"
 
 
-def _is_xpu(profile: dict) -> bool:
+def _is_xpu(profile: dict[str, Any]) -> bool:
     return _raw_generation(profile) == "xpu"
 
 
 def _pill(value: Any, label: str, selected: bool = False, reason: str | None = None, tooltip: str = "",
-          **extra: Any) -> dict:
+          **extra: Any) -> dict[str, Any]:
     pill = {"value": value, "label": label, "selected": bool(selected) and reason is None,
             "disabled": reason is not None, "reason": reason, "tooltip": reason or tooltip}
     pill.update({k: v for k, v in extra.items() if v is not None})
@@ -127,7 +127,7 @@ def _pill(value: Any, label: str, selected: bool = False, reason: str | None = N
 class _B:
     """Everything derived from one (recipe, vocab) pair, shared by the state steps."""
 
-    def __init__(self, recipe: dict, vocab: dict):
+    def __init__(self, recipe: dict[str, Any], vocab: dict[str, Any]):
         self.recipe, self.vocab = recipe, vocab
         self.taxonomy = _dict(vocab.get("taxonomy"))
         self.strategies = _strategies(vocab)
@@ -139,14 +139,14 @@ class _B:
         self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: _dict(self.strategies.get(k)).get("order") or 0)
         self.comp = effective_compatible_strategies(recipe)
 
-    def profile(self, hw: str) -> dict:
+    def profile(self, hw: str) -> dict[str, Any]:
         return _profile(self.taxonomy, hw)
 
     def listed(self) -> list[str]:
         """Hardware pills: restricted profiles only when declared (CB-HW-02), in CB-HW-01 order."""
         out = [hw for hw, p in self.profiles.items() if not (_dict(p).get("restricted") is True
                                                              and hw not in self.declared)]
-        def key(hw: str) -> tuple:
+        def key(hw: str) -> tuple[Any, ...]:
             p = self.profile(hw)
             brand = js_str(p.get("brand"))
             group = 0 if brand == "NVIDIA" else 1 if brand == "AMD" else 2
@@ -179,7 +179,7 @@ class _B:
         return key if isinstance(key, str) and key in self.variants else (
             "default" if "default" in self.variants else next(iter(self.variants)))
 
-    def forced(self, vkey: str) -> set:
+    def forced(self, vkey: str) -> set[Any]:
         return set(_dict(_variant(self.recipe, vkey).get("default_modes")))
 
     def defaults(self, hw: str, vkey: str) -> list[str]:
@@ -247,7 +247,7 @@ class _B:
         return None
 
 
-def _advanced_options(b: _B, sid: str | None) -> list[dict]:
+def _advanced_options(b: _B, sid: str | None) -> list[dict[str, Any]]:
     """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now)."""
     model = _dict(b.recipe.get("model"))
     out = []

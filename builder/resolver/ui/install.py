@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..docker import _image_sources, docker_image
 from ..hardware import _is_nvidia, _variant
 from ..install import _platform, copy_all_installs, interactive_install
@@ -10,7 +12,7 @@ from ..values import _dict, _get, _truthy
 from .facts import _B
 
 
-def _install_view(b: _B, s: dict, kv: str | None, preset: dict | None) -> dict:
+def _install_view(b: _B, s: dict[str, Any], kv: str | None, preset: dict[str, Any] | None) -> dict[str, Any]:
     hw, p = s["hardware"], b.profile(s["hardware"])
     info = interactive_install(b.recipe, b.vocab, hw, s["variant"], s["cuda"], kv)
     platform = _platform(p)

@@ -38,7 +38,7 @@ from .facts import (
 from .state import _enabled, _pools
 
 
-def _node_reason(b: _B, s: dict, n: int) -> str | None:
+def _node_reason(b: _B, s: dict[str, Any], n: int) -> str | None:
     hw = s["hardware"]
     p = b.profile(hw)
     name = _hw_name(b.taxonomy, hw)
@@ -57,7 +57,7 @@ def _node_reason(b: _B, s: dict, n: int) -> str | None:
     return None
 
 
-def _feature_reason(b: _B, s: dict, key: str, sid: str | None) -> str | None:
+def _feature_reason(b: _B, s: dict[str, Any], key: str, sid: str | None) -> str | None:
     feature = _dict(b.features.get(key))
     if sid and not _feature_allowed(feature, sid):
         return "Not available with this strategy."
@@ -66,14 +66,14 @@ def _feature_reason(b: _B, s: dict, key: str, sid: str | None) -> str | None:
     return None
 
 
-def _row(rid: str, label: str, pills: list, kind: str = "radio", **extra: Any) -> dict:
+def _row(rid: str, label: str, pills: list[Any], kind: str = "radio", **extra: Any) -> dict[str, Any]:
     row = {"id": rid, "label": label, "kind": kind, "pills": pills}
     row.update({k: v for k, v in extra.items() if v is not None})
     return row
 
 
-def _hardware_row(b: _B, s: dict) -> dict:
-    groups: list[dict] = []
+def _hardware_row(b: _B, s: dict[str, Any]) -> dict[str, Any]:
+    groups: list[dict[str, Any]] = []
     cur_v = _variant(b.recipe, s["variant"])
     for hw in b.listed():
         p = b.profile(hw)
@@ -108,7 +108,7 @@ def _hardware_row(b: _B, s: dict) -> dict:
     return _row("hardware", "Hardware", pills, groups=groups)
 
 
-def _variant_row(b: _B, s: dict) -> dict | None:
+def _variant_row(b: _B, s: dict[str, Any]) -> dict[str, Any] | None:
     if b.omni and len(b.variants) <= 1:
         return None
     pills = []
@@ -142,7 +142,7 @@ def _variant_row(b: _B, s: dict) -> dict | None:
                 else None)
 
 
-def _strategy_row(b: _B, s: dict, sid: str | None) -> dict:
+def _strategy_row(b: _B, s: dict[str, Any], sid: str | None) -> dict[str, Any]:
     hw = s["hardware"]
     p = b.profile(hw)
     rec = b.recommended(hw, s["nodes"])
@@ -163,7 +163,7 @@ def _strategy_row(b: _B, s: dict, sid: str | None) -> dict:
                 badge={"value": orient, "label": _ORIENTATION.get(orient, js_str(orient))} if orient else None)
 
 
-def _kv_rows(b: _B, s: dict, sid: str | None, effective: str | None) -> list[dict]:
+def _kv_rows(b: _B, s: dict[str, Any], sid: str | None, effective: str | None) -> list[dict[str, Any]]:
     hw = s["hardware"]
     options = _dict(b.taxonomy.get("kv_offload"))
     groups = _dict(b.taxonomy.get("kv_offload_groups"))
@@ -180,7 +180,7 @@ def _kv_rows(b: _B, s: dict, sid: str | None, effective: str | None) -> list[dic
     entries.append((3, "mooncake", "mooncake"))
     entries.sort(key=lambda e: e[0] if _is_num(e[0]) else 0)
     pills = [_pill("off", "Off", effective is None, None, "KV cache stays in GPU memory.")]
-    sub_rows: list[dict] = []
+    sub_rows: list[dict[str, Any]] = []
     below, docs = None, None
     for _, kind, key in entries:
         if kind == "option":
@@ -236,7 +236,7 @@ def _kv_rows(b: _B, s: dict, sid: str | None, effective: str | None) -> list[dic
     return [row, *sub_rows]
 
 
-def _nodes_rows(b: _B, s: dict, sid: str | None) -> list[dict]:
+def _nodes_rows(b: _B, s: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
     hw = s["hardware"]
     p = b.profile(hw)
     g = _gpus(p)
@@ -274,7 +274,7 @@ def _nodes_rows(b: _B, s: dict, sid: str | None) -> list[dict]:
     return [_row("nodes", "Nodes / Instance" if mooncake else "Nodes", pills)]
 
 
-def _features_rows(b: _B, s: dict, sid: str | None) -> list[dict]:
+def _features_rows(b: _B, s: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
     if not b.features:
         return []
     hw, p = s["hardware"], b.profile(s["hardware"])
@@ -309,7 +309,7 @@ def _features_rows(b: _B, s: dict, sid: str | None) -> list[dict]:
     return [_row("features", "Features", pills, kind="toggle", below="\n".join(notes) or None), *rows]
 
 
-def _omni_rows(b: _B, s: dict, task: dict | None) -> list[dict]:
+def _omni_rows(b: _B, s: dict[str, Any], task: dict[str, Any] | None) -> list[dict[str, Any]]:
     omni = _dict(b.recipe.get("omni"))
     tasks = [omni_task_for_hardware(t, s["hardware"]) for t in omni_tasks(b.recipe)]
     axes = _list(omni.get("task_axes"))

@@ -26,7 +26,7 @@ from ..values import MAX_NODES, _dict, js_str
 from .facts import _B, _MAX_INSTANCES, _advanced_options, _csv, _int_or
 
 
-def _fresh_state() -> dict:
+def _fresh_state() -> dict[str, Any]:
     return {"variant": "default", "hardware": None, "strategy": None, "nodes": 1, "features": None, "fmode": {},
             "advanced": [], "kv_offload": None, "kv_instances": None, "kv_instance": 0,
             "prefill_nodes": None, "decode_nodes": None, "prefill_mode": None, "decode_mode": None,
@@ -34,7 +34,7 @@ def _fresh_state() -> dict:
             "preset": None, "point": None}
 
 
-def _parse_fmode(value: Any) -> dict:
+def _parse_fmode(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return {js_str(k): js_str(v) for k, v in value.items()}
     out = {}
@@ -45,7 +45,7 @@ def _parse_fmode(value: Any) -> dict:
     return out
 
 
-def _parse(b: _B, raw: dict) -> dict:
+def _parse(b: _B, raw: dict[str, Any]) -> dict[str, Any]:
     """Raw URL parameters (strings) or a previous canonical state -> typed state."""
     s = _fresh_state()
     s["variant"] = raw.get("variant") if isinstance(raw.get("variant"), str) else "default"
@@ -81,7 +81,7 @@ def _clamp(n: Any, lo: int, hi: int, default: int) -> int:
     return min(max(n, lo), hi)
 
 
-def _init(b: _B, raw: dict, prefs: dict, stored: dict) -> dict:
+def _init(b: _B, raw: dict[str, Any], prefs: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
     """CB-INIT-01..10: the state a page opens on."""
     s = _parse(b, raw)
     explicit_variant = isinstance(raw.get("variant"), str) and raw.get("variant") in b.variants
@@ -122,7 +122,7 @@ def _init(b: _B, raw: dict, prefs: dict, stored: dict) -> dict:
     return s
 
 
-def _kv_valid(b: _B, s: dict, sid: str | None) -> bool:
+def _kv_valid(b: _B, s: dict[str, Any], sid: str | None) -> bool:
     kv = s["kv_offload"]
     if kv is None:
         return True
@@ -131,7 +131,7 @@ def _kv_valid(b: _B, s: dict, sid: str | None) -> bool:
     return isinstance(_dict(b.taxonomy.get("kv_offload")).get(kv), dict)
 
 
-def _reconcile(b: _B, s: dict) -> dict:
+def _reconcile(b: _B, s: dict[str, Any]) -> dict[str, Any]:
     """Correct an arbitrary state into a valid one (the rules of CB-*, §7.1 "invalid values ignored")."""
     s["variant"] = b.vkey(s["variant"])
     if not b.usable(s["hardware"], s["variant"]):
@@ -196,7 +196,7 @@ def _reconcile(b: _B, s: dict) -> dict:
     return s
 
 
-def _pools(b: _B, s: dict) -> dict:
+def _pools(b: _B, s: dict[str, Any]) -> dict[str, Any]:
     """CB-NODE-08/09: effective PD pools ``{role: {nodes, rank, parallelism, modes}}``."""
     hw = s["hardware"]
     p = b.profile(hw)
@@ -214,7 +214,7 @@ def _pools(b: _B, s: dict) -> dict:
     return out
 
 
-def _enabled(b: _B, s: dict) -> list[str]:
+def _enabled(b: _B, s: dict[str, Any]) -> list[str]:
     """The user's feature set (remembered, possibly including disallowed ones)."""
     if s["features"] is None:
         return b.defaults(s["hardware"], s["variant"])

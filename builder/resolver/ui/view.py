@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..context import _Ctx
 from ..features import effective_mode
@@ -33,7 +34,7 @@ from .rows import (
 from .state import _enabled, _init, _parse, _pools, _reconcile
 
 
-def _summary(b: _B, s: dict, sid: str | None, kv: str | None, c: _Ctx | None, task: dict | None) -> dict:
+def _summary(b: _B, s: dict[str, Any], sid: str | None, kv: str | None, c: _Ctx | None, task: dict[str, Any] | None) -> dict[str, Any]:
     hw, p = s["hardware"], b.profile(s["hardware"])
     name = _hw_name(b.taxonomy, hw)
     precision = js_str(_variant(b.recipe, s["variant"]).get("precision") or s["variant"]).upper()
@@ -68,7 +69,7 @@ def _summary(b: _B, s: dict, sid: str | None, kv: str | None, c: _Ctx | None, ta
     return {"verified": False, "text": " · ".join(parts)}
 
 
-def _target(b: _B, s: dict, record: dict | None) -> dict:
+def _target(b: _B, s: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
     """POP-03: curl / bench host and port variables, with their defaults."""
     deploy = _get(record, "deploy_type")
     if deploy == "pd_cluster":
@@ -81,7 +82,7 @@ def _target(b: _B, s: dict, record: dict | None) -> dict:
     return {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}
 
 
-def _query(b: _B, s: dict, sid: str | None, initial_tab: str | None) -> str:
+def _query(b: _B, s: dict[str, Any], sid: str | None, initial_tab: str | None) -> str:
     """§7.1 canonical query string (defaults omitted; install/cuda/preset/point added)."""
     q: list[tuple[str, str]] = []
     if s["preset"]:
@@ -132,9 +133,9 @@ def _query(b: _B, s: dict, sid: str | None, initial_tab: str | None) -> str:
     return "&".join(f"{k}={enc(v)}" for k, v in q)
 
 
-def _stored(b: _B, s: dict) -> dict:
+def _stored(b: _B, s: dict[str, Any]) -> dict[str, Any]:
     """§7.4 per-recipe storage object (empty values pruned)."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     if s["strategy"]:
         out["strategy"] = s["strategy"]
     if s["nodes"] != 1:
@@ -150,7 +151,7 @@ def _stored(b: _B, s: dict) -> dict:
     return out
 
 
-def builder_state(recipe: dict, vocab: dict, state: dict | None = None, event: dict | None = None) -> dict:
+def builder_state(recipe: dict[str, Any], vocab: dict[str, Any], state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> dict[str, Any]:
     """The interactive builder's complete view for one UI state (site-features §6-§7).
 
     ``event`` None = page load: ``state`` holds the URL query parameters (strings, §7.1 names plus
@@ -168,7 +169,7 @@ def builder_state(recipe: dict, vocab: dict, state: dict | None = None, event: d
     b = _B(recipe, vocab)
     raw = _dict(state)
     endpoints = {k: v for k, v in _dict(raw.get("_endpoints")).items() if isinstance(k, str)}
-    storage: dict = {"prefs": None, "recipe": None}
+    storage: dict[str, Any] = {"prefs": None, "recipe": None}
     if event is None:
         s = _init(b, raw, _dict(raw.get("_prefs")), _dict(raw.get("_stored")))
         s["hw_pinned"] = isinstance(raw.get("hardware"), str) and bool(raw.get("hardware"))
@@ -185,7 +186,7 @@ def builder_state(recipe: dict, vocab: dict, state: dict | None = None, event: d
     else:
         s = _parse(b, raw)
         s["hw_pinned"] = raw.get("hw_pinned") is True
-        out: dict = {}
+        out: dict[str, Any] = {}
         _event(b, s, _dict(event), out)
         if out.get("prefs"):
             s["hw_pinned"] = True
@@ -201,10 +202,10 @@ def builder_state(recipe: dict, vocab: dict, state: dict | None = None, event: d
     return _view(b, s, storage, endpoints)
 
 
-def _view(b: _B, s: dict, storage: dict, endpoints: dict) -> dict:
+def _view(b: _B, s: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> dict[str, Any]:
     hw, p = s["hardware"], b.profile(s["hardware"])
-    rows: list[dict] = [_hardware_row(b, s)]
-    view: dict = {"omni": b.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
+    rows: list[dict[str, Any]] = [_hardware_row(b, s)]
+    view: dict[str, Any] = {"omni": b.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
                   "preset": None, "presets": [], "curl": None, "bench": None, "target": None}
     presets = _dict(b.recipe.get("presets"))
     preset = _dict(presets.get(s["preset"])) if s["preset"] else None
