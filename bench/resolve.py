@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 from bench.build_upstream import UPSTREAM, timed_build  # noqa: E402
 from builder import resolver  # noqa: E402
 from builder.loader import load_content  # noqa: E402
-from builder.samples import random_cases  # noqa: E402
+from tests.support.samples import random_cases  # noqa: E402
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ import orjson
 
 from builder import resolver, vllm_lint
 from builder.content import BuildOutput, Content, RecipeFile
-from builder.errors import Problem, join_path
 from builder.lint import arg_lists
+from builder.problems import Problem, join_path
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from builder.api import ApiBuilder, dumps
 from builder.content import BuildOutput, Content
-from builder.errors import ContentError, Problem
 from builder.loader import load_content
+from builder.problems import ContentError, Problem
 from builder.schema import SCHEMA_PATH, recipe_schema
 from builder.writer import Staging
 

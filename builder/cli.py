@@ -8,9 +8,9 @@ from datetime import date
 from pathlib import Path
 
 from builder.build import SOURCE_KEYS, BuildOptions, build, render
-from builder.errors import ContentError
+from builder.commands.resolve import Choice, Refused, new_recipe, resolve_command
 from builder.loader import load_content
-from builder.terminal import Choice, Refused, new_recipe, resolve_command
+from builder.problems import ContentError
 
 
 def parser() -> argparse.ArgumentParser:

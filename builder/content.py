@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.errors import Problem, locate
+from builder.problems import Problem, locate
 
 
 @dataclass

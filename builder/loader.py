@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from builder import models
+from builder import schemas as models
 from builder.content import Content, RecipeFile, Vocabulary
-from builder.errors import ContentError, Problem, join_path, locate
+from builder.problems import ContentError, Problem, join_path, locate
 from builder.validate import validate_recipe
 from builder.yaml12 import YamlError, load
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from builder.models import Recipe
+from builder.schemas import Recipe
 
 SCHEMA_PATH = "schema/recipe.json"
 

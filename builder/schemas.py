@@ -366,7 +366,7 @@ class Recipe(Open):
 
 def unknown_keys(model: BaseModel, path: str = "") -> list[str]:
     """Dotted paths of every key that no model declares (warnings)."""
-    from builder.errors import join_path
+    from builder.problems import join_path
 
     found: list[str] = []
     for key in model.model_extra or {}:
@@ -377,7 +377,7 @@ def unknown_keys(model: BaseModel, path: str = "") -> list[str]:
 
 
 def _unknown_in(value: Any, path: str) -> list[str]:
-    from builder.errors import join_path
+    from builder.problems import join_path
 
     if isinstance(value, BaseModel):
         return unknown_keys(value, path)

@@ -23,8 +23,8 @@ from typing import Any
 from builder.api import ApiBuilder
 from builder.build import BuildOptions, render
 from builder.content import Content
-from builder.errors import ContentError
 from builder.loader import reload_recipe
+from builder.problems import ContentError
 from builder.pyodide_assets import builder_data_files
 from builder.render import render_pages
 from builder.writer import update_tree, write_tree

@@ -11,8 +11,8 @@ from typing import Any
 
 from builder import resolver
 from builder.content import RecipeFile, Vocabulary
-from builder.errors import Problem, join_path
 from builder.lint import recipe_lints
+from builder.problems import Problem, join_path
 
 
 def validate_recipe(recipe: RecipeFile, vocab: Vocabulary, cross_references: bool = True) -> list[Problem]:

@@ -12,8 +12,8 @@ import pytest
 
 from builder import yaml12
 from builder.cli import main
-from builder.errors import ContentError
 from builder.loader import load_content
+from builder.problems import ContentError
 from tests.conftest import ROOT, UPSTREAM, need_shared
 
 M3 = "models/MiniMaxAI/MiniMax-M3.yaml"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from builder.cli import main
-from builder.errors import ContentError
 from builder.loader import load_content
+from builder.problems import ContentError
 from tests.conftest import RECIPES, SEED, need_shared
 
 SEED_SOURCE = [

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from builder import resolver
 from builder.loader import load_content
-from builder.samples import random_selection
 from tests.conftest import UPSTREAM
+from tests.support.samples import random_selection
 
 FOLLOWER_FLAGS = {"--node-rank", "--headless", "--data-parallel-start-rank"}
 

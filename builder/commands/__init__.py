@@ -1,0 +1,1 @@
+"""Terminal commands for users and agents: ``resolve`` and ``new``."""
