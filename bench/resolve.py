@@ -25,7 +25,7 @@ def main() -> None:
     if not UPSTREAM.is_dir():
         sys.exit(f"../shared/upstream is absent ({UPSTREAM})")
     content, _ = load_content(UPSTREAM)
-    vocab = {"taxonomy": content.vocab.taxonomy, "strategies": content.vocab.strategy_map}
+    vocab = content.vocab.resolver_vocab()
     cases = random_cases([r.data for r in content.recipes], vocab, 2000, seed=20261201)
     rates = []
     for _ in range(3):

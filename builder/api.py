@@ -13,8 +13,9 @@ import orjson
 
 from builder import resolver, vllm_lint
 from builder.content import BuildOutput, Content, RecipeFile
+from builder.fieldpaths import join_path
 from builder.lint import arg_lists
-from builder.problems import Problem, join_path
+from builder.problems import Problem
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
 
@@ -38,7 +39,7 @@ class ApiBuilder:
     def __init__(self, content: Content, source: dict[str, Any] | None = None):
         self.content = content
         self.vocab = content.vocab
-        self.resolver_vocab = {"taxonomy": self.vocab.taxonomy, "strategies": self.vocab.strategy_map}
+        self.resolver_vocab = self.vocab.resolver_vocab()
         self.source = source  # provenance settings (json-api §11.3), None when not configured
         self.out = BuildOutput()
         self.index: dict[str, list[dict[str, Any]]] = {}  # hf_id -> [own entry, promoted entries...]

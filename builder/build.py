@@ -11,12 +11,12 @@ from typing import Any
 from builder.api import ApiBuilder, dumps
 from builder.content import BuildOutput, Content
 from builder.loader import load_content
+from builder.paths import PROJECT_ROOT
 from builder.problems import ContentError, Problem
 from builder.schema import SCHEMA_PATH, recipe_schema
 from builder.writer import Staging
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass

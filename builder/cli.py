@@ -8,7 +8,9 @@ from datetime import date
 from pathlib import Path
 
 from builder.build import SOURCE_KEYS, BuildOptions, build, render
-from builder.commands.resolve import Choice, Refused, new_recipe, resolve_command
+from builder.commands import Refused
+from builder.commands.new import new_recipe
+from builder.commands.resolve import Choice, resolve_command
 from builder.loader import load_content
 from builder.problems import ContentError
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.problems import Problem, locate
+from builder.fieldpaths import locate
+from builder.problems import Problem
+from builder.resolver import Vocab
 
 
 @dataclass
@@ -36,6 +38,10 @@ class Vocabulary:
     def strategy_map(self) -> dict[str, Any]:
         """Serving strategies then kv-store deployments: the resolver's lookup map."""
         return {**self.strategies, **self.kv_store}
+
+    def resolver_vocab(self) -> Vocab:
+        """The vocabulary as the resolver takes it: the taxonomy and the strategy lookup map."""
+        return {"taxonomy": self.taxonomy, "strategies": self.strategy_map}
 
 
 @dataclass

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from builder.problems import join_path
+from builder.fieldpaths import join_path
 
 RELEASE_TAG = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-+].*)?$")
 

@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from builder import schemas as models
+from builder import schemas
 from builder.content import Content, RecipeFile, Vocabulary
-from builder.problems import ContentError, Problem, join_path, locate
+from builder.fieldpaths import join_path, locate
+from builder.problems import ContentError, Problem
 from builder.validate import validate_recipe
 from builder.yaml12 import YamlError, load
 
@@ -174,7 +175,7 @@ def check_model(
     except ValidationError as exc:
         out.problems.extend(validation_problems(exc, data, rel, where))
         return None
-    for path in models.unknown_keys(instance):
+    for path in schemas.unknown_keys(instance):
         file, line = where(path)
         out.warn(file, line, path, f"unknown key {path.rsplit('.', 1)[-1]!r}")
     return instance
@@ -213,7 +214,7 @@ def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
         if loaded is not None:
             data, lines = loaded
             where = _where_in("taxonomy.yaml", lines)
-            if check_model(models.Taxonomy, data, "taxonomy.yaml", where, out) is not None:
+            if check_model(schemas.Taxonomy, data, "taxonomy.yaml", where, out) is not None:
                 taxonomy = data
     platforms = None
     if (root / "platforms.yaml").is_file():
@@ -221,10 +222,10 @@ def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
         if loaded is not None:
             data, lines = loaded
             where = _where_in("platforms.yaml", lines)
-            if check_model(models.Platforms, data, "platforms.yaml", where, out) is not None:
+            if check_model(schemas.Platforms, data, "platforms.yaml", where, out) is not None:
                 platforms = data
-    strategies = _load_catalogue(root, "strategies", models.Strategy, out)
-    kv_store = _load_catalogue(root, "kv_store", models.KvStore, out)
+    strategies = _load_catalogue(root, "strategies", schemas.Strategy, out)
+    kv_store = _load_catalogue(root, "kv_store", schemas.KvStore, out)
     return Vocabulary(taxonomy=taxonomy, strategies=strategies, kv_store=kv_store, platforms=platforms)
 
 
@@ -315,7 +316,7 @@ def read_recipe(
 ) -> RecipeFile | None:
     """Load, merge overlays, validate shape and cross-references of one recipe."""
     recipe = load_recipe(root, rel, out)
-    if recipe is None or check_model(models.Recipe, recipe.data, rel, recipe.where, out) is None:
+    if recipe is None or check_model(schemas.Recipe, recipe.data, rel, recipe.where, out) is None:
         return None
     out.problems.extend(validate_recipe(recipe, vocab, cross_references=vocab_ok))
     return recipe
@@ -349,12 +350,12 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
     site: dict[str, Any] = {}
     if (root / "site.yaml").is_file():
         loaded = read_mapping(root, "site.yaml", out)
-        if loaded is not None and check_model(models.Site, loaded[0], "site.yaml", _where_in("site.yaml", loaded[1]), out):
+        if loaded is not None and check_model(schemas.Site, loaded[0], "site.yaml", _where_in("site.yaml", loaded[1]), out):
             site = loaded[0]
     quickstarts: list[dict[str, Any]] = []
     if (root / "quickstart").is_dir():
         for rel, data, lines in mappings_in(root, "quickstart", out):
-            if check_model(models.Quickstart, data, rel, _where_in(rel, lines), out):
+            if check_model(schemas.Quickstart, data, rel, _where_in(rel, lines), out):
                 quickstarts.append(data)
     problems = out.problems
     if any(not p.warning or strict for p in problems):

@@ -11,9 +11,10 @@ import os
 import subprocess
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-ESBUILD = PROJECT_ROOT / "node_modules" / ".bin" / "esbuild"
-CACHE = PROJECT_ROOT / "node_modules" / ".cache" / "vllm-recipes-minify"
+from builder.paths import NODE_MODULES
+
+ESBUILD = NODE_MODULES / ".bin" / "esbuild"
+CACHE = NODE_MODULES / ".cache" / "vllm-recipes-minify"
 LOADERS = {".js": "js", ".css": "css"}
 
 

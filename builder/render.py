@@ -30,7 +30,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -42,15 +41,13 @@ from builder import vllm_lint
 from builder.content import BuildOutput, Content
 from builder.markdown import Slugger, render_markdown
 from builder.minify import minify
+from builder.paths import STATIC_DIR, TEMPLATES_DIR
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 # Ids of the recipe page's own sections; Markdown headings get other slugs.
 PAGE_IDS = frozenset(
     {"main", "builder", "command", "install", "matrix", "guide", "presets", "notes", "variants",
      "related", "api", "self-host", "top", "search", "sidebar"}
 )
-TEMPLATES_DIR = PROJECT_ROOT / "templates"
-STATIC_DIR = PROJECT_ROOT / "static"
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 SITE_NAME = "vLLM Recipes"

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from builder.fieldpaths import join_path
+
 Scalar = str | int | float | bool
 Env = dict[str, Scalar | None]
 Args = list[str]
@@ -366,8 +368,6 @@ class Recipe(Open):
 
 def unknown_keys(model: BaseModel, path: str = "") -> list[str]:
     """Dotted paths of every key that no model declares (warnings)."""
-    from builder.problems import join_path
-
     found: list[str] = []
     for key in model.model_extra or {}:
         found.append(join_path(path, key))
@@ -377,8 +377,6 @@ def unknown_keys(model: BaseModel, path: str = "") -> list[str]:
 
 
 def _unknown_in(value: Any, path: str) -> list[str]:
-    from builder.problems import join_path
-
     if isinstance(value, BaseModel):
         return unknown_keys(value, path)
     if isinstance(value, dict):

@@ -24,12 +24,12 @@ from builder.api import ApiBuilder
 from builder.build import BuildOptions, render
 from builder.content import Content
 from builder.loader import reload_recipe
+from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.problems import ContentError
 from builder.pyodide_assets import builder_data_files
 from builder.render import render_pages
 from builder.writer import update_tree, write_tree
 
-ROOT = Path(__file__).resolve().parents[1]
 RELOAD_SCRIPT = (
     b"<script>new EventSource('/__events').onmessage=function(){location.reload()}</script>"
 )
@@ -200,7 +200,7 @@ class DevHandler(StaticHandler):
 
 def watch_paths(content: Path) -> list[Path]:
     """What a rebuild depends on: the content, templates and static sources."""
-    return [p for p in (content, ROOT / "templates", ROOT / "static") if p.exists()]
+    return [p for p in (content, TEMPLATES_DIR, STATIC_DIR) if p.exists()]
 
 
 def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
@@ -268,7 +268,7 @@ def start_dev_server(content: Path, out: Path) -> DevServer:
         port = sock.getsockname()[1]
     process = subprocess.Popen(
         [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
-        cwd=ROOT,
+        cwd=PROJECT_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -11,8 +11,9 @@ from typing import Any
 
 from builder import resolver
 from builder.content import RecipeFile, Vocabulary
+from builder.fieldpaths import join_path
 from builder.lint import recipe_lints
-from builder.problems import Problem, join_path
+from builder.problems import Problem
 
 
 def validate_recipe(recipe: RecipeFile, vocab: Vocabulary, cross_references: bool = True) -> list[Problem]:
@@ -176,4 +177,4 @@ def preset_problems(data: dict[str, Any], vocab: Vocabulary) -> list[tuple[str, 
     """Preset validation (json-api §11.7): the resolver renders every point to check it."""
     if not data.get("presets"):
         return []
-    return list(resolver.validate_presets(data, {"taxonomy": vocab.taxonomy, "strategies": vocab.strategy_map}))
+    return list(resolver.validate_presets(data, vocab.resolver_vocab()))

@@ -20,7 +20,7 @@ API for the build::
 
     findings = lint_record(record)           # any rendering record / preset point / document
     for f in findings: print(f.message())    # "prefill.argv: --attention-config: unknown key ..."
-    problems = lint_argv(argv)                # one argv -> tuple[Problem, ...] (cached)
+    problems = lint_argv(argv)                # one argv -> tuple[FlagProblem, ...] (cached)
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ _LOOKS_LIKE_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
+class FlagProblem:
     """One problem in one argv: the flag as written and why it would fail (or mislead)."""
 
     flag: str
@@ -184,7 +184,7 @@ def _convert(opt: Option, value: str) -> str | None:
     return value
 
 
-def _check_keys(obj: Any, schema: dict[str, Any] | None, path: str, flag: str, out: list[Problem]) -> None:
+def _check_keys(obj: Any, schema: dict[str, Any] | None, path: str, flag: str, out: list[FlagProblem]) -> None:
     """Report keys of ``obj`` that the config dataclass (and nested ones) does not accept."""
     if schema is None or not isinstance(obj, dict):
         return
@@ -195,7 +195,7 @@ def _check_keys(obj: Any, schema: dict[str, Any] | None, path: str, flag: str, o
         if k not in keys:
             if schema.get("extra") == "forbid":
                 where = f"{path}.{k}" if path else k
-                out.append(Problem(flag, f"unknown key '{where}' ({schema['class']} has no field '{k}')"))
+                out.append(FlagProblem(flag, f"unknown key '{where}' ({schema['class']} has no field '{k}')"))
             continue
         _check_keys(v, keys[k], f"{path}.{k}" if path else k, flag, out)
 
@@ -210,7 +210,7 @@ def _parse_json_value(opt: Option, value: str) -> Any:
     return json.loads(value)
 
 
-def _check_value(opt: Option, flag: str, value: str, out: list[Problem]) -> None:
+def _check_value(opt: Option, flag: str, value: str, out: list[FlagProblem]) -> None:
     """Type, choices and JSON checks of one value."""
     if is_placeholder(value):
         return
@@ -219,18 +219,18 @@ def _check_value(opt: Option, flag: str, value: str, out: list[Problem]) -> None
             try:
                 obj = json.loads(value)
             except ValueError:
-                out.append(Problem(flag, f"expects name=path or a JSON object, got {value!r}"))
+                out.append(FlagProblem(flag, f"expects name=path or a JSON object, got {value!r}"))
                 return
             if not isinstance(obj, dict):
-                out.append(Problem(flag, f"expects name=path or a JSON object, got {value!r}"))
+                out.append(FlagProblem(flag, f"expects name=path or a JSON object, got {value!r}"))
                 return
             _check_keys(obj, opt.schema, "", flag, out)
             missing = [k for k in (opt.schema or {}).get("required", []) if k not in obj]
             if missing:
-                out.append(Problem(flag, f"missing key(s) {', '.join(missing)} in {value!r}"))
+                out.append(FlagProblem(flag, f"missing key(s) {', '.join(missing)} in {value!r}"))
         return
     if opt.dest == "config" and value.rsplit(".", 1)[-1] not in ("yaml", "yml"):
-        out.append(Problem(flag, f"expects a .yaml/.yml file (read while parsing), got {value!r}"))
+        out.append(FlagProblem(flag, f"expects a .yaml/.yml file (read while parsing), got {value!r}"))
         return
     if opt.schema is not None and not (opt.optional and value in ("", "None")):
         if opt.type == "str|json" and not _LOOKS_LIKE_OBJECT.match(value):
@@ -238,40 +238,40 @@ def _check_value(opt: Option, flag: str, value: str, out: list[Problem]) -> None
         try:
             obj = _parse_json_value(opt, value)
         except ValueError as e:
-            out.append(Problem(flag, f"invalid JSON value {value!r} ({e})"))
+            out.append(FlagProblem(flag, f"invalid JSON value {value!r} ({e})"))
             return
         if opt.schema.get("class"):
             if not isinstance(obj, dict):
-                out.append(Problem(flag, f"expects a JSON object, got {value!r}"))
+                out.append(FlagProblem(flag, f"expects a JSON object, got {value!r}"))
                 return
             _check_keys(obj, opt.schema, "", flag, out)
         return
     try:
         canon = _convert(opt, value)
     except ValueError:
-        out.append(Problem(flag, f"expects {_TYPE_NAMES.get(opt.type, opt.type)}, got {value!r}"))
+        out.append(FlagProblem(flag, f"expects {_TYPE_NAMES.get(opt.type, opt.type)}, got {value!r}"))
         return
     if opt.choices is not None and canon not in opt.choices:
         shown = ", ".join(sorted(c for c in opt.choices if c is not None))
-        out.append(Problem(flag, f"invalid choice {value!r} (choose from {shown})"))
+        out.append(FlagProblem(flag, f"invalid choice {value!r} (choose from {shown})"))
 
 
-def _unknown(flag: str) -> Problem:
+def _unknown(flag: str) -> FlagProblem:
     """The unknown-flag problem, with a hint when argparse would silently abbreviate it."""
     cat = catalogue()
     head = flag.split(" ", 1)[0]
     if " " in flag and head in cat.options:
-        return Problem(flag, f"flag and value in one argv item; split it into '{head}' and "
+        return FlagProblem(flag, f"flag and value in one argv item; split it into '{head}' and "
                              f"'{flag.split(' ', 1)[1]}'")
     matches = cat.prefix_matches(flag) if flag.startswith("--") else []
     if len(matches) == 1:
-        return Problem(flag, f"unknown flag (argparse would take it as an abbreviation of "
+        return FlagProblem(flag, f"unknown flag (argparse would take it as an abbreviation of "
                              f"{matches[0]}; write the full name)")
     if len(matches) > 1:
-        return Problem(flag, f"unknown flag (ambiguous abbreviation of {', '.join(matches[:4])}"
+        return FlagProblem(flag, f"unknown flag (ambiguous abbreviation of {', '.join(matches[:4])}"
                              f"{', ...' if len(matches) > 4 else ''})")
     close = difflib.get_close_matches(flag, [o for o in cat.options if o.startswith("--")], n=1, cutoff=0.85)
-    return Problem(flag, f"unknown flag (did you mean {close[0]}?)" if close else "unknown flag")
+    return FlagProblem(flag, f"unknown flag (did you mean {close[0]}?)" if close else "unknown flag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +304,7 @@ def _merge(into: dict[str, Any], update: dict[str, Any]) -> list[str]:
     return dups
 
 
-def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_Dotted]]:
+def _preprocess(args: list[str], out: list[FlagProblem]) -> tuple[list[str], list[_Dotted]]:
     """vLLM's parse_args pre-processing: --model move, renames, -O, dotted sub-flags.
 
     Returns the tokens argparse sees (without the dotted ones) and the dotted sub-flags.
@@ -314,7 +314,7 @@ def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_D
     if model_idx is not None:
         if args[model_idx] == "--model":
             if model_idx + 1 >= len(args):
-                out.append(Problem("--model", "expects a value"))
+                out.append(FlagProblem("--model", "expects a value"))
                 return [], []
             tag, rest = args[model_idx + 1], model_idx + 2
         else:
@@ -352,7 +352,7 @@ def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_D
         written = original[i].partition("=")[0]
         if not eq:
             if i + 1 >= len(processed):
-                out.append(Problem(written, "expects a value"))
+                out.append(FlagProblem(written, "expects a value"))
                 continue
             value, skip = processed[i + 1], True
         parsed: Any
@@ -369,19 +369,19 @@ def _preprocess(args: list[str], out: list[Problem]) -> tuple[list[str], list[_D
         root, *path = key.split(".")
         nested = _nest(path, parsed)
         for dup in _merge(merged.setdefault(root, {}), nested):
-            out.append(Problem(written, f"given twice ({root}.{dup}); last value wins"))
+            out.append(FlagProblem(written, f"given twice ({root}.{dup}); last value wins"))
         dotted.append(_Dotted(written, root, nested))
     return keep, dotted
 
 
-def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
+def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
     """Uncached body of :func:`lint_argv`."""
     cat = catalogue()
-    out: list[Problem] = []
+    out: list[FlagProblem] = []
     if len(argv) < 2 or argv[0] != "vllm" or argv[1] != "serve":
-        return (Problem(" ".join(map(str, argv[:2])), "argv does not start with 'vllm serve'"),)
+        return (FlagProblem(" ".join(map(str, argv[:2])), "argv does not start with 'vllm serve'"),)
     if not all(isinstance(t, str) for t in argv):
-        return (Problem("argv", "every item must be a string"),)
+        return (FlagProblem("argv", "every item must be a string"),)
     tokens, dotted = _preprocess(list(argv[2:]), out)
     seen: dict[str, str] = {}  # dest -> flag as written
     plain_json: set[str] = set()  # roots given as --flag <json>
@@ -397,14 +397,14 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
             elif not model_taken:  # argparse gives the first stray value to the model positional
                 model_taken = True
             elif prev_bool is not None:
-                out.append(Problem(prev_bool, f"takes no value, got {tok!r}"))
+                out.append(FlagProblem(prev_bool, f"takes no value, got {tok!r}"))
             else:
-                out.append(Problem(tok, "unexpected argument (not a flag or a flag's value)"))
+                out.append(FlagProblem(tok, "unexpected argument (not a flag or a flag's value)"))
             prev_bool = None
             continue
         prev_bool = None
         if tok == "--":
-            out.append(Problem(tok, "ends option parsing: every later item is taken as a value"))
+            out.append(FlagProblem(tok, "ends option parsing: every later item is taken as a value"))
             continue
         flag, eq, explicit = tok.partition("=")
         opt = cat.options.get(flag)
@@ -415,17 +415,17 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
                     i += 1
             continue
         if opt.exits:
-            out.append(Problem(flag, "prints the help and exits; the server would not start"))
+            out.append(FlagProblem(flag, "prints the help and exits; the server would not start"))
             continue
         if opt.dest in seen and not opt.repeatable:
             first = seen[opt.dest]
             also = "" if first == flag else f" (also as {first})"
-            out.append(Problem(flag, f"given twice{also}; last value wins"))
+            out.append(FlagProblem(flag, f"given twice{also}; last value wins"))
         seen.setdefault(opt.dest, flag)
         values: list[str] = []
         if opt.nargs == 0:
             if eq:
-                out.append(Problem(flag, f"takes no value, got {explicit!r}"))
+                out.append(FlagProblem(flag, f"takes no value, got {explicit!r}"))
             prev_bool = flag
             continue
         if eq:
@@ -435,14 +435,14 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
                 values = [tokens[i]]
                 i += 1
             elif opt.nargs == 1:
-                out.append(Problem(flag, "expects a value"))
+                out.append(FlagProblem(flag, "expects a value"))
                 continue
         else:  # "+" / "*"
             while i < n and not _is_optionlike(tokens[i]):
                 values.append(tokens[i])
                 i += 1
             if not values and opt.nargs == "+":
-                out.append(Problem(flag, "expects at least one value"))
+                out.append(FlagProblem(flag, "expects at least one value"))
                 continue
         if opt.schema is not None:
             plain_json.add(opt.dest)
@@ -453,16 +453,16 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
         opt = cat.options.get(d.root)
         if opt is None:
             if d.root not in reported:
-                out.append(Problem(d.written, _unknown(d.root).reason))
+                out.append(FlagProblem(d.written, _unknown(d.root).reason))
                 reported.add(d.root)
             continue
         if opt.schema is None:
             if d.root not in reported:
-                out.append(Problem(d.written, f"{opt.name} does not take JSON, so it has no dotted sub-flags"))
+                out.append(FlagProblem(d.written, f"{opt.name} does not take JSON, so it has no dotted sub-flags"))
                 reported.add(d.root)
             continue
         if opt.dest in plain_json:
-            out.append(Problem(d.written, f"the dotted form replaces the whole {opt.name} JSON given "
+            out.append(FlagProblem(d.written, f"the dotted form replaces the whole {opt.name} JSON given "
                                           "elsewhere (given twice)"))
             plain_json.discard(opt.dest)
         _check_keys(d.value, opt.schema, "", d.written, out)
@@ -470,11 +470,11 @@ def _lint(argv: tuple[str, ...]) -> tuple[Problem, ...]:
 
 
 @lru_cache(maxsize=65536)
-def _lint_cached(argv: tuple[str, ...]) -> tuple[Problem, ...]:
+def _lint_cached(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
     return _lint(argv)
 
 
-def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[Problem, ...]:
+def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[FlagProblem, ...]:
     """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv."""
     return _lint_cached(tuple(argv))
 
@@ -538,7 +538,7 @@ def iter_tree(root: Path | str) -> Iterator[tuple[str, str, list[str]]]:
             yield rel, label, argv
 
 
-def format_problem(argv: list[str] | tuple[str, ...], problem: Problem) -> str:
+def format_problem(argv: list[str] | tuple[str, ...], problem: FlagProblem) -> str:
     """One-line message naming the model: ``vllm serve MODEL: --flag: reason``."""
     model = argv[2] if len(argv) > 2 else "?"
     return f"vllm serve {model}: {problem.message()} (vLLM {catalogue().version})"

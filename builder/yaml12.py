@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from builder.problems import join_path
+from builder.fieldpaths import join_path
 
 _PLAIN = "!plain"  # our marker tag for untagged plain scalars
 

@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:  # plain `pytest` without an installed package or 
     sys.path.insert(0, str(ROOT))
 
 from builder import vllm_lint  # noqa: E402
-from builder.vllm_lint import Finding, Problem, format_problem, iter_argvs, lint_argv, lint_record  # noqa: E402
+from builder.vllm_lint import Finding, FlagProblem, format_problem, iter_argvs, lint_argv, lint_record  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 GOLDEN = SHARED / "golden"
@@ -161,7 +161,7 @@ def test_case_ids_unique_and_lint_only_known() -> None:
 
 
 def test_not_a_serve_argv() -> None:
-    assert lint_argv(["vllm", "bench", "x"]) == (Problem("vllm bench", "argv does not start with 'vllm serve'"),)
+    assert lint_argv(["vllm", "bench", "x"]) == (FlagProblem("vllm bench", "argv does not start with 'vllm serve'"),)
 
 
 def test_format_problem_one_line() -> None:

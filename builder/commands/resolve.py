@@ -1,18 +1,14 @@
-"""Terminal commands for users and agents: ``resolve`` (commands without a browser) and ``new``."""
+"""``python -m builder resolve``: the commands for a selection, without a browser, from the same resolver."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from builder import resolver
+from builder.commands import Refused
 from builder.content import Content, RecipeFile
-
-
-class Refused(Exception):
-    """An invalid choice; the message lists the valid ones."""
 
 
 @dataclass
@@ -55,7 +51,7 @@ def find_recipe(content: Content, wanted: str) -> tuple[RecipeFile, str | None]:
 def selection_for(content: Content, choice: Choice) -> tuple[RecipeFile, dict[str, Any]]:
     """Validate a choice against the recipe and build the resolver selection."""
     recipe, promoted_variant = find_recipe(content, choice.recipe)
-    data, vocab = recipe.data, vocab_of(content)
+    data, vocab = recipe.data, content.vocab.resolver_vocab()
     where = recipe.hf_id
     variant = choice.variant or promoted_variant or "default"
     _check("variant", variant, list(data.get("variants") or {}), where)
@@ -103,18 +99,13 @@ def selection_for(content: Content, choice: Choice) -> tuple[RecipeFile, dict[st
     return recipe, selection
 
 
-def vocab_of(content: Content) -> dict[str, Any]:
-    """The resolver's vocabulary for a content root."""
-    return {"taxonomy": content.vocab.taxonomy, "strategies": content.vocab.strategy_map}
-
-
 def preset_records(content: Content, choice: Choice) -> list[tuple[str, dict[str, Any]]]:
     """(title, rendering record) for each requested preset point."""
     recipe, _ = find_recipe(content, choice.recipe)
     presets = recipe.data.get("presets") or {}
     key, _, point = (choice.preset or "").partition(":")
     _check("preset", key, list(presets), recipe.hf_id)
-    points = resolver.resolve_preset(recipe.data, vocab_of(content), key)["points"]
+    points = resolver.resolve_preset(recipe.data, content.vocab.resolver_vocab(), key)["points"]
     if point:
         _check("point", point, list(presets[key].get("points") or {}), f"preset {key}")
         points = {point: points[point]}
@@ -136,7 +127,7 @@ def command_text(record: dict[str, Any], vocab: dict[str, Any], docker: bool) ->
 
 def resolve_command(content: Content, choice: Choice) -> str:
     """The output of ``python -m builder resolve``."""
-    vocab = vocab_of(content)
+    vocab = content.vocab.resolver_vocab()
     if choice.preset:
         records = preset_records(content, choice)
         if choice.as_json:
@@ -147,61 +138,3 @@ def resolve_command(content: Content, choice: Choice) -> str:
     if choice.as_json:
         return json.dumps(record, indent=2, ensure_ascii=False)
     return command_text(record, vocab, choice.docker)
-
-
-SKELETON = """\
-# yaml-language-server: $schema=/schema/recipe.json
-# A vLLM serving recipe. Every key is documented by the JSON Schema above;
-# `python -m builder check` validates this file, `python -m builder build` publishes it.
-meta:
-  title: "{repo}"
-  provider: "{org}"
-  description: "One sentence on what the model is and what it is good at."
-  tasks: [text]
-  # Hardware you have verified the commands on (any taxonomy profile id).
-  hardware:
-    h200: verified
-  date_added: {today}
-
-model:
-  model_id: "{hf_id}"
-  parameter_count: "8B"
-  context_length: 131072
-  min_vllm_version: "0.11.0"
-  # Arguments every command gets.
-  base_args: []
-
-# Features a user can toggle; list opt-in ones in opt_in_features.
-features:
-  tool_calling:
-    description: "Tool calling with the model's parser"
-    args: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes"]
-opt_in_features: []
-
-# Checkpoints of the model: precision and the VRAM the weights need (GB).
-variants:
-  default:
-    precision: bf16
-    vram_minimum_gb: 16
-    description: "Full-precision checkpoint"
-
-compatible_strategies: [single_node_tp]
-
-guide: |
-  ## Overview
-
-  How to serve {repo} with vLLM, and what to tune.
-"""
-
-
-def new_recipe(root: Path, hf_id: str, today: str) -> Path:
-    """Write a commented recipe skeleton for ``<org>/<repo>`` that passes ``check``."""
-    org, sep, repo = hf_id.partition("/")
-    if not sep or not org or not repo or "/" in repo:
-        raise Refused(f"expected <org>/<repo>, got {hf_id!r}")
-    path = root / "models" / org / f"{repo}.yaml"
-    if path.exists():
-        raise Refused(f"{path} already exists")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SKELETON.format(org=org, repo=repo, hf_id=hf_id, today=today), encoding="utf-8")
-    return path
