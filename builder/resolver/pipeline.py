@@ -94,16 +94,6 @@ def layered_env(layering: Layering) -> dict[str, Any]:
     return env
 
 
-def _pipeline_args(c: _Ctx, strategy_id: str, block: list[Any], role: str | None, tail: list[Any],
-                   skip_companions: bool = False) -> list[Any]:
-    return layered_args(Layering(c, strategy_id, role, block=block, tail=tail, skip_companions=skip_companions))
-
-
-def _pipeline_env(c: _Ctx, strategy_id: str, strategy_env: Any, extra_layers: list[Any], role: str | None,
-                  pin: dict[str, Any] | None = None) -> dict[str, Any]:
-    return layered_env(Layering(c, strategy_id, role, strategy_env=strategy_env, extra_env=extra_layers, pin=pin))
-
-
 def _single_parallel_size(c: _Ctx, strategy_id: str) -> Any:
     """Single-node §5.2/§5.3 parallel size."""
     if strategy_id != "single_node_tp":

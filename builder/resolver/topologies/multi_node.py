@@ -7,7 +7,7 @@ from typing import Any
 from ..context import _Ctx
 from ..features import _companions
 from ..hardware import _lookup_exact, _lookup_gen
-from ..pipeline import _argv, _pipeline_args, _pipeline_env, _single_parallel_size
+from ..pipeline import Layering, _argv, _single_parallel_size, layered_args, layered_env
 from ..shell import format_command
 from ..strategies import _deploy_type
 from ..values import _get, _int_if_integral, _list, js_str
@@ -61,18 +61,19 @@ def _serve(c: _Ctx, strategy_id: str, strategy: dict[str, Any], nodes: int, kv_o
         tail = tail + _list(_get(mooncake.get("vllm"), "vllm_args"))
         extra_env.append(_get(mooncake.get("vllm"), "env"))
     skip = mooncake is not None
-    env = _pipeline_env(c, strategy_id, strategy.get("env"), extra_env, None)
+    env = layered_env(Layering(c, strategy_id, None, strategy_env=strategy.get("env"), extra_env=extra_env))
     vllm_args = _list(strategy.get("vllm_args"))
     if _deploy_type(strategy) == "multi_node" and nodes > 1:
-        argvs = [_argv(c, _pipeline_args(c, strategy_id, vllm_args + _multi_block(c, strategy, nodes, r, master),
-                                         None, tail, skip)) for r in range(nodes)]
+        argvs = [_argv(c, layered_args(Layering(c, strategy_id, None, tail=tail, skip_companions=skip,
+                                                block=vllm_args + _multi_block(c, strategy, nodes, r, master))))
+                 for r in range(nodes)]
         commands = [format_command(c.model_id, a[3:]) for a in argvs]
         return {"deploy_type": "multi_node", "node_count": nodes,
                 "head_command": commands[0], "worker_command": commands[1], "worker_commands": commands[1:],
                 "head_argv": argvs[0], "worker_argv": argvs[1], "worker_argvs": argvs[1:], "env": env}
     flag = strategy.get("parallel_flag") or "--tensor-parallel-size"
     block = vllm_args + [flag, js_str(_single_parallel_size(c, strategy_id))]
-    tokens = _pipeline_args(c, strategy_id, block, None, tail, skip)
+    tokens = layered_args(Layering(c, strategy_id, None, block=block, tail=tail, skip_companions=skip))
     out = {"deploy_type": _deploy_type(strategy), "command": format_command(c.model_id, tokens),
            "argv": _argv(c, tokens), "env": env}
     if mooncake is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import _Ctx
-from ..pipeline import _argv, _pipeline_args, _pipeline_env
+from ..pipeline import Layering, _argv, layered_args, layered_env
 from ..shell import format_command
 from ..strategies import pd_pool_modes
 from ..values import _dict, _get, _is_num, _list, js_str
@@ -54,7 +54,7 @@ def _pd_role(c: _Ctx, strategy: dict[str, Any], role: str, request: Any, nodes: 
             if current > 0:
                 block.append("--headless")
     tail = _list(_get(_get(_get(mooncake, "pd"), role), "args")) if mooncake else []
-    tokens = _pipeline_args(c, "pd_cluster", block, role, tail)
+    tokens = layered_args(Layering(c, "pd_cluster", role, block=block, tail=tail))
     pin: dict[str, Any] = {}
     if pool_nodes >= 1:
         pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in range(g))
@@ -66,7 +66,7 @@ def _pd_role(c: _Ctx, strategy: dict[str, Any], role: str, request: Any, nodes: 
         ids = range(half) if role == "prefill" else range(half, g)
         pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
     layers = [_get(mooncake.get("vllm"), "env")] if mooncake else []
-    env = _pipeline_env(c, "pd_cluster", st.get("env"), layers, role, pin)
+    env = layered_env(Layering(c, "pd_cluster", role, strategy_env=st.get("env"), extra_env=layers, pin=pin))
     if c.hw not in ("gb200", "gb300"):
         for key in _NVL4_KEYS:
             env.pop(key, None)
