@@ -412,8 +412,8 @@ class TestMooncake:
         deployments = vocab()["strategies"]
         prof = taxonomy()["hardware_profiles"]
         dist = deployments["kv_store_distributed_mooncake"]
-        assert R._kv_install(dist, prof["mi300x"]) == "uv pip install 'mooncake-transfer-engine-non-cuda>=0.3.10'"
-        assert R._kv_install(dist, prof["trillium"]) is None
+        assert R.kv_install(dist, prof["mi300x"]) == "uv pip install 'mooncake-transfer-engine-non-cuda>=0.3.10'"
+        assert R.kv_install(dist, prof["trillium"]) is None
         script = R.mooncake_config_script(deployments["kv_store_centralized_mooncake"])
         assert script.startswith(
             "export MOONCAKE_CONFIG_PATH=${MOONCAKE_CONFIG_PATH:-/etc/mooncake/mooncake_vllm_config.json}\n"

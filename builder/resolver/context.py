@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hardware import _gpus, _model_id, _profile, _variant
-from .strategies import _strategies
-from .values import _dict
+from .hardware import gpu_count_of, profile_of, served_model_id, variant_of
+from .strategies import strategy_catalogue
+from .values import as_dict
 
 
-class _Ctx:
+class RenderContext:
     """Per-call derived values (cluster §5.1)."""
 
     __slots__ = ("recipe", "taxonomy", "strategies", "hw", "profile", "variant_key", "variant",
@@ -18,18 +18,18 @@ class _Ctx:
     def __init__(self, recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str, enabled: list[str],
                  modes: dict[str, Any] | None = None, advanced: list[Any] | None = None, tp_override: Any = None):
         self.recipe = recipe
-        self.taxonomy = _dict(vocab.get("taxonomy"))
-        self.strategies = _strategies(vocab)
+        self.taxonomy = as_dict(vocab.get("taxonomy"))
+        self.strategies = strategy_catalogue(vocab)
         self.hw = hw
-        self.profile = _profile(self.taxonomy, hw)
+        self.profile = profile_of(self.taxonomy, hw)
         self.variant_key = variant_key
-        self.variant = _variant(recipe, variant_key)
-        self.model_id = _model_id(recipe, self.variant)
-        self.gpus = _gpus(self.profile)
+        self.variant = variant_of(recipe, variant_key)
+        self.model_id = served_model_id(recipe, self.variant)
+        self.gpus = gpu_count_of(self.profile)
         self.enabled = list(enabled)
-        self.modes = _dict(modes)
+        self.modes = as_dict(modes)
         self.advanced = list(advanced or [])
         self.tp_override = tp_override
 
     def so(self, strategy_id: str) -> dict[str, Any]:
-        return _dict(_dict(self.recipe.get("strategy_overrides")).get(strategy_id))
+        return as_dict(as_dict(self.recipe.get("strategy_overrides")).get(strategy_id))

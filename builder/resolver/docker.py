@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .hardware import _lookup_exact, _raw_generation
-from .values import HF_CACHE_MOUNT, _dict, _get, _truthy, js_str
+from .hardware import lookup_exact, raw_generation
+from .values import HF_CACHE_MOUNT, as_dict, get_key, js_str, truthy
 
 
 def _brand_key(profile: dict[str, Any]) -> str:
     """§12.1 docker brand key."""
-    gen = _raw_generation(profile)
+    gen = raw_generation(profile)
     if gen == "tpu":
         return "tpu"
     if profile.get("brand") == "AMD":
@@ -21,7 +21,7 @@ def _brand_key(profile: dict[str, Any]) -> str:
     return "nvidia"
 
 
-_LATEST = {
+LATEST_IMAGES = {
     "nvidia": "vllm/vllm-openai:latest",
     "amd": "vllm/vllm-openai-rocm:latest",
     "tpu": "vllm/vllm-tpu:latest",
@@ -36,14 +36,14 @@ _NIGHTLY = {
 }
 
 
-_BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
+BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
 
 
-def _is_cuda_map(v: Any) -> bool:
+def is_cuda_map(v: Any) -> bool:
     return isinstance(v, dict) and ("cu129" in v or "cu130" in v)
 
 
-def _pick_cuda(cuda_map: dict[str, Any], cuda: str = "default") -> Any:
+def pick_cuda(cuda_map: dict[str, Any], cuda: str = "default") -> Any:
     if cuda != "default" and cuda_map.get(cuda) is not None:
         return cuda_map[cuda]
     return cuda_map.get("cu130") or cuda_map.get("cu129")
@@ -55,39 +55,39 @@ def _cuda_suffix(image: str) -> str:
     return f"{m.group(1)}:cu129-nightly" if m else f"{image}-cu129"
 
 
-def _image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[Any, dict[str, Any] | None]:
+def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[Any, dict[str, Any] | None]:
     """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
     brand = _brand_key(profile)
-    exact = _get(_lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
+    exact = get_key(lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
     pinned = exact if isinstance(exact, str) else None
     cuda_map: dict[str, Any] | None = None
-    for src in (variant.get("docker_image"), _dict(recipe.get("model")).get("docker_image")):
-        if not _truthy(src) or pinned is not None or cuda_map is not None:
+    for src in (variant.get("docker_image"), as_dict(recipe.get("model")).get("docker_image")):
+        if not truthy(src) or pinned is not None or cuda_map is not None:
             continue
         if isinstance(src, str):
             if brand == "nvidia":
                 pinned = src
-        elif isinstance(src, dict) and any(k in src for k in _BRAND_KEYS):
+        elif isinstance(src, dict) and any(k in src for k in BRAND_KEYS):
             entry = src.get(brand)
             if isinstance(entry, str):
                 pinned = entry
-            elif brand == "nvidia" and _is_cuda_map(entry):
+            elif brand == "nvidia" and is_cuda_map(entry):
                 cuda_map = entry
-        elif brand == "nvidia" and _is_cuda_map(src):
+        elif brand == "nvidia" and is_cuda_map(src):
             cuda_map = src
     return pinned, cuda_map
 
 
 def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None, cuda: str = "default") -> str | None:
     """§12.2 image (None only in the §12.6 Intel-CPU nightly edge); ``cuda`` is the §12.7 toggle."""
-    pinned, cuda_map = _image_sources(recipe, variant, profile, hw)
-    if _raw_generation(profile) == "xpu" and pinned is None:
+    pinned, cuda_map = image_sources(recipe, variant, profile, hw)
+    if raw_generation(profile) == "xpu" and pinned is None:
         return "vllm/vllm-openai-xpu:latest"
     if pinned is None and cuda_map is not None:
-        return _pick_cuda(cuda_map, cuda)
+        return pick_cuda(cuda_map, cuda)
     if pinned is None:
-        nightly = _dict(recipe.get("model")).get("nightly_required") is True
-        pinned = (_NIGHTLY if nightly else _LATEST).get(_brand_key(profile))
+        nightly = as_dict(recipe.get("model")).get("nightly_required") is True
+        pinned = (_NIGHTLY if nightly else LATEST_IMAGES).get(_brand_key(profile))
     if cuda == "cu129" and isinstance(pinned, str):
         return _cuda_suffix(pinned)
     return pinned
@@ -95,7 +95,7 @@ def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[
 
 def _device_flags(profile: dict[str, Any]) -> tuple[str, list[str]]:
     """§12.3 device flags: (shell-string form, argv form)."""
-    gen = _raw_generation(profile)
+    gen = raw_generation(profile)
     if gen == "tpu":
         return "--privileged --network host \\\n  -v /dev/shm:/dev/shm", [
             "--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"]

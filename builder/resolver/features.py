@@ -4,32 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import _Ctx
-from .hardware import _lookup_exact, _lookup_gen, _mode_gated, _variant, hardware_lookup
-from .values import _dict, _get, _list, _truthy, js_str
+from .context import RenderContext
+from .hardware import hardware_lookup, lookup_exact, lookup_generation, mode_gated, variant_of
+from .values import as_dict, as_list, get_key, js_str, truthy
 
 
-def _features(recipe: dict[str, Any]) -> dict[str, Any]:
-    return _dict(recipe.get("features"))
+def declared_features(recipe: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(recipe.get("features"))
 
 
 def default_enabled_features(recipe: dict[str, Any], hw: str, variant_key: str) -> list[str]:
     """§6.2: features in declaration order, minus opt-in ones unless forced by default_modes."""
-    forced = _dict(_variant(recipe, variant_key).get("default_modes"))
-    opt_in = set(_list(recipe.get("opt_in_features")))
-    opt_in.update(_list(_lookup_exact(recipe.get("hardware_opt_in_features"), hw)))
-    return [f for f in _features(recipe) if f in forced or f not in opt_in]
+    forced = as_dict(variant_of(recipe, variant_key).get("default_modes"))
+    opt_in = set(as_list(recipe.get("opt_in_features")))
+    opt_in.update(as_list(lookup_exact(recipe.get("hardware_opt_in_features"), hw)))
+    return [f for f in declared_features(recipe) if f in forced or f not in opt_in]
 
 
 def available_modes(feature: dict[str, Any], variant_key: str, profile: dict[str, Any], hw: str | None) -> list[str]:
     """§6.5 available modes of a modal feature, in declaration order."""
     out = []
-    for name, mode in _dict(feature.get("modes")).items():
-        mode = _dict(mode)
+    for name, mode in as_dict(feature.get("modes")).items():
+        mode = as_dict(mode)
         allowed = mode.get("variants")
         if isinstance(allowed, list) and allowed and variant_key not in allowed:
             continue
-        if not _mode_gated(mode, profile, hw):
+        if not mode_gated(mode, profile, hw):
             out.append(name)
     return out
 
@@ -38,58 +38,58 @@ def effective_mode(
     recipe: dict[str, Any], feature_key: str, variant_key: str, profile: dict[str, Any], hw: str | None, selected: str | None = None
 ) -> str | None:
     """§6.5 effective mode: selected, variant default_modes, default_mode, first available."""
-    feature = _dict(_features(recipe).get(feature_key))
+    feature = as_dict(declared_features(recipe).get(feature_key))
     avail = available_modes(feature, variant_key, profile, hw)
     if not avail:
         return None
-    defaults = _dict(_variant(recipe, variant_key).get("default_modes"))
+    defaults = as_dict(variant_of(recipe, variant_key).get("default_modes"))
     for choice in (selected, defaults.get(feature_key), feature.get("default_mode")):
         if choice in avail:
             return choice
     return avail[0]
 
 
-def _feature_allowed(feature: dict[str, Any], strategy_id: str) -> bool:
+def feature_allowed(feature: dict[str, Any], strategy_id: str) -> bool:
     allow = feature.get("strategies")
     return not (isinstance(allow, list) and allow) or strategy_id in allow
 
 
-def _has_companion(feature: dict[str, Any]) -> bool:
-    return _truthy(_get(feature.get("companion"), "command"))
+def has_companion(feature: dict[str, Any]) -> bool:
+    return truthy(get_key(feature.get("companion"), "command"))
 
 
-def _feature_args(c: _Ctx, strategy_id: str, skip_companions: bool) -> list[Any]:
+def feature_args(ctx: RenderContext, strategy_id: str, skip_companions: bool) -> list[Any]:
     """§6.3-§6.5: arguments of the enabled features, in the caller's order."""
     out: list[Any] = []
-    features = _features(c.recipe)
-    for key in c.enabled:
+    features = declared_features(ctx.recipe)
+    for key in ctx.enabled:
         feature = features.get(key)
-        if not isinstance(feature, dict) or not _feature_allowed(feature, strategy_id):
+        if not isinstance(feature, dict) or not feature_allowed(feature, strategy_id):
             continue
-        if skip_companions and _has_companion(feature):
+        if skip_companions and has_companion(feature):
             continue
         if "modes" in feature and feature.get("modes") is not None:
-            mode_key = effective_mode(c.recipe, key, c.variant_key, c.profile, c.hw, c.modes.get(key))
+            mode_key = effective_mode(ctx.recipe, key, ctx.variant_key, ctx.profile, ctx.hw, ctx.modes.get(key))
             if mode_key is None:
                 continue
-            mode = _dict(_dict(feature["modes"]).get(mode_key))
-            block = hardware_lookup(mode.get("hardware_overrides"), c.profile, c.hw)
-            args = _get(block, "args")
-            out += _list(args if args is not None else mode.get("args"))
+            mode = as_dict(as_dict(feature["modes"]).get(mode_key))
+            block = hardware_lookup(mode.get("hardware_overrides"), ctx.profile, ctx.hw)
+            args = get_key(block, "args")
+            out += as_list(args if args is not None else mode.get("args"))
         else:
-            block = _lookup_gen(feature.get("hardware_overrides"), c.profile)
-            args = _get(block, "args")
-            out += _list(args if args is not None else feature.get("args"))
+            block = lookup_generation(feature.get("hardware_overrides"), ctx.profile)
+            args = get_key(block, "args")
+            out += as_list(args if args is not None else feature.get("args"))
     return out
 
 
-def _companions(c: _Ctx, strategy_id: str, kv_opt: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+def companion_processes(ctx: RenderContext, strategy_id: str, kv_opt: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
     """§6.6 / cluster §8.4 companion processes of a single-node result."""
     out = []
-    features = _features(c.recipe)
-    for key in c.enabled:
+    features = declared_features(ctx.recipe)
+    for key in ctx.enabled:
         feature = features.get(key)
-        if isinstance(feature, dict) and _has_companion(feature) and _feature_allowed(feature, strategy_id):
+        if isinstance(feature, dict) and has_companion(feature) and feature_allowed(feature, strategy_id):
             comp = feature["companion"]
             out.append({
                 "feature": key,
@@ -99,10 +99,10 @@ def _companions(c: _Ctx, strategy_id: str, kv_opt: tuple[str, dict[str, Any]] | 
             })
     if kv_opt is not None:
         key, opt = kv_opt
-        comp = _dict(opt.get("companion"))
-        if _truthy(comp.get("command")):
+        comp = as_dict(opt.get("companion"))
+        if truthy(comp.get("command")):
             parts = [comp.get("description") or ""]
-            if _truthy(opt.get("install")):
+            if truthy(opt.get("install")):
                 parts.append(f"Requires: {opt['install']}")
             out.append({
                 "feature": f"kv_offload:{key}",

@@ -4,45 +4,45 @@ from __future__ import annotations
 
 from typing import Any
 
-from .values import _dict, _get, _int_if_integral, _is_num, _truthy
+from .values import as_dict, get_key, int_if_integral, is_num, truthy
 
 
-def _profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
-    return _dict(_get(taxonomy, "hardware_profiles"))
+def hardware_profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(get_key(taxonomy, "hardware_profiles"))
 
 
-def _profile(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
-    return _dict(_profiles(taxonomy).get(hw)) if hw is not None else {}
+def profile_of(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
+    return as_dict(hardware_profiles(taxonomy).get(hw)) if hw is not None else {}
 
 
-def _raw_generation(profile: dict[str, Any]) -> Any:
+def raw_generation(profile: dict[str, Any]) -> Any:
     gen = profile.get("generation")
-    return gen if _truthy(gen) else profile.get("gpu_generation")
+    return gen if truthy(gen) else profile.get("gpu_generation")
 
 
 def _gen_key(profile: dict[str, Any]) -> Any:
     """§2.1: generation used for override look-ups (first element of a list)."""
-    gen = _raw_generation(profile)
+    gen = raw_generation(profile)
     if isinstance(gen, list):
         return gen[0] if gen else None
     return gen
 
 
-def _gpus(profile: dict[str, Any]) -> int:
+def gpu_count_of(profile: dict[str, Any]) -> int:
     g = profile.get("gpu_count")
-    return _int_if_integral(g) if _is_num(g) else 1
+    return int_if_integral(g) if is_num(g) else 1
 
 
-def _vram(profile: dict[str, Any]) -> float:
+def node_vram_gb(profile: dict[str, Any]) -> float:
     v = profile.get("vram_gb")
-    return v if _is_num(v) else 0
+    return v if is_num(v) else 0
 
 
-def _scalable(profile: dict[str, Any]) -> bool:
+def is_scalable(profile: dict[str, Any]) -> bool:
     return profile.get("scalable") is not False
 
 
-def _is_nvidia(profile: dict[str, Any]) -> bool:
+def is_nvidia(profile: dict[str, Any]) -> bool:
     return profile.get("brand") == "NVIDIA"
 
 
@@ -57,91 +57,91 @@ def hardware_lookup(mapping: Any, profile: dict[str, Any], hw: str | None) -> An
     return None
 
 
-def _lookup_gen(mapping: Any, profile: dict[str, Any]) -> Any:
+def lookup_generation(mapping: Any, profile: dict[str, Any]) -> Any:
     """Discipline G: ``map[generation]`` if truthy, else ``map["nvidia"]`` on NVIDIA."""
     if not isinstance(mapping, dict):
         return None
     gen = _gen_key(profile)
-    if gen is not None and _truthy(mapping.get(gen)):
+    if gen is not None and truthy(mapping.get(gen)):
         return mapping[gen]
-    if _is_nvidia(profile) and _truthy(mapping.get("nvidia")):
+    if is_nvidia(profile) and truthy(mapping.get("nvidia")):
         return mapping["nvidia"]
     return None
 
 
-def _lookup_exact(mapping: Any, hw: str | None) -> Any:
+def lookup_exact(mapping: Any, hw: str | None) -> Any:
     """Discipline X: exact hardware id only."""
     return mapping.get(hw) if isinstance(mapping, dict) and hw is not None else None
 
 
-def _mode_gated(mode: dict[str, Any], profile: dict[str, Any], hw: str | None) -> bool:
+def mode_gated(mode: dict[str, Any], profile: dict[str, Any], hw: str | None) -> bool:
     """Discipline M: True when the mode is ``unsupported`` on this generation or id."""
-    table = _dict(mode.get("hardware"))
+    table = as_dict(mode.get("hardware"))
     gen = _gen_key(profile)
     return (gen is not None and table.get(gen) == "unsupported") or (
         hw is not None and table.get(hw) == "unsupported"
     )
 
 
-def _variant(recipe: dict[str, Any], key: str | None) -> dict[str, Any]:
+def variant_of(recipe: dict[str, Any], key: str | None) -> dict[str, Any]:
     """§4.1: ``variants[key]``, else ``variants["default"]``, else ``{}``."""
-    variants = _dict(recipe.get("variants"))
+    variants = as_dict(recipe.get("variants"))
     if key in variants:
-        return _dict(variants[key])
-    return _dict(variants.get("default"))
+        return as_dict(variants[key])
+    return as_dict(variants.get("default"))
 
 
-def _model_id(recipe: dict[str, Any], variant: dict[str, Any]) -> str:
+def served_model_id(recipe: dict[str, Any], variant: dict[str, Any]) -> str:
     """§4.2 served model id."""
-    for v in (variant.get("model_id"), _dict(recipe.get("model")).get("model_id")):
-        if _truthy(v):
+    for v in (variant.get("model_id"), as_dict(recipe.get("model")).get("model_id")):
+        if truthy(v):
             return v
     return "unknown"
 
 
-def _precision_constraint(variant: dict[str, Any]) -> dict[str, Any] | None:
+def precision_constraint(variant: dict[str, Any]) -> dict[str, Any] | None:
     """§3.1: ``precision_hardware`` or the nvfp4/fp4 Blackwell default."""
     ph = variant.get("precision_hardware")
-    if _truthy(ph):
+    if truthy(ph):
         return ph if isinstance(ph, dict) else None
     if variant.get("precision") in ("nvfp4", "fp4"):
         return {"brand": "NVIDIA", "generation": "blackwell"}
     return None
 
 
-def _precision_ok(variant: dict[str, Any], profile: dict[str, Any]) -> bool:
-    c = _precision_constraint(variant)
-    if c is None:
+def precision_ok(variant: dict[str, Any], profile: dict[str, Any]) -> bool:
+    constraint = precision_constraint(variant)
+    if constraint is None:
         return True
-    if c.get("brand") is not None and c.get("brand") != profile.get("brand"):
+    if constraint.get("brand") is not None and constraint.get("brand") != profile.get("brand"):
         return False
-    if c.get("generation") is not None:
-        gen = _raw_generation(profile)
+    if constraint.get("generation") is not None:
+        gen = raw_generation(profile)
         gens = gen if isinstance(gen, list) else [gen]
-        return c["generation"] in gens
+        return constraint["generation"] in gens
     return True
 
 
-def _allowlisted(variant: dict[str, Any], hw: str | None) -> bool:
+def allowlisted(variant: dict[str, Any], hw: str | None) -> bool:
     allow = variant.get("supported_hardware")
     return not (isinstance(allow, list) and allow) or hw in allow
 
 
-def _meta_hardware(recipe: dict[str, Any]) -> dict[str, Any]:
-    return _dict(_dict(recipe.get("meta")).get("hardware"))
+def declared_hardware(recipe: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(as_dict(recipe.get("meta")).get("hardware"))
 
 
 def _candidates(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any]) -> list[str]:
     """Profiles (taxonomy order) passing §3.1-§3.4."""
-    declared = _meta_hardware(recipe)
+    declared = declared_hardware(recipe)
     out = []
-    for hw, prof in _profiles(taxonomy).items():
-        prof = _dict(prof)
+    for hw, prof in hardware_profiles(taxonomy).items():
+        prof = as_dict(prof)
         if declared.get(hw) == "unsupported":
             continue
         if prof.get("restricted") is True and hw not in declared:
             continue
-        if _precision_ok(variant, prof) and _allowlisted(variant, hw):
+        if precision_ok(variant, prof) and allowlisted(variant, hw):
             out.append(hw)
     return out
 
@@ -150,50 +150,50 @@ _BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
 
 
 def _default_from(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any], cands: list[str]) -> str:
-    authored = _dict(recipe.get("meta")).get("default_hardware")
+    authored = as_dict(recipe.get("meta")).get("default_hardware")
     if authored is not None and authored in cands:
         return authored
-    c = _precision_constraint(variant)
-    if c is not None and c.get("generation") == "blackwell":
+    constraint = precision_constraint(variant)
+    if constraint is not None and constraint.get("generation") == "blackwell":
         for hw in ("b200", "gb200"):
             if hw in cands:
                 return hw
     if "h200" in cands:
         return "h200"
     if cands:
-        profiles = _profiles(taxonomy)
-        return sorted(cands, key=lambda h: (_BRAND_RANK.get(_dict(profiles[h]).get("brand"), 9), h))[0]
+        profiles = hardware_profiles(taxonomy)
+        return sorted(cands, key=lambda h: (_BRAND_RANK.get(as_dict(profiles[h]).get("brand"), 9), h))[0]
     return "h200"
 
 
 def default_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str) -> str:
     """Single-node spec §3.6: default hardware of (recipe, variant)."""
-    variant = _variant(recipe, variant_key)
+    variant = variant_of(recipe, variant_key)
     return _default_from(recipe, taxonomy, variant, _candidates(recipe, taxonomy, variant))
 
 
 def initial_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, query: str | None = None,
                      preference: str | None = None) -> str:
     """§3.7 builder landing hardware: query parameter, stored NVIDIA preference, else §3.6."""
-    variant = _variant(recipe, variant_key)
-    declared = _meta_hardware(recipe)
+    variant = variant_of(recipe, variant_key)
+    declared = declared_hardware(recipe)
 
     def usable(hw: str | None) -> bool:
-        prof = _profiles(taxonomy).get(hw)
-        return (isinstance(prof, dict) and declared.get(hw) != "unsupported" and _precision_ok(variant, prof)
-                and _allowlisted(variant, hw))
+        prof = hardware_profiles(taxonomy).get(hw)
+        return (isinstance(prof, dict) and declared.get(hw) != "unsupported" and precision_ok(variant, prof)
+                and allowlisted(variant, hw))
 
     if usable(query):
         return query
-    prof = _profile(taxonomy, preference)
-    if usable(preference) and _is_nvidia(prof) and (prof.get("restricted") is not True or preference in declared):
+    prof = profile_of(taxonomy, preference)
+    if usable(preference) and is_nvidia(prof) and (prof.get("restricted") is not True or preference in declared):
         return preference
     return default_hardware(recipe, taxonomy, variant_key)
 
 
 def offered_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str) -> list[str]:
     """§3.5 / json-api §4.3: default hardware first, then offered profiles in taxonomy order."""
-    variant = _variant(recipe, variant_key)
+    variant = variant_of(recipe, variant_key)
     cands = _candidates(recipe, taxonomy, variant)
     first = _default_from(recipe, taxonomy, variant, cands)
     return [first] + [hw for hw in cands if hw != first]
@@ -201,37 +201,37 @@ def offered_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_k
 
 def fits_single_node(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
     """§4.3: the variant's ``vram_minimum_gb`` fits one node (missing figures fit)."""
-    node, need = _vram(profile), variant.get("vram_minimum_gb")
-    need = need if _is_num(need) else 0
+    node, need = node_vram_gb(profile), variant.get("vram_minimum_gb")
+    need = need if is_num(need) else 0
     return node <= 0 or need <= 0 or need <= node
 
 
 def runs_on(profile: dict[str, Any], variant: dict[str, Any], hw: str | None = None) -> bool:
     """§4.3 *runs on*: precision, allowlist (when ``hw`` given), scalable-or-fits."""
-    if not _precision_ok(variant, profile):
+    if not precision_ok(variant, profile):
         return False
-    if hw is not None and not _allowlisted(variant, hw):
+    if hw is not None and not allowlisted(variant, hw):
         return False
-    return _scalable(profile) or fits_single_node(profile, variant)
+    return is_scalable(profile) or fits_single_node(profile, variant)
 
 
 def pick_fitting_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str | None = None) -> str | None:
     """§4.3: the running variant with the largest ``vram_minimum_gb`` (stable order)."""
     best, best_need = None, None
-    for key, variant in _dict(recipe.get("variants")).items():
-        variant = _dict(variant)
+    for key, variant in as_dict(recipe.get("variants")).items():
+        variant = as_dict(variant)
         if not runs_on(profile, variant, hw):
             continue
         need = variant.get("vram_minimum_gb")
-        need = need if _is_num(need) else 0
+        need = need if is_num(need) else 0
         if best is None or need > best_need:
             best, best_need = key, need
     return best
 
 
-def _used_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str, variant_key: str) -> str | None:
+def used_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str, variant_key: str) -> str | None:
     """§4.4: substitute on non-scalable hardware when the variant does not fit."""
-    variant = _variant(recipe, variant_key)
-    if _scalable(profile) or fits_single_node(profile, variant):
+    variant = variant_of(recipe, variant_key)
+    if is_scalable(profile) or fits_single_node(profile, variant):
         return variant_key
     return pick_fitting_variant(recipe, profile, hw)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .docker import _BRAND_KEYS, _LATEST, _image_sources, _is_cuda_map, _pick_cuda, docker_image
-from .hardware import _profile, _raw_generation, _variant
-from .strategies import _deploy_type, _strategies
-from .topologies.mooncake import _kv_install
-from .values import _dict, _get, _list, _truthy, _version_key, is_omni, js_str
+from .docker import BRAND_KEYS, LATEST_IMAGES, docker_image, image_sources, is_cuda_map, pick_cuda
+from .hardware import profile_of, raw_generation, variant_of
+from .strategies import deploy_type_of, strategy_catalogue
+from .topologies.mooncake import kv_install
+from .values import as_dict, as_list, get_key, is_omni, js_str, truthy, version_key
 
 PIP_RELEASE = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
 
@@ -31,36 +31,36 @@ def _install_image(model: dict[str, Any]) -> str:
     if isinstance(src, str) and src:
         return src
     if isinstance(src, dict):
-        entry = src.get("nvidia") if any(k in src for k in _BRAND_KEYS) else src
+        entry = src.get("nvidia") if any(k in src for k in BRAND_KEYS) else src
         if isinstance(entry, str) and entry:
             return entry
-        if _is_cuda_map(entry) and _pick_cuda(entry):
-            return _pick_cuda(entry)
-    return _LATEST["nvidia"]
+        if is_cuda_map(entry) and pick_cuda(entry):
+            return pick_cuda(entry)
+    return LATEST_IMAGES["nvidia"]
 
 
 def install_block(recipe: dict[str, Any]) -> dict[str, Any] | None:
     """§13.1: the synthesised ``model.install`` (None when it would be empty)."""
-    model = _dict(recipe.get("model"))
-    install = _dict(model.get("install"))
+    model = as_dict(recipe.get("model"))
+    install = as_dict(model.get("install"))
     nightly = model.get("nightly_required") is True
     out: dict[str, Any] = {}
     pip = install.get("pip")
     if pip is not False:
-        pip = _dict(pip)
-        entry = {"command": pip.get("command") if _truthy(pip.get("command")) else (
+        pip = as_dict(pip)
+        entry = {"command": pip.get("command") if truthy(pip.get("command")) else (
             PIP_NIGHTLY.format(tag="cu130") if nightly else PIP_RELEASE)}
-        note = pip.get("note") if _truthy(pip.get("note")) else (
+        note = pip.get("note") if truthy(pip.get("note")) else (
             _nightly_note(model.get("min_vllm_version")) if nightly else None)
         if note is not None:
             entry["note"] = note
         out["pip"] = entry
     dock = install.get("docker")
     if dock is not False:
-        dock = _dict(dock)
-        entry = {"command": dock.get("command") if _truthy(dock.get("command"))
+        dock = as_dict(dock)
+        entry = {"command": dock.get("command") if truthy(dock.get("command"))
                  else f"docker pull {_install_image(model)}"}
-        if _truthy(dock.get("note")):
+        if truthy(dock.get("note")):
             entry["note"] = dock["note"]
         out["docker"] = entry
     deps = recipe.get("dependencies")
@@ -69,8 +69,8 @@ def install_block(recipe: dict[str, Any]) -> dict[str, Any] | None:
     return out or None
 
 
-def _platform(profile: dict[str, Any]) -> str:
-    gen = _raw_generation(profile)
+def install_platform(profile: dict[str, Any]) -> str:
+    gen = raw_generation(profile)
     if gen == "tpu":
         return "TPU"
     if gen == "xpu":
@@ -112,29 +112,29 @@ def interactive_install(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, 
     ``pip``/``docker`` are ``{command, note}`` or None (tab hidden) and ``extras`` lists the
     dependency entries with ``tabs`` (where each is shown) after the brand filter.
     """
-    model, variant = _dict(recipe.get("model")), _variant(recipe, variant_key)
-    profile = _profile(_dict(vocab.get("taxonomy")), hw)
-    kv_dep = _strategies(vocab).get(kv_offload) if isinstance(kv_offload, str) else None
-    kv_dep = kv_dep if _deploy_type(kv_dep) == "kv_store_lb" else None
+    model, variant = as_dict(recipe.get("model")), variant_of(recipe, variant_key)
+    profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
+    kv_dep = strategy_catalogue(vocab).get(kv_offload) if isinstance(kv_offload, str) else None
+    kv_dep = kv_dep if deploy_type_of(kv_dep) == "kv_store_lb" else None
     versions = [v for v in (model.get("min_vllm_version"), variant.get("min_vllm_version"),
-                            _get(kv_dep, "min_vllm_version")) if v is not None]
+                            get_key(kv_dep, "min_vllm_version")) if v is not None]
     minimum = None
     for v in versions:
-        if minimum is None or _version_key(v) > _version_key(minimum):
+        if minimum is None or version_key(v) > version_key(minimum):
             minimum = v
     nightly = model.get("nightly_required") is True or variant.get("nightly_required") is True
-    platform = _platform(profile)
+    platform = install_platform(profile)
     header = f"vLLM {js_str(minimum)}+" if minimum is not None else "vLLM"
     if is_omni(recipe):
         header += " · vLLM-Omni nightly"
     header += f" · {platform}"
-    install = _dict(model.get("install"))
-    _, cuda_map = _image_sources(recipe, variant, profile, hw)
+    install = as_dict(model.get("install"))
+    _, cuda_map = image_sources(recipe, variant, profile, hw)
     single = next(iter(cuda_map)) if isinstance(cuda_map, dict) and len(cuda_map) == 1 else None
     pip_cfg, dock_cfg = install.get("pip"), install.get("docker")
     pip = None
     if pip_cfg is not False and platform not in ("TPU", "XPU"):
-        pip_cfg = _dict(pip_cfg)
+        pip_cfg = as_dict(pip_cfg)
         if platform == "ROCm":
             command, note = PIP_AMD, None
         elif platform == "CPU":
@@ -149,11 +149,11 @@ def interactive_install(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, 
                                              if single else " For CUDA 12.9, switch the toggle to cu129.")
         else:
             command, note = PIP_RELEASE, None
-        pip = {"command": pip_cfg["command"] if _truthy(pip_cfg.get("command")) else command,
-               "note": pip_cfg["note"] if _truthy(pip_cfg.get("note")) else note}
+        pip = {"command": pip_cfg["command"] if truthy(pip_cfg.get("command")) else command,
+               "note": pip_cfg["note"] if truthy(pip_cfg.get("note")) else note}
     docker = None
     if dock_cfg is not False:
-        dock_cfg = _dict(dock_cfg)
+        dock_cfg = as_dict(dock_cfg)
         if platform == "TPU":
             note = ("TPU builds are published by vllm-project/tpu-inference. See the Trillium and Ironwood "
                     "tpu-recipes for pinned image tags and exact deployment flags.")
@@ -176,16 +176,16 @@ def interactive_install(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, 
             note = ("Default tag ships CUDA 13. Switch to cu129 for the -cu129 variant if your host is on "
                     "CUDA 12.9.")
         image = docker_image(recipe, variant, profile, hw, cuda)
-        docker = {"command": dock_cfg["command"] if _truthy(dock_cfg.get("command"))
+        docker = {"command": dock_cfg["command"] if truthy(dock_cfg.get("command"))
                   else f"docker pull {js_str(image)}",
-                  "note": dock_cfg["note"] if _truthy(dock_cfg.get("note")) else note}
+                  "note": dock_cfg["note"] if truthy(dock_cfg.get("note")) else note}
     return {"min_version": minimum, "nightly": nightly, "header": header, "pip": pip, "docker": docker,
             "initial_tab": initial_install_tab(recipe), "extras": extra_installs(recipe, vocab, hw, kv_offload)}
 
 
 def initial_install_tab(recipe: dict[str, Any]) -> str:
     """CB-INIT-10: the install tab a page opens on (``pip`` unless docker is authored first or pip is off)."""
-    install = _dict(_dict(recipe.get("model")).get("install"))
+    install = as_dict(as_dict(recipe.get("model")).get("install"))
     if install.get("docker") is False:
         return "pip"
     if install.get("pip") is False:
@@ -200,11 +200,11 @@ def extra_installs(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, kv_of
     ``tabs`` lists the install tabs (``pip``/``docker``) the entry is shown on; the active
     KV option's ``install`` or the Mooncake ``vllm.install`` is appended as a required entry.
     """
-    taxonomy = _dict(vocab.get("taxonomy"))
-    profile = _profile(taxonomy, hw)
+    taxonomy = as_dict(vocab.get("taxonomy"))
+    profile = profile_of(taxonomy, hw)
     out = []
-    for dep in _list(recipe.get("dependencies")):
-        dep = _dict(dep)
+    for dep in as_list(recipe.get("dependencies")):
+        dep = as_dict(dep)
         brands = dep.get("brand")
         if brands is not None and profile.get("brand") not in (brands if isinstance(brands, list) else [brands]):
             continue
@@ -213,13 +213,13 @@ def extra_installs(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, kv_of
                     "tabs": list(modes) if isinstance(modes, list) and modes else ["pip"]})
     extra = None
     if isinstance(kv_offload, str):
-        opt = _dict(taxonomy.get("kv_offload")).get(kv_offload)
-        dep = _strategies(vocab).get(kv_offload)
+        opt = as_dict(taxonomy.get("kv_offload")).get(kv_offload)
+        dep = strategy_catalogue(vocab).get(kv_offload)
         if isinstance(opt, dict):
             extra = opt.get("install")
-        elif _deploy_type(dep) == "kv_store_lb":
-            extra = _kv_install(dep, profile)
-    if _truthy(extra):
+        elif deploy_type_of(dep) == "kv_store_lb":
+            extra = kv_install(dep, profile)
+    if truthy(extra):
         out.append({"command": extra, "note": None, "optional": False, "tabs": ["pip", "docker"]})
     return out
 

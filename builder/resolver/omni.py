@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hardware import _lookup_exact, _lookup_gen, _profile, _variant
+from .hardware import lookup_exact, lookup_generation, profile_of, variant_of
 from .shell import dedupe_args, format_command
-from .values import _dict, _get, _js_json, _list, _merge, _truthy, js_str
+from .values import as_dict, as_list, get_key, js_json, js_str, merge_env, truthy
 
 OMNI_TASKS: dict[str, dict[str, Any]] = {
     "t2i": {"label": "Text → Image", "endpoint": "/v1/images/generations",
@@ -25,8 +25,8 @@ OMNI_TASKS: dict[str, dict[str, Any]] = {
 def omni_tasks(recipe: dict[str, Any]) -> list[dict[str, Any]]:
     """Cluster §12.4: resolved task list of an omni recipe (``curl`` kept when authored)."""
     out = []
-    for entry in _list(_dict(recipe.get("omni")).get("tasks")):
-        entry = {"id": entry} if isinstance(entry, str) else _dict(entry)
+    for entry in as_list(as_dict(recipe.get("omni")).get("tasks")):
+        entry = {"id": entry} if isinstance(entry, str) else as_dict(entry)
         tid = entry.get("id")
         if tid not in OMNI_TASKS:
             continue
@@ -35,7 +35,7 @@ def omni_tasks(recipe: dict[str, Any]) -> list[dict[str, Any]]:
                 "endpoint": entry.get("endpoint") or cat["endpoint"], "method": "POST",
                 "modelId": entry.get("model_id"), "vramMinimumGb": entry.get("vram_minimum_gb"),
                 "description": entry.get("description"), "axes": entry.get("axes") or {},
-                "extraArgs": list(_list(entry.get("extra_args"))),
+                "extraArgs": list(as_list(entry.get("extra_args"))),
                 "hardwareOverrides": entry.get("hardware_overrides") or {}}
         if entry.get("curl") is not None:
             task["curl"] = entry["curl"]
@@ -45,17 +45,17 @@ def omni_tasks(recipe: dict[str, Any]) -> list[dict[str, Any]]:
 
 def omni_task_for_hardware(task: dict[str, Any], hw: str) -> dict[str, Any]:
     """Cluster §12.5: apply ``task.hardwareOverrides[hw]``."""
-    over = _dict(task.get("hardwareOverrides")).get(hw)
+    over = as_dict(task.get("hardwareOverrides")).get(hw)
     if not isinstance(over, dict):
         return task
     out = dict(task)
     for key, src in (("label", "label"), ("endpoint", "endpoint"), ("modelId", "model_id"),
                      ("description", "description")):
-        if _truthy(over.get(src)):
+        if truthy(over.get(src)):
             out[key] = over[src]
     if over.get("vram_minimum_gb") is not None:
         out["vramMinimumGb"] = over["vram_minimum_gb"]
-    out["extraArgs"] = list(task.get("extraArgs") or []) + _list(over.get("extra_args"))
+    out["extraArgs"] = list(task.get("extraArgs") or []) + as_list(over.get("extra_args"))
     if over.get("curl") is not None:
         out["curl"] = over["curl"]
     return out
@@ -100,36 +100,36 @@ def omni_example(task: dict[str, Any], host: str = "localhost", port: Any = 8000
         body = {"input": prompt, "audio_length": 10, "negative_prompt": "Low quality", "guidance_scale": 7,
                 "num_inference_steps": 100, "seed": 42}
         after = " --output output.wav"
-    text = _js_json(body).replace("\n", "\n    ")
+    text = js_json(body).replace("\n", "\n    ")
     return "\n".join([f"curl -X POST {base}{task['endpoint']} \\", '  -H "Content-Type: application/json" \\',
                       f"  -d '{text}'{after}"])
 
 
 def resolve_omni(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, task: dict[str, Any] | None, hw: str) -> dict[str, Any]:
     """Cluster §12.6 ``resolveOmniCommand`` -> ``{command, env, model_id}`` (§12.7 fallback without task)."""
-    variant = _variant(recipe, variant_key)
-    model = _dict(recipe.get("model"))
-    omni = _dict(recipe.get("omni"))
+    variant = variant_of(recipe, variant_key)
+    model = as_dict(recipe.get("model"))
+    omni = as_dict(recipe.get("omni"))
     binary = omni.get("serve_binary") or "vllm serve"
     if task is None:
         mid = variant.get("model_id") or model.get("model_id") or "model"
         return {"command": f"{binary} {mid} --omni", "env": {}, "model_id": mid}
-    profile = _profile(taxonomy, hw)
+    profile = profile_of(taxonomy, hw)
     mid = task.get("modelId") or variant.get("model_id") or model.get("model_id") or "unknown"
-    gen_recipe = _get(_lookup_gen(recipe.get("hardware_overrides"), profile), "extra_env"), _get(
-        _lookup_gen(recipe.get("hardware_overrides"), profile), "extra_args")
-    vgen = _lookup_gen(variant.get("hardware_overrides"), profile)
-    vexact = _lookup_exact(variant.get("hardware_overrides"), hw)
+    gen_recipe = get_key(lookup_generation(recipe.get("hardware_overrides"), profile), "extra_env"), get_key(
+        lookup_generation(recipe.get("hardware_overrides"), profile), "extra_args")
+    vgen = lookup_generation(variant.get("hardware_overrides"), profile)
+    vexact = lookup_exact(variant.get("hardware_overrides"), hw)
     own = variant_key != "default"
     env: dict[str, Any] = {}
     for layer in (model.get("base_env"), variant.get("extra_env") if own else None, gen_recipe[0],
-                  _get(vgen, "extra_env"), _get(vexact, "extra_env")):
-        _merge(env, layer)
-    raw = list(_list(model.get("base_args")))
-    raw += _list(variant.get("extra_args")) if own else []
-    raw += _list(task.get("extraArgs")) + _list(gen_recipe[1])
-    raw += _list(_get(vgen, "extra_args")) + _list(_get(vexact, "extra_args"))
-    if _truthy(omni.get("port")):
+                  get_key(vgen, "extra_env"), get_key(vexact, "extra_env")):
+        merge_env(env, layer)
+    raw = list(as_list(model.get("base_args")))
+    raw += as_list(variant.get("extra_args")) if own else []
+    raw += as_list(task.get("extraArgs")) + as_list(gen_recipe[1])
+    raw += as_list(get_key(vgen, "extra_args")) + as_list(get_key(vexact, "extra_args"))
+    if truthy(omni.get("port")):
         raw += ["--port", js_str(omni["port"])]
     raw.append("--omni")
     return {"command": format_command(mid, dedupe_args(raw), binary), "env": env, "model_id": mid}

@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .context import _Ctx
+from .context import RenderContext
 from .docker import docker_image
-from .features import _features, default_enabled_features
-from .hardware import _profile, _profiles
-from .pipeline import _argv
-from .records import _failure, _record, _resolve_core
-from .resolve import _nodes_value
-from .shell import _flatten, _units, format_command
-from .strategies import _deploy_type, _strategies, nodes_for
+from .features import declared_features, default_enabled_features
+from .hardware import hardware_profiles, profile_of
+from .pipeline import serve_argv
+from .records import build_record, failure_warning, resolve_core
+from .resolve import node_count_value
+from .shell import arg_units, flatten_units, format_command
+from .strategies import deploy_type_of, nodes_for, strategy_catalogue
 from .types import PresetError, ResolveError
-from .values import _dict, _get, _js_json, _list, _merge
+from .values import as_dict, as_list, get_key, js_json, merge_env
 
 ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
     ("--max-num-batched-tokens", "8192"),
@@ -27,7 +27,7 @@ ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
 
 def advanced_presets(recipe: dict[str, Any], strategy_id: str) -> list[list[str]]:
     """Single-node §8.2: argument bundles the builder offers at pipeline step 8."""
-    model = _dict(recipe.get("model"))
+    model = as_dict(recipe.get("model"))
     out = [list(p) for p in ADVANCED_PRESETS]
     if model.get("supports_dcp") is True:
         out.append(["--decode-context-parallel-size", "8"])
@@ -35,7 +35,7 @@ def advanced_presets(recipe: dict[str, Any], strategy_id: str) -> list[list[str]
         out.append(["--no-enable-flashinfer-autotune"])
     if isinstance(strategy_id, str) and strategy_id.endswith(("tep", "dep")):
         out.append(["--enable-ep-weight-filter"])
-    for extra in _list(recipe.get("advanced_options")):
+    for extra in as_list(recipe.get("advanced_options")):
         args = extra.get("args") if isinstance(extra, dict) else extra
         if isinstance(args, list) and args:
             out.append(list(args))
@@ -59,7 +59,7 @@ def _deep_merge(base: dict[str, Any], patch: dict[str, Any], drop_nulls: bool) -
 
 def _postprocess_tokens(tokens: list[Any], remove: list[Any], patches: dict[str, Any]) -> list[Any]:
     """json-api §11.7 step 9: drop ``remove_args`` units, then apply ``json_args`` patches."""
-    units = [u for u in _units(tokens) if u[0] is None or u[0] not in remove]
+    units = [u for u in arg_units(tokens) if u[0] is None or u[0] not in remove]
     for flag, patch in patches.items():
         if not isinstance(patch, dict):
             raise PresetError(f"json_args[{flag!r}] must be a mapping")
@@ -71,23 +71,23 @@ def _postprocess_tokens(tokens: list[Any], remove: list[Any], patches: dict[str,
                 raise PresetError(f"value of {flag} is not a JSON object: {err}") from err
             if not isinstance(current, dict):
                 raise PresetError(f"value of {flag} is not a JSON object")
-            units[index] = (flag, _js_json(_deep_merge(current, patch, True), None))
+            units[index] = (flag, js_json(_deep_merge(current, patch, True), None))
             continue
         if index is not None:
             del units[index]
-        units.append((flag, _js_json(_deep_merge({}, patch, True), None)))
-    return _flatten(units)
+        units.append((flag, js_json(_deep_merge({}, patch, True), None)))
+    return flatten_units(units)
 
 
-def _preset_point_selection(recipe: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
+def preset_point_selection(recipe: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
     """json-api §11.7 steps 1-7 as a :func:`resolve` selection."""
-    variants = _list(preset.get("variants"))
+    variants = as_list(preset.get("variants"))
     v = variants[0] if variants else "default"
     hw, sid = preset.get("hardware"), preset.get("strategy")
-    chosen = dict(_dict(_get(preset.get("select"), "features")))
-    chosen.update(_dict(_get(point.get("select"), "features")))
+    chosen = dict(as_dict(get_key(preset.get("select"), "features")))
+    chosen.update(as_dict(get_key(point.get("select"), "features")))
     def pick_value(key: str) -> Any:
-        psel, rsel = _dict(point.get("select")), _dict(preset.get("select"))
+        psel, rsel = as_dict(point.get("select")), as_dict(preset.get("select"))
         return psel[key] if key in psel else rsel.get(key)
 
     enabled = set(default_enabled_features(recipe, hw, v))
@@ -100,68 +100,68 @@ def _preset_point_selection(recipe: dict[str, Any], preset: dict[str, Any], poin
         elif isinstance(value, str):
             enabled.add(key)
             modes[key] = value
-    features = [f for f in _features(recipe) if f in enabled]
+    features = [f for f in declared_features(recipe) if f in enabled]
     tp = point["tp"] if "tp" in point else preset.get("tp")
     kv = pick_value("kv_offload")
     return {"hardware": hw, "variant": v, "substitute": False, "strategy": sid, "features": features,
-            "modes": modes, "advanced_args": _list(preset.get("args")) + _list(point.get("args")),
+            "modes": modes, "advanced_args": as_list(preset.get("args")) + as_list(point.get("args")),
             "nodes": pick_value("nodes"), "kv_offload": None if kv == "off" else kv, "tp": tp}
 
 
-def _preset_image(preset: dict[str, Any]) -> Any:
+def preset_image(preset: dict[str, Any]) -> Any:
     image = preset.get("image")
-    return image if isinstance(image, str) else _get(image, "vllm")
+    return image if isinstance(image, str) else get_key(image, "vllm")
 
 
 def _render_point(recipe: dict[str, Any], vocab: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
     """json-api §11.7 steps 1-11 for one point: the §5.1 record."""
-    sel = _preset_point_selection(recipe, preset, point)
-    taxonomy = _dict(vocab.get("taxonomy"))
+    sel = preset_point_selection(recipe, preset, point)
+    taxonomy = as_dict(vocab.get("taxonomy"))
     hw, sid, v = sel["hardware"], sel["strategy"], sel["variant"]
-    profile = _profile(taxonomy, hw)
-    c = _Ctx(recipe, vocab, v, hw, sel["features"], sel["modes"], sel["advanced_args"], sel["tp"])
-    nodes = _nodes_value(sel["nodes"]) or nodes_for(recipe, vocab, sid, profile, hw)
-    result = _resolve_core(c, sid, nodes, None, sel["kv_offload"], None)
-    remove = _list(preset.get("remove_args")) + _list(point.get("remove_args"))
+    profile = profile_of(taxonomy, hw)
+    ctx = RenderContext(recipe, vocab, v, hw, sel["features"], sel["modes"], sel["advanced_args"], sel["tp"])
+    nodes = node_count_value(sel["nodes"]) or nodes_for(recipe, vocab, sid, profile, hw)
+    result = resolve_core(ctx, sid, nodes, None, sel["kv_offload"], None)
+    remove = as_list(preset.get("remove_args")) + as_list(point.get("remove_args"))
     if any(src.get("json_args") is not None and not isinstance(src["json_args"], dict) for src in (preset, point)):
         raise PresetError("json_args must be a mapping")
-    patches = _deep_merge(_dict(preset.get("json_args")), _dict(point.get("json_args")), False)
+    patches = _deep_merge(as_dict(preset.get("json_args")), as_dict(point.get("json_args")), False)
 
     def fix(argv: list[Any]) -> list[Any]:
-        return _argv(c, _postprocess_tokens(argv[3:], remove, patches))
+        return serve_argv(ctx, _postprocess_tokens(argv[3:], remove, patches))
 
     if "head_argv" in result:
         result["head_argv"] = fix(result["head_argv"])
         result["worker_argvs"] = [fix(a) for a in result["worker_argvs"]]
         result["worker_argv"] = result["worker_argvs"][0]
-        result["head_command"] = format_command(c.model_id, result["head_argv"][3:])
-        result["worker_commands"] = [format_command(c.model_id, a[3:]) for a in result["worker_argvs"]]
+        result["head_command"] = format_command(ctx.model_id, result["head_argv"][3:])
+        result["worker_commands"] = [format_command(ctx.model_id, a[3:]) for a in result["worker_argvs"]]
         result["worker_command"] = result["worker_commands"][0]
     elif "argv" in result:
         result["argv"] = fix(result["argv"])
-        result["command"] = format_command(c.model_id, result["argv"][3:])
+        result["command"] = format_command(ctx.model_id, result["argv"][3:])
     else:
         raise PresetError(f"strategy {sid!r} cannot be used by a preset")
     result.pop("companions", None)
     env = result["env"]
-    _merge(env, preset.get("env"))
-    _merge(env, point.get("env"))
-    image = _preset_image(preset) or docker_image(recipe, c.variant, profile, hw)
-    return _record(c, sid, nodes, result, image)
+    merge_env(env, preset.get("env"))
+    merge_env(env, point.get("env"))
+    image = preset_image(preset) or docker_image(recipe, ctx.variant, profile, hw)
+    return build_record(ctx, sid, nodes, result, image)
 
 
 def resolve_preset(recipe: dict[str, Any], vocab: dict[str, Any], preset_key: str) -> dict[str, Any]:
     """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
-    preset = _dict(_dict(recipe.get("presets")).get(preset_key))
+    preset = as_dict(as_dict(recipe.get("presets")).get(preset_key))
     points: dict[str, Any] = {}
     warnings: list[str] = []
-    for key, point in _dict(preset.get("points")).items():
-        point = _dict(point)
+    for key, point in as_dict(preset.get("points")).items():
+        point = as_dict(point)
         try:
             record = _render_point(recipe, vocab, preset, point)
         except ResolveError as err:  # json-api §11.7: a failing point becomes a warning
-            variants = _list(preset.get("variants"))
-            warnings.append(_failure(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
+            variants = as_list(preset.get("variants"))
+            warnings.append(failure_warning(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
                                      f"{preset.get('strategy')} (preset {preset_key}.{key})", err))
             continue
         points[key] = {"label": point.get("label"), "concurrency": point.get("concurrency"), **record}
@@ -171,11 +171,11 @@ def resolve_preset(recipe: dict[str, Any], vocab: dict[str, Any], preset_key: st
 def validate_presets(recipe: dict[str, Any], vocab: dict[str, Any]) -> list[tuple[str, str]]:
     """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
     problems: list[tuple[str, str]] = []
-    profiles = _profiles(_dict(vocab.get("taxonomy")))
-    strategies = _strategies(vocab)
-    variants = _dict(recipe.get("variants"))
-    features = _features(recipe)
-    for pkey, preset in _dict(recipe.get("presets")).items():
+    profiles = hardware_profiles(as_dict(vocab.get("taxonomy")))
+    strategies = strategy_catalogue(vocab)
+    variants = as_dict(recipe.get("variants"))
+    features = declared_features(recipe)
+    for pkey, preset in as_dict(recipe.get("presets")).items():
         base = f"presets.{pkey}"
         if not isinstance(preset, dict):
             problems.append((base, f"preset {pkey!r} must be a mapping"))
@@ -183,25 +183,25 @@ def validate_presets(recipe: dict[str, Any], vocab: dict[str, Any]) -> list[tupl
         hw, sid = preset.get("hardware"), preset.get("strategy")
         if hw not in profiles:
             problems.append((f"{base}.hardware", f"unknown hardware profile {hw!r}"))
-        if sid not in strategies or _deploy_type(strategies[sid]) not in ("single_node", "multi_node"):
+        if sid not in strategies or deploy_type_of(strategies[sid]) not in ("single_node", "multi_node"):
             problems.append((f"{base}.strategy",
                              f"strategy {sid!r} is not a known single_node or multi_node serving strategy"))
-        for i, v in enumerate(_list(preset.get("variants"))):
+        for i, v in enumerate(as_list(preset.get("variants"))):
             if v not in variants:
                 problems.append((f"{base}.variants[{i}]", f"unknown variant {v!r}"))
         points = preset.get("points")
         if not isinstance(points, dict) or not points:
             problems.append((f"{base}.points", "points must be a non-empty mapping"))
             points = {}
-        scopes = [(base, preset)] + [(f"{base}.points.{k}", _dict(p)) for k, p in points.items()]
+        scopes = [(base, preset)] + [(f"{base}.points.{k}", as_dict(p)) for k, p in points.items()]
         for path, src in scopes:
-            for fkey, value in _dict(_get(src.get("select"), "features")).items():
+            for fkey, value in as_dict(get_key(src.get("select"), "features")).items():
                 feature = features.get(fkey)
                 if not isinstance(feature, dict):
                     problems.append((f"{path}.select.features.{fkey}", f"unknown feature {fkey!r}"))
-                elif isinstance(value, str) and value not in _dict(feature.get("modes")):
+                elif isinstance(value, str) and value not in as_dict(feature.get("modes")):
                     problems.append((f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
-            for flag, patch in _dict(src.get("json_args")).items():
+            for flag, patch in as_dict(src.get("json_args")).items():
                 if not isinstance(patch, dict):
                     problems.append((f"{path}.json_args.{flag}", f"json_args value for {flag} must be a mapping"))
             if src.get("json_args") is not None and not isinstance(src.get("json_args"), dict):
@@ -210,7 +210,7 @@ def validate_presets(recipe: dict[str, Any], vocab: dict[str, Any]) -> list[tupl
             continue
         for pk, point in points.items():
             try:
-                _render_point(recipe, vocab, preset, _dict(point))
+                _render_point(recipe, vocab, preset, as_dict(point))
             except PresetError as err:
                 problems.append((f"{base}.points.{pk}.json_args", str(err)))
     return problems

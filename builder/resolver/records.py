@@ -4,43 +4,43 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import _Ctx
+from .context import RenderContext
 from .docker import docker_argv, docker_image, docker_run
 from .features import default_enabled_features
-from .hardware import _profile, _used_variant, fits_single_node, offered_hardware
+from .hardware import fits_single_node, offered_hardware, profile_of, used_variant
 from .strategies import (
-    _deploy_type,
-    _is_multi,
-    _recommend_from,
-    _strategies,
+    deploy_type_of,
     effective_compatible_strategies,
+    is_multi_node,
     kv_store_ids,
     nodes_for,
     nodes_for_strategy,
     offered_strategies,
     pick_pd_nodes,
+    recommend_from,
     recommend_strategy,
+    strategy_catalogue,
 )
-from .topologies.mooncake import _kv_option, _kv_result
-from .topologies.multi_node import _serve
-from .topologies.pd import _pd_result
+from .topologies.mooncake import kv_option, kv_result
+from .topologies.multi_node import serve_result
+from .topologies.pd import pd_result
 from .types import ResolveError
-from .values import _dict, _is_num, is_omni
+from .values import as_dict, is_num, is_omni
 
 
-def _resolve_core(c: _Ctx, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
+def resolve_core(ctx: RenderContext, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
                   kv_instances: Any = None) -> dict[str, Any]:
     """Cluster §5 dispatch: PD, Mooncake composition, multi-node, or single-node."""
-    strategy = _dict(c.strategies.get(strategy_id))
-    nodes = nodes if _is_num(nodes) else 1
-    kv_store = c.strategies.get(kv_offload) if isinstance(kv_offload, str) else None
-    kv_store = kv_store if _deploy_type(kv_store) == "kv_store_lb" and isinstance(kv_store, dict) else None
-    kv_opt = _kv_option(c, kv_offload, strategy_id, strategy)
-    if _deploy_type(strategy) == "pd_cluster":
-        return _pd_result(c, strategy, nodes, pd_nodes, kv_store)
+    strategy = as_dict(ctx.strategies.get(strategy_id))
+    nodes = nodes if is_num(nodes) else 1
+    kv_store = ctx.strategies.get(kv_offload) if isinstance(kv_offload, str) else None
+    kv_store = kv_store if deploy_type_of(kv_store) == "kv_store_lb" and isinstance(kv_store, dict) else None
+    kv_opt = kv_option(ctx, kv_offload, strategy_id, strategy)
+    if deploy_type_of(strategy) == "pd_cluster":
+        return pd_result(ctx, strategy, nodes, pd_nodes, kv_store)
     if kv_store is not None:
-        return _kv_result(c, strategy_id, strategy, nodes, kv_opt, kv_store, kv_instances)
-    return _serve(c, strategy_id, strategy, nodes, kv_opt, None, "$HEAD_IP")
+        return kv_result(ctx, strategy_id, strategy, nodes, kv_opt, kv_store, kv_instances)
+    return serve_result(ctx, strategy_id, strategy, nodes, kv_opt, None, "$HEAD_IP")
 
 
 def _docker_pair(command: str, argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any],
@@ -48,14 +48,14 @@ def _docker_pair(command: str, argv: list[Any], env: dict[str, Any], image: str 
     return docker_run(command, env, image, profile, port), docker_argv(argv, env, image, profile, port)
 
 
-def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict[str, Any], image: str | None) -> dict[str, Any]:
+def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: dict[str, Any], image: str | None) -> dict[str, Any]:
     """Build the §5.1 record (key order matters) from a resolver result."""
     deploy = result["deploy_type"]
-    rec: dict[str, Any] = {"hardware": c.hw, "strategy": strategy_id, "variant": c.variant_key, "node_count": node_count,
+    rec: dict[str, Any] = {"hardware": ctx.hw, "strategy": strategy_id, "variant": ctx.variant_key, "node_count": node_count,
                  "deploy_type": deploy, "env": {}}
     if image is not None:
         rec["docker_image"] = image
-    p = c.profile
+    p = ctx.profile
     if deploy == "multi_node" and "head_command" in result:
         env = result["env"]
         rec["env"] = env
@@ -106,7 +106,7 @@ def _record(c: _Ctx, strategy_id: str, node_count: int, result: dict[str, Any], 
     return rec
 
 
-def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: str | None = None,
+def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: str | None = None,
             kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict[str, Any]:
     """Resolve one combination and build its record.
 
@@ -114,12 +114,12 @@ def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: 
     ``extras`` keeps builder-only result keys (``current_instance``, ``mooncake``).
     """
     if image is None:
-        image = docker_image(c.recipe, c.variant, c.profile, c.hw)
-    result = _resolve_core(c, strategy_id, nodes, pd_nodes, kv_id, kv_instances)
+        image = docker_image(ctx.recipe, ctx.variant, ctx.profile, ctx.hw)
+    result = resolve_core(ctx, strategy_id, nodes, pd_nodes, kv_id, kv_instances)
     if result["deploy_type"] == "kv_store_lb":
         result["kv_id"] = kv_id
-        result["kv_min_vllm_version"] = _dict(c.strategies.get(kv_id)).get("min_vllm_version")
-    record = _record(c, strategy_id, nodes, result, image)
+        result["kv_min_vllm_version"] = as_dict(ctx.strategies.get(kv_id)).get("min_vllm_version")
+    record = build_record(ctx, strategy_id, nodes, result, image)
     if extras:
         for key in ("current_instance", "mooncake"):
             if key in result:
@@ -129,10 +129,10 @@ def _render(c: _Ctx, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: 
 
 def _serving_for(recipe: dict[str, Any], vocab: dict[str, Any], nc: int) -> str | None:
     """Cluster §10.5 ``servingFor``."""
-    strategies = _strategies(vocab)
+    strategies = strategy_catalogue(vocab)
 
     def ok(sid: str) -> bool:
-        dt = _deploy_type(strategies.get(sid)) if sid in strategies else None
+        dt = deploy_type_of(strategies.get(sid)) if sid in strategies else None
         return dt is not None and dt not in ("pd_cluster", "kv_store_lb") and (dt == "multi_node") == (nc > 1)
 
     rec = recommend_strategy(recipe, nc)
@@ -141,7 +141,7 @@ def _serving_for(recipe: dict[str, Any], vocab: dict[str, Any], nc: int) -> str 
     return next((s for s in effective_compatible_strategies(recipe) if ok(s)), None)
 
 
-def _kv_serving(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str, Any], variant: dict[str, Any], hw: str) -> tuple[str, int] | None:
+def kv_serving(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str, Any], variant: dict[str, Any], hw: str) -> tuple[str, int] | None:
     """Cluster §10.5 steps 1-4: (serving strategy, nodes per instance) for a kv-store id."""
     nc = 1 if fits_single_node(profile, variant) else 2
     serving = _serving_for(recipe, vocab, nc)
@@ -150,23 +150,23 @@ def _kv_serving(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str
         serving = _serving_for(recipe, vocab, nc)
     if serving is None:
         return None
-    if _is_multi(vocab, serving):
+    if is_multi_node(vocab, serving):
         nc = max(nc, nodes_for_strategy(recipe, serving, profile.get("gpu_count"), hw))
     return serving, nc
 
 
-def _render_alternative(c: _Ctx, vocab: dict[str, Any], sid: str) -> dict[str, Any] | None:
+def _render_alternative(ctx: RenderContext, vocab: dict[str, Any], sid: str) -> dict[str, Any] | None:
     """Cluster §10.5 rendering of one non-recommended offered id (None = skipped)."""
     if sid == "pd_cluster":
-        pools = pick_pd_nodes(c.recipe, vocab, c.profile, c.variant, c.hw)
-        return None if pools == "skip" else _render(c, sid, 1, pools)
+        pools = pick_pd_nodes(ctx.recipe, vocab, ctx.profile, ctx.variant, ctx.hw)
+        return None if pools == "skip" else render_record(ctx, sid, 1, pools)
     if sid in kv_store_ids(vocab):
-        pick = _kv_serving(c.recipe, vocab, c.profile, c.variant, c.hw)
-        return None if pick is None else _render(c, pick[0], pick[1], kv_id=sid)
-    return _render(c, sid, nodes_for(c.recipe, vocab, sid, c.profile, c.hw))
+        pick = kv_serving(ctx.recipe, vocab, ctx.profile, ctx.variant, ctx.hw)
+        return None if pick is None else render_record(ctx, pick[0], pick[1], kv_id=sid)
+    return render_record(ctx, sid, nodes_for(ctx.recipe, vocab, sid, ctx.profile, ctx.hw))
 
 
-def _failure(recipe: dict[str, Any], hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
+def failure_warning(recipe: dict[str, Any], hf_id: str, variant_key: str, sid: str, err: Exception) -> str:
     name = recipe.get("hf_id") or hf_id
     return f"resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
 
@@ -175,9 +175,9 @@ def render_matrix(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: st
     """json-api §4.3-§4.5: recommended + alternative records per hardware of one base."""
     warnings: list[str] = []
     out: dict[str, Any] = {"hardware": [], "warnings": warnings}
-    if variant_key not in _dict(recipe.get("variants")) or is_omni(recipe):
+    if variant_key not in as_dict(recipe.get("variants")) or is_omni(recipe):
         return out
-    taxonomy = _dict(vocab.get("taxonomy"))
+    taxonomy = as_dict(vocab.get("taxonomy"))
     hardware = offered_hardware(recipe, taxonomy, variant_key)
     for index, hw in enumerate(hardware):
         entry = _render_hardware(recipe, vocab, taxonomy, variant_key, hw, hf_id, warnings)
@@ -193,32 +193,32 @@ def render_matrix(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: st
 def _render_hardware(recipe: dict[str, Any], vocab: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, hw: str, hf_id: str,
                      warnings: list[str]) -> dict[str, Any] | None:
     """json-api §4.4 for one hardware; None when it yields no rendering."""
-    profile = _profile(taxonomy, hw)
-    used = _used_variant(recipe, profile, hw, variant_key)
+    profile = profile_of(taxonomy, hw)
+    used = used_variant(recipe, profile, hw, variant_key)
     if used is None:
         return None
-    c = _Ctx(recipe, vocab, used, hw, default_enabled_features(recipe, hw, used))
+    ctx = RenderContext(recipe, vocab, used, hw, default_enabled_features(recipe, hw, used))
     offered = offered_strategies(recipe, vocab, used, hw)
-    rec, nodes = _recommend_from(recipe, vocab, offered, profile, hw, c.variant)
+    rec, nodes = recommend_from(recipe, vocab, offered, profile, hw, ctx.variant)
     try:
         if rec == "pd_cluster":
-            pools = pick_pd_nodes(recipe, vocab, profile, c.variant, hw)
+            pools = pick_pd_nodes(recipe, vocab, profile, ctx.variant, hw)
             if pools == "skip":
                 return None
-            record = _render(c, rec, 1, pools)
+            record = render_record(ctx, rec, 1, pools)
         else:
-            record = _render(c, rec, nodes)
+            record = render_record(ctx, rec, nodes)
     except ResolveError as err:  # json-api §9.2: a content failure is a warning
-        warnings.append(_failure(recipe, hf_id, used, rec, err))
+        warnings.append(failure_warning(recipe, hf_id, used, rec, err))
         return None
     alternatives = []
     for sid in offered:
         if sid == rec:
             continue
         try:
-            alt = _render_alternative(c, vocab, sid)
+            alt = _render_alternative(ctx, vocab, sid)
         except ResolveError as err:
-            warnings.append(_failure(recipe, hf_id, used, sid, err))
+            warnings.append(failure_warning(recipe, hf_id, used, sid, err))
             continue
         if alt is not None:
             alternatives.append([sid, alt])

@@ -45,21 +45,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from .context import _Ctx
+from .context import RenderContext
 from .docker import docker_image
 from .features import default_enabled_features
-from .hardware import _profile, _variant, default_hardware, pick_fitting_variant, runs_on
+from .hardware import default_hardware, pick_fitting_variant, profile_of, runs_on, variant_of
 from .install import interactive_install
 from .omni import active_omni_task, omni_example, omni_tasks, resolve_omni
-from .records import _kv_serving, _render
-from .strategies import _recommend_from, kv_store_ids, nodes_for, offered_strategies, pd_pool_defaults
+from .records import kv_serving, render_record
+from .strategies import kv_store_ids, nodes_for, offered_strategies, pd_pool_defaults, recommend_from
 from .tabs import builder_tabs
-from .topologies.mooncake import _kv_option
-from .values import _dict, _get, _is_num, _list, is_omni
+from .topologies.mooncake import kv_option
+from .values import as_dict, as_list, get_key, is_num, is_omni
 
 
-def _nodes_value(v: Any) -> int | None:
-    return int(v) if _is_num(v) and v >= 1 and float(v).is_integer() else None
+def node_count_value(v: Any) -> int | None:
+    return int(v) if is_num(v) and v >= 1 and float(v).is_integer() else None
 
 
 def resolve(recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, Any] | None = None, with_views: bool = True) -> dict[str, Any]:
@@ -74,12 +74,12 @@ def resolve(recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, 
     Omni recipes return ``{deploy_type: "omni", hardware, variant, task, command, env,
     model_id, example, tasks, install}``.
     """
-    sel = _dict(selection)
-    taxonomy = _dict(vocab.get("taxonomy"))
+    sel = as_dict(selection)
+    taxonomy = as_dict(vocab.get("taxonomy"))
     variant_key = sel.get("variant") or "default"
     hw = sel.get("hardware") or default_hardware(recipe, taxonomy, variant_key)
-    profile = _profile(taxonomy, hw)
-    if sel.get("substitute", True) and not runs_on(profile, _variant(recipe, variant_key), hw):
+    profile = profile_of(taxonomy, hw)
+    if sel.get("substitute", True) and not runs_on(profile, variant_of(recipe, variant_key), hw):
         variant_key = pick_fitting_variant(recipe, profile, hw) or variant_key
     cuda = sel.get("cuda") or "default"
     if is_omni(recipe):
@@ -93,24 +93,24 @@ def resolve(recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, 
     kv = sel.get("kv_offload")
     kv = None if kv in (None, "off") else kv
     strategy = sel.get("strategy")
-    nodes = _nodes_value(sel.get("nodes"))
-    c = _Ctx(recipe, vocab, variant_key, hw, features, sel.get("modes"), sel.get("advanced_args"), sel.get("tp"))
+    nodes = node_count_value(sel.get("nodes"))
+    ctx = RenderContext(recipe, vocab, variant_key, hw, features, sel.get("modes"), sel.get("advanced_args"), sel.get("tp"))
     if strategy is None:
         offered = offered_strategies(recipe, vocab, variant_key, hw)
-        strategy, rec_nodes = _recommend_from(recipe, vocab, offered, profile, hw, c.variant)
+        strategy, rec_nodes = recommend_from(recipe, vocab, offered, profile, hw, ctx.variant)
         nodes = nodes or rec_nodes
     serving = strategy
     if strategy in kv_store_ids(vocab):
         kv = strategy
-        pick = _kv_serving(recipe, vocab, profile, c.variant, hw)
+        pick = kv_serving(recipe, vocab, profile, ctx.variant, hw)
         serving = sel.get("serving_strategy") or (pick[0] if pick else "single_node_tp")
         nodes = nodes or (pick[1] if pick else 1)
     nodes = nodes or nodes_for(recipe, vocab, serving, profile, hw)
     pd_nodes = sel.get("pd_nodes")
     if serving == "pd_cluster" and pd_nodes is None:
         pd_nodes = pd_pool_defaults(recipe, vocab, variant_key, hw)
-    image = sel.get("image") or docker_image(recipe, c.variant, profile, hw, cuda)
-    record = _render(c, serving, nodes, pd_nodes, kv, sel.get("kv_instances"), image, extras=True)
+    image = sel.get("image") or docker_image(recipe, ctx.variant, profile, hw, cuda)
+    record = render_record(ctx, serving, nodes, pd_nodes, kv, sel.get("kv_instances"), image, extras=True)
     if sel.get("docker") is False:
         for key in [k for k in record if "docker" in k and k != "docker_image"]:
             del record[key]
@@ -118,7 +118,7 @@ def resolve(recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, 
             if role in record:
                 record[role] = {k: v for k, v in record[role].items() if "docker" not in k}
     mooncake_active = record["deploy_type"] == "kv_store_lb" or "mooncake" in record
-    option_active = _kv_option(c, kv, serving, _dict(c.strategies.get(serving))) is not None
+    option_active = kv_option(ctx, kv, serving, as_dict(ctx.strategies.get(serving))) is not None
     record["kv_offload"] = kv if mooncake_active or option_active else None
     if not with_views:
         return record
@@ -135,8 +135,8 @@ def applicable_notes(recipe: dict[str, Any], selection: dict[str, Any]) -> list[
     ``when`` always applies.
     """
     out = []
-    for note in _list(recipe.get("notes")):
-        when = _dict(_get(note, "when"))
+    for note in as_list(recipe.get("notes")):
+        when = as_dict(get_key(note, "when"))
         if all(not isinstance(when.get(k), list) or selection.get(k) in when[k]
                for k in ("hardware", "variant", "strategy")):
             out.append(note)

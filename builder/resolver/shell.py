@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .hardware import _raw_generation
-from .values import _truthy, js_str
+from .hardware import raw_generation
+from .values import js_str, truthy
 
 
 def _is_flag(tok: Any) -> bool:
     return isinstance(tok, str) and tok.startswith("-")
 
 
-def _units(tokens: list[Any]) -> list[tuple[Any, ...]]:
+def arg_units(tokens: list[Any]) -> list[tuple[Any, ...]]:
     """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
     units, i, n = [], 0, len(tokens)
     while i < n:
@@ -30,13 +30,13 @@ def _units(tokens: list[Any]) -> list[tuple[Any, ...]]:
     return units
 
 
-def _flatten(units: list[tuple[Any, ...]]) -> list[Any]:
+def flatten_units(units: list[tuple[Any, ...]]) -> list[Any]:
     return [t for u in units for t in (u[1:] if u[0] is None else u)]
 
 
 def dedupe_args(tokens: list[Any]) -> list[Any]:
     """§9: drop falsy items, then keep the last occurrence of every flag."""
-    units = _units([t for t in tokens if _truthy(t)])
+    units = arg_units([t for t in tokens if truthy(t)])
     seen: set[Any] = set()
     kept = []
     for unit in reversed(units):
@@ -46,7 +46,7 @@ def dedupe_args(tokens: list[Any]) -> list[Any]:
             seen.add(unit[0])
         kept.append(unit)
     kept.reverse()
-    return _flatten(kept)
+    return flatten_units(kept)
 
 
 _SHELL_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
@@ -85,6 +85,6 @@ def format_command(model_id: str, tokens: list[Any], binary: str = "vllm serve")
 
 def pip_view(command: str, env: dict[str, Any], profile: dict[str, Any]) -> str:
     """Single-node §11.3 pip view: ``export`` lines, a blank line, then the command."""
-    lines = ["source /opt/intel/oneapi/setvars.sh"] if _raw_generation(profile) == "xpu" else []
+    lines = ["source /opt/intel/oneapi/setvars.sh"] if raw_generation(profile) == "xpu" else []
     lines += [f"export {k}={js_str(v)}" for k, v in env.items()]
     return "\n".join(lines) + "\n\n" + command if lines else command

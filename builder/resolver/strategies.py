@@ -6,27 +6,27 @@ import math
 import re
 from typing import Any
 
-from .hardware import _profile, _scalable, _variant, _vram, fits_single_node, hardware_lookup
-from .values import MAX_NODES, _dict, _get, _is_num, _list
+from .hardware import fits_single_node, hardware_lookup, is_scalable, node_vram_gb, profile_of, variant_of
+from .values import MAX_NODES, as_dict, as_list, get_key, is_num
 
 
-def _strategies(vocab: dict[str, Any]) -> dict[str, Any]:
-    return _dict(vocab.get("strategies"))
+def strategy_catalogue(vocab: dict[str, Any]) -> dict[str, Any]:
+    return as_dict(vocab.get("strategies"))
 
 
-def _deploy_type(strategy: Any) -> str:
-    return _get(strategy, "deploy_type") or "single_node"
+def deploy_type_of(strategy: Any) -> str:
+    return get_key(strategy, "deploy_type") or "single_node"
 
 
 def kv_store_ids(vocab: dict[str, Any]) -> list[str]:
     """Mooncake deployment ids in catalogue order."""
-    return [k for k, s in _strategies(vocab).items() if _deploy_type(s) == "kv_store_lb"]
+    return [k for k, s in strategy_catalogue(vocab).items() if deploy_type_of(s) == "kv_store_lb"]
 
 
 def effective_compatible_strategies(recipe: dict[str, Any]) -> list[str]:
     """Cluster §2.3: ``compatible_strategies`` + opt-in ``strategy_hardware`` entries."""
-    out = list(_list(recipe.get("compatible_strategies")))
-    for sid, table in _dict(recipe.get("strategy_hardware")).items():
+    out = list(as_list(recipe.get("compatible_strategies")))
+    for sid, table in as_dict(recipe.get("strategy_hardware")).items():
         if sid not in out and isinstance(table, dict) and "supported" in table.values():
             out.append(sid)
     return out
@@ -34,14 +34,14 @@ def effective_compatible_strategies(recipe: dict[str, Any]) -> list[str]:
 
 def strategy_supported(recipe: dict[str, Any], strategy_id: str, profile: dict[str, Any], hw: str | None) -> bool:
     """Cluster §2.2."""
-    value = hardware_lookup(_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
+    value = hardware_lookup(as_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
     if value is not None:
         return value != "unsupported"
-    return strategy_id in _list(recipe.get("compatible_strategies"))
+    return strategy_id in as_list(recipe.get("compatible_strategies"))
 
 
 def _floor_from(block: Any, key: str) -> Any:
-    if _is_num(block):
+    if is_num(block):
         return block
     if isinstance(block, dict):
         for k in (key, f"multi_node_{key}", f"single_node_{key}"):
@@ -55,34 +55,34 @@ def min_gpus(recipe: dict[str, Any], key: str, hw: str | None) -> Any:
     table = recipe.get("strategy_min_gpus")
     if table is None:
         return 0
-    if _is_num(table):
+    if is_num(table):
         return table
     if not isinstance(table, dict):
         return 0
     top = _floor_from(table, key)
     exact = _floor_from(table.get(hw), key) if hw else 0
-    return max(top if _is_num(top) else 0, exact if _is_num(exact) else 0)
+    return max(top if is_num(top) else 0, exact if is_num(exact) else 0)
 
 
 def nodes_for_strategy(recipe: dict[str, Any], key: str, gpus_per_node: Any, hw: str | None) -> int:
     """Cluster §3.4: ``ceil(minGpus / gpusPerNode)`` (missing GPUs = 8), at least 1."""
-    per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
+    per = gpus_per_node if is_num(gpus_per_node) and gpus_per_node else 8
     return max(1, math.ceil(min_gpus(recipe, key, hw) / per))
 
 
-def _reachable(recipe: dict[str, Any], key: str, deploy_type: str, gpus_per_node: Any, hw: str | None) -> bool:
+def reachable(recipe: dict[str, Any], key: str, deploy_type: str, gpus_per_node: Any, hw: str | None) -> bool:
     """Cluster §3.5."""
-    per = gpus_per_node if _is_num(gpus_per_node) and gpus_per_node else 8
+    per = gpus_per_node if is_num(gpus_per_node) and gpus_per_node else 8
     max_nodes = MAX_NODES if deploy_type in ("multi_node", "pd_cluster") else 1
     return max_nodes * per >= min_gpus(recipe, key, hw)
 
 
 def pd_fits_single_node(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
     """Cluster §3.6 ``pdFitsSingleNode``."""
-    if not profile or not _is_num(profile.get("gpu_count")) or profile["gpu_count"] < 2:
+    if not profile or not is_num(profile.get("gpu_count")) or profile["gpu_count"] < 2:
         return False
     need = variant.get("vram_minimum_gb")
-    return _vram(profile) >= 2 * (need if _is_num(need) and need else 0)
+    return node_vram_gb(profile) >= 2 * (need if is_num(need) and need else 0)
 
 
 def recommend_strategy(recipe: dict[str, Any], node_count: int) -> str:
@@ -117,7 +117,7 @@ def pd_pool_modes(recipe: dict[str, Any]) -> list[str]:
         elif re.search(r"(?:^|_)(?:tp|tp_pp|tp_dp)$", sid):
             found.add("tp")
     modes = [m for m in ("tp", "tep", "dep") if m in found] or ["tp"]
-    limit = _get(_dict(recipe.get("strategy_overrides")).get("pd_cluster"), "pool_modes")
+    limit = get_key(as_dict(recipe.get("strategy_overrides")).get("pd_cluster"), "pool_modes")
     if isinstance(limit, list) and limit:
         kept = [m for m in modes if m in limit]
         if kept:
@@ -127,10 +127,10 @@ def pd_pool_modes(recipe: dict[str, Any]) -> list[str]:
 
 def offered_strategies(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> list[str]:
     """Cluster §10.2: ordered strategy ids offered on ``hw`` (kv_store ids included)."""
-    profile = _profile(vocab.get("taxonomy") or {}, hw)
-    strategies = _strategies(vocab)
-    scalable = _scalable(profile)
-    kv_opt_out = _dict(recipe.get("kv_cache_strategy_hardware"))
+    profile = profile_of(vocab.get("taxonomy") or {}, hw)
+    strategies = strategy_catalogue(vocab)
+    scalable = is_scalable(profile)
+    kv_opt_out = as_dict(recipe.get("kv_cache_strategy_hardware"))
     kv_ids = kv_store_ids(vocab)
     out: list[str] = []
     for sid in effective_compatible_strategies(recipe) + kv_ids:
@@ -138,36 +138,36 @@ def offered_strategies(recipe: dict[str, Any], vocab: dict[str, Any], variant_ke
             continue
         if sid in kv_ids:
             ok = (scalable and profile.get("brand") in ("NVIDIA", "AMD")
-                  and _get(kv_opt_out.get(sid), hw) != "unsupported")
+                  and get_key(kv_opt_out.get(sid), hw) != "unsupported")
         else:
-            dt = _deploy_type(strategies.get(sid)) if sid in strategies else "unknown"
+            dt = deploy_type_of(strategies.get(sid)) if sid in strategies else "unknown"
             ok = (strategy_supported(recipe, sid, profile, hw)
-                  and _reachable(recipe, sid, dt, profile.get("gpu_count"), hw)
+                  and reachable(recipe, sid, dt, profile.get("gpu_count"), hw)
                   and (scalable or not (sid.startswith("multi_node_") or sid == "pd_cluster")))
         if ok:
             out.append(sid)
     return out
 
 
-def _is_multi(vocab: dict[str, Any], sid: str) -> bool:
-    return _deploy_type(_strategies(vocab).get(sid)) == "multi_node"
+def is_multi_node(vocab: dict[str, Any], sid: str) -> bool:
+    return deploy_type_of(strategy_catalogue(vocab).get(sid)) == "multi_node"
 
 
 def nodes_for(recipe: dict[str, Any], vocab: dict[str, Any], sid: str, profile: dict[str, Any], hw: str) -> int:
     """Cluster §10.3 step 4 ``nodesFor``: multi-node minimum 2, raised to the GPU floor."""
-    return max(2 if _is_multi(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
+    return max(2 if is_multi_node(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
 
 
 def recommended_strategy(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> tuple[str, int]:
     """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``."""
-    profile = _profile(vocab.get("taxonomy") or {}, hw)
+    profile = profile_of(vocab.get("taxonomy") or {}, hw)
     offered = offered_strategies(recipe, vocab, variant_key, hw)
-    return _recommend_from(recipe, vocab, offered, profile, hw, _variant(recipe, variant_key))
+    return recommend_from(recipe, vocab, offered, profile, hw, variant_of(recipe, variant_key))
 
 
-def _recommend_from(recipe: dict[str, Any], vocab: dict[str, Any], offered: list[str], profile: dict[str, Any], hw: str,
+def recommend_from(recipe: dict[str, Any], vocab: dict[str, Any], offered: list[str], profile: dict[str, Any], hw: str,
                     variant: dict[str, Any]) -> tuple[str, int]:
-    scalable = _scalable(profile)
+    scalable = is_scalable(profile)
     multi = scalable and any(s.startswith("multi_node_") for s in offered)
     base = 2 if (not fits_single_node(profile, variant) and multi) else 1
     rec = recommend_strategy(recipe, base)
@@ -183,24 +183,24 @@ def pick_pd_nodes(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[s
     """Cluster §10.4 ``pickPdNodes``: None (co-located), ``"skip"`` or per-role node counts."""
     if pd_fits_single_node(profile, variant):
         return None
-    node, need = _vram(profile), variant.get("vram_minimum_gb")
-    if node <= 0 or not _is_num(need) or need <= 0:
+    node, need = node_vram_gb(profile), variant.get("vram_minimum_gb")
+    if node <= 0 or not is_num(need) or need <= 0:
         return None
     per_role = math.ceil(need / node)
     if per_role > 4:
         return "skip"
-    so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
-    st = _dict(_strategies(vocab).get("pd_cluster"))
+    so = as_dict(as_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
+    st = as_dict(strategy_catalogue(vocab).get("pd_cluster"))
     out = {}
     for role in ("prefill", "decode"):
-        par = _get(so.get(role), "parallelism") or _get(st.get(role), "parallelism") or "tp"
+        par = get_key(so.get(role), "parallelism") or get_key(st.get(role), "parallelism") or "tp"
         out[role] = max(per_role, nodes_for_strategy(recipe, par, profile.get("gpu_count"), hw))
     return out
 
 
 def node_pills(recipe: dict[str, Any], vocab: dict[str, Any], hw: str) -> list[int]:
     """Cluster §11: node-count pills ``[1, 2]`` plus the largest floor in (2, 16]."""
-    profile = _profile(_dict(vocab.get("taxonomy")), hw)
+    profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
     floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw) for s in effective_compatible_strategies(recipe)]
     top = max(floors, default=1)
     return [1, 2, top] if 2 < top <= MAX_NODES else [1, 2]
@@ -208,12 +208,12 @@ def node_pills(recipe: dict[str, Any], vocab: dict[str, Any], hw: str) -> list[i
 
 def builder_strategies(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, nodes: int) -> list[str]:
     """Cluster §11 strategy row: hides kv_store ids, unreachable ids and the wrong node shape."""
-    profile = _profile(_dict(vocab.get("taxonomy")), hw)
-    strategies = _strategies(vocab)
+    profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
+    strategies = strategy_catalogue(vocab)
     out = []
     for sid in effective_compatible_strategies(recipe):
-        dt = _deploy_type(strategies.get(sid)) if sid in strategies else "unknown"
-        if dt == "kv_store_lb" or not _reachable(recipe, sid, dt, profile.get("gpu_count"), hw):
+        dt = deploy_type_of(strategies.get(sid)) if sid in strategies else "unknown"
+        if dt == "kv_store_lb" or not reachable(recipe, sid, dt, profile.get("gpu_count"), hw):
             continue
         if dt == "pd_cluster" or (dt == "multi_node") == (nodes > 1):
             out.append(sid)
@@ -222,29 +222,29 @@ def builder_strategies(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, n
 
 def initial_node_count(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> int:
     """Cluster §11: 2 when a multi-node/PD strategy exists, hardware scales and the variant does not fit."""
-    profile = _profile(_dict(vocab.get("taxonomy")), hw)
-    multi = any(_deploy_type(_strategies(vocab).get(s)) in ("multi_node", "pd_cluster")
+    profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
+    multi = any(deploy_type_of(strategy_catalogue(vocab).get(s)) in ("multi_node", "pd_cluster")
                 for s in effective_compatible_strategies(recipe))
-    return 2 if multi and _scalable(profile) and not fits_single_node(profile, _variant(recipe, variant_key)) else 1
+    return 2 if multi and is_scalable(profile) and not fits_single_node(profile, variant_of(recipe, variant_key)) else 1
 
 
 def pd_pool_defaults(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> dict[str, Any]:
     """Cluster §11 builder PD pool defaults ``{role: {nodes, rank, parallelism}}`` (never co-located)."""
-    profile = _profile(_dict(vocab.get("taxonomy")), hw)
-    so = _dict(_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
-    st = _dict(_strategies(vocab).get("pd_cluster"))
-    need, node = _variant(recipe, variant_key).get("vram_minimum_gb"), _vram(profile)
-    by_vram = max(1, math.ceil(need / node)) if _is_num(need) and need > 0 and node > 0 else 1
+    profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
+    so = as_dict(as_dict(recipe.get("strategy_overrides")).get("pd_cluster"))
+    st = as_dict(strategy_catalogue(vocab).get("pd_cluster"))
+    need, node = variant_of(recipe, variant_key).get("vram_minimum_gb"), node_vram_gb(profile)
+    by_vram = max(1, math.ceil(need / node)) if is_num(need) and need > 0 and node > 0 else 1
     modes = [m for m in pd_pool_modes(recipe)
-             if _reachable(recipe, m, "multi_node", profile.get("gpu_count"), hw)] or ["tp"]
+             if reachable(recipe, m, "multi_node", profile.get("gpu_count"), hw)] or ["tp"]
     out = {}
     for role in ("prefill", "decode"):
-        sr = _dict(so.get(role))
+        sr = as_dict(so.get(role))
         authored = sr.get("nodes")
         if isinstance(authored, dict):
             authored = authored.get(hw) if authored.get(hw) is not None else authored.get("default")
-        nodes = authored if _is_num(authored) and authored >= 1 else by_vram
-        par = sr.get("parallelism") or _get(st.get(role), "parallelism") or "tp"
+        nodes = authored if is_num(authored) and authored >= 1 else by_vram
+        par = sr.get("parallelism") or get_key(st.get(role), "parallelism") or "tp"
         par = par if par in modes else modes[0]
         nodes = max(nodes, nodes_for_strategy(recipe, par, profile.get("gpu_count"), hw))
         out[role] = {"nodes": nodes, "rank": 0, "parallelism": par}

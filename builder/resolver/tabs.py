@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from .docker import docker_run
-from .hardware import _profile
+from .hardware import profile_of
 from .shell import pip_view
-from .strategies import _deploy_type, _strategies
-from .topologies.mooncake import _mooncake_parts, mooncake_config_script
-from .values import _dict
+from .strategies import deploy_type_of, strategy_catalogue
+from .topologies.mooncake import mooncake_config_script, mooncake_parts
+from .values import as_dict
 
 
 def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None, argv: list[Any] | None = None,
@@ -26,12 +26,12 @@ def builder_tabs(record: dict[str, Any], vocab: dict[str, Any], kv_id: str | Non
 
     Each tab is ``{label, command, env, pip}`` plus ``docker`` for ``vllm serve`` commands.
     """
-    profile = _profile(_dict(vocab.get("taxonomy")), record.get("hardware"))
+    profile = profile_of(as_dict(vocab.get("taxonomy")), record.get("hardware"))
     image, deploy = record.get("docker_image"), record["deploy_type"]
     tabs: list[dict[str, Any]] = []
-    dep = _strategies(vocab).get(kv_id) if kv_id else None
-    if deploy in ("kv_store_lb", "pd_cluster") and _deploy_type(dep) == "kv_store_lb":
-        parts = _mooncake_parts(dep)
+    dep = strategy_catalogue(vocab).get(kv_id) if kv_id else None
+    if deploy in ("kv_store_lb", "pd_cluster") and deploy_type_of(dep) == "kv_store_lb":
+        parts = mooncake_parts(dep)
         tabs.append(_tab("Mooncake Config", mooncake_config_script(dep), None, profile))
         tabs.append(_tab("Mooncake Master", parts["master"]["command"], None, profile))
         if parts["store"] is not None:

@@ -12,29 +12,29 @@ MAX_NODES = 16
 HF_CACHE_MOUNT = "~/.cache/huggingface:/root/.cache/huggingface"
 
 
-def _is_num(v: Any) -> bool:
+def is_num(v: Any) -> bool:
     """True for int/float but not bool."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _truthy(v: Any) -> bool:
+def truthy(v: Any) -> bool:
     """JavaScript truthiness: ``{}`` and ``[]`` are truthy; None/False/0/"" are not."""
     if v is None or v is False or v == "":
         return False
-    if _is_num(v):
+    if is_num(v):
         return v != 0 and not (isinstance(v, float) and math.isnan(v))
     return True
 
 
-def _dict(v: Any) -> dict[str, Any]:
+def as_dict(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
-def _list(v: Any) -> list[Any]:
+def as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def _get(block: Any, key: str) -> Any:
+def get_key(block: Any, key: str) -> Any:
     return block.get(key) if isinstance(block, dict) else None
 
 
@@ -53,11 +53,11 @@ def js_str(v: Any) -> str:
     return str(v)
 
 
-def _int_if_integral(v: Any) -> Any:
+def int_if_integral(v: Any) -> Any:
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def _merge(env: dict[str, Any], block: Any) -> None:
+def merge_env(env: dict[str, Any], block: Any) -> None:
     """§0.5: later writes overwrite values, keys keep their first position."""
     if isinstance(block, dict):
         env.update(block)
@@ -65,20 +65,20 @@ def _merge(env: dict[str, Any], block: Any) -> None:
 
 def is_omni(recipe: dict[str, Any]) -> bool:
     """Cluster §12.1: ``meta.tasks`` contains ``omni``."""
-    return "omni" in _list(_dict(recipe.get("meta")).get("tasks"))
+    return "omni" in as_list(as_dict(recipe.get("meta")).get("tasks"))
 
 
-def _version_key(version: Any) -> list[int]:
+def version_key(version: Any) -> list[int]:
     return [int(p) if p.isdigit() else 0 for p in js_str(version).split(".")]
 
 
-def _js_json(value: Any, indent: int | None = 2) -> str:
+def js_json(value: Any, indent: int | None = 2) -> str:
     def clean(v: Any) -> Any:
         if isinstance(v, dict):
             return {k: clean(x) for k, x in v.items()}
         if isinstance(v, list):
             return [clean(x) for x in v]
-        return _int_if_integral(v)
+        return int_if_integral(v)
     if indent is None:
         return json.dumps(clean(value), separators=(",", ":"), ensure_ascii=False)
     return json.dumps(clean(value), indent=indent, ensure_ascii=False)

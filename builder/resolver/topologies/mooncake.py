@@ -6,36 +6,36 @@ import json
 import math
 from typing import Any
 
-from ..context import _Ctx
-from ..strategies import _deploy_type
-from ..values import _dict, _get, _is_num, js_str
-from .multi_node import _serve
+from ..context import RenderContext
+from ..strategies import deploy_type_of
+from ..values import as_dict, get_key, is_num, js_str
+from .multi_node import serve_result
 
 
-def _kv_option(c: _Ctx, key: Any, strategy_id: str, strategy: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def kv_option(ctx: RenderContext, key: Any, strategy_id: str, strategy: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """Cluster §8.2 gates; returns (key, option) or None."""
     if not isinstance(key, str):
         return None
-    opt = _dict(c.taxonomy.get("kv_offload")).get(key)
+    opt = as_dict(ctx.taxonomy.get("kv_offload")).get(key)
     if not isinstance(opt, dict):
         return None
-    if _deploy_type(strategy) in ("pd_cluster", "kv_store_lb"):
+    if deploy_type_of(strategy) in ("pd_cluster", "kv_store_lb"):
         return None
     allow = opt.get("strategies")
     if isinstance(allow, list) and allow and strategy_id not in allow:
         return None
-    support = _dict(c.recipe.get("kv_offload_support")).get(key)
+    support = as_dict(ctx.recipe.get("kv_offload_support")).get(key)
     if support == "unsupported" or (opt.get("requires_opt_in") is True and support != "verified"):
         return None
     brands = opt.get("brands")
-    if isinstance(brands, list) and brands and c.profile.get("brand") not in brands:
+    if isinstance(brands, list) and brands and ctx.profile.get("brand") not in brands:
         return None
     return key, opt
 
 
-def _kv_install(deployment: dict[str, Any], profile: dict[str, Any]) -> Any:
+def kv_install(deployment: dict[str, Any], profile: dict[str, Any]) -> Any:
     """Cluster §9.5 brand-keyed install command."""
-    inst = _get(deployment.get("vllm"), "install")
+    inst = get_key(deployment.get("vllm"), "install")
     if isinstance(inst, dict):
         brand = profile.get("brand")
         key = "amd" if brand == "AMD" else "nvidia" if brand == "NVIDIA" else None
@@ -46,24 +46,24 @@ def _kv_install(deployment: dict[str, Any], profile: dict[str, Any]) -> Any:
 def _kv_instances(deployment: dict[str, Any], spec: Any) -> tuple[int, Any]:
     """Cluster §9.2: (count, current)."""
     count_in = spec.get("count") if isinstance(spec, dict) else spec
-    if _is_num(count_in) and count_in >= 1:
+    if is_num(count_in) and count_in >= 1:
         count = int(math.floor(count_in))
     else:
         default = deployment.get("default_instances")
         count = default if default is not None else 2
     current = spec.get("current") if isinstance(spec, dict) else None
-    current = current if _is_num(current) else 0
+    current = current if is_num(current) else 0
     return count, min(max(current, 0), count - 1)
 
 
-def _mooncake_parts(deployment: dict[str, Any]) -> dict[str, Any]:
-    master = _dict(deployment.get("mooncake_master"))
+def mooncake_parts(deployment: dict[str, Any]) -> dict[str, Any]:
+    master = as_dict(deployment.get("mooncake_master"))
     store_src = deployment.get("mooncake_store_config")
     store = None
     if isinstance(store_src, dict):
         store = {"command": store_src.get("command"), "description": store_src.get("description") or "",
                  "config": store_src.get("config") or None, "note": store_src.get("note") or ""}
-    cfg = _dict(deployment.get("mooncake_vllm_config"))
+    cfg = as_dict(deployment.get("mooncake_vllm_config"))
     return {
         "master": {"command": master.get("command") or "mooncake_master",
                    "description": master.get("description") or ""},
@@ -77,8 +77,8 @@ def _kv_router(deployment: dict[str, Any], count: int) -> dict[str, Any] | None:
     """Cluster §9.4 cache-aware router (only with more than one instance)."""
     if count <= 1:
         return None
-    router = _dict(deployment.get("router"))
-    port = _get(deployment.get("vllm"), "port") or 8000
+    router = as_dict(deployment.get("router"))
+    port = get_key(deployment.get("vllm"), "port") or 8000
     lines = [f"vllm-router --policy {router.get('policy') or 'cache_aware'}"]
     lines += [f"--backend-url http://$VLLM_INSTANCE_{i}:{js_str(port)}" for i in range(1, count + 1)]
     lines += ["--host $ROUTER_HOST", "--port $ROUTER_PORT", "--cache-threshold 0.5",
@@ -87,12 +87,12 @@ def _kv_router(deployment: dict[str, Any], count: int) -> dict[str, Any] | None:
             "port": router.get("port") or 30080}
 
 
-def _kv_result(c: _Ctx, serving_id: str, strategy: dict[str, Any], nodes: int, kv_opt: tuple[str, dict[str, Any]] | None,
+def kv_result(ctx: RenderContext, serving_id: str, strategy: dict[str, Any], nodes: int, kv_opt: tuple[str, dict[str, Any]] | None,
                deployment: dict[str, Any], instances: Any) -> dict[str, Any]:
     """Cluster §9.3-§9.6 kv-store result."""
     count, current = _kv_instances(deployment, instances)
     master = f"$VLLM_INSTANCE_{js_str(current + 1)}" if count > 1 else "$HEAD_IP"
-    served = _serve(c, serving_id, strategy, nodes, kv_opt, deployment, master)
+    served = serve_result(ctx, serving_id, strategy, nodes, kv_opt, deployment, master)
     vllm: dict[str, Any] = {}
     if served["deploy_type"] == "multi_node" and "head_command" in served:
         vllm.update(command=served["head_command"], argv=served["head_argv"],
@@ -100,8 +100,8 @@ def _kv_result(c: _Ctx, serving_id: str, strategy: dict[str, Any], nodes: int, k
                     workerCommands=served["worker_commands"], workerArgvs=served["worker_argvs"])
     else:
         vllm.update(command=served["command"], argv=served["argv"])
-    vllm.update(env=served["env"], install=_kv_install(deployment, c.profile))
-    parts = _mooncake_parts(deployment)
+    vllm.update(env=served["env"], install=kv_install(deployment, ctx.profile))
+    parts = mooncake_parts(deployment)
     return {"deploy_type": "kv_store_lb", "serving_strategy": serving_id, "node_count": nodes,
             "instances": count, "current_instance": current, "master": parts["master"], "store": parts["store"],
             "vllm": vllm, "router": _kv_router(deployment, count), "mooncake_config": parts["config"],
@@ -110,7 +110,7 @@ def _kv_result(c: _Ctx, serving_id: str, strategy: dict[str, Any], nodes: int, k
 
 def mooncake_config_script(deployment: dict[str, Any]) -> str:
     """Cluster §9.10 "Mooncake Config" tab script."""
-    parts = _mooncake_parts(deployment)
+    parts = mooncake_parts(deployment)
     store = parts["store"]
     has_store = store is not None and store.get("config") is not None
     exports = ["export MOONCAKE_CONFIG_PATH=${MOONCAKE_CONFIG_PATH:-/etc/mooncake/mooncake_vllm_config.json}"]

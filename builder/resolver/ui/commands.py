@@ -6,32 +6,32 @@ import json
 import re
 from typing import Any
 
-from ..hardware import _gpus
+from ..hardware import gpu_count_of
 from ..shell import quote_value
 from ..tabs import builder_tabs
-from ..topologies.mooncake import _mooncake_parts
-from ..values import _dict, _truthy, js_str
-from .facts import _B
+from ..topologies.mooncake import mooncake_parts
+from ..values import as_dict, js_str, truthy
+from .facts import BuilderFacts
 
-_PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
+PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
 
 
-def _substitute(text: Any, values: dict[str, Any]) -> Any:
+def substitute_endpoints(text: Any, values: dict[str, Any]) -> Any:
     """POP-07: replace ``$NAME`` (whole identifiers only) by saved non-empty values."""
     if not isinstance(text, str) or not values:
         return text
-    return _PLACEHOLDER.sub(lambda m: js_str(values[m.group(1)]) if _truthy(values.get(m.group(1)))
+    return PLACEHOLDER.sub(lambda m: js_str(values[m.group(1)]) if truthy(values.get(m.group(1)))
                             else m.group(0), text)
 
 
-def _curl(host: str, port: Any, model: str) -> str:
+def curl_command(host: str, port: Any, model: str) -> str:
     body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 32},
                       ensure_ascii=False)
     return (f"curl -X POST http://{host}:{js_str(port)}/v1/chat/completions \\\n"
             f"  -H \"Content-Type: application/json\" \\\n  -d {quote_value(body)}")
 
 
-def _bench(host: str, port: Any, model: str) -> str:
+def bench_command(host: str, port: Any, model: str) -> str:
     return " \\\n  ".join([f"vllm bench serve --model {quote_value(model)}", f"--host {host} --port {js_str(port)}",
                           "--dataset-name random --random-input-len 1024 --random-output-len 1024",
                           "--num-prompts 100 --max-concurrency 32"])
@@ -51,11 +51,11 @@ def _pool_comment(role: dict[str, Any], g: int) -> str:
     return text
 
 
-def _command_tabs(b: _B, s: dict[str, Any], record: dict[str, Any], kv: str | None, docker: bool, endpoints: dict[str, Any]) -> list[dict[str, Any]]:
+def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any], kv: str | None, docker: bool, endpoints: dict[str, Any]) -> list[dict[str, Any]]:
     """CMD-11..15: the tab strip with displayed text and exact copy text."""
-    raw = builder_tabs(record, b.vocab, kv if kv in b.kv_ids else None)
+    raw = builder_tabs(record, facts.vocab, kv if kv in facts.kv_ids else None)
     deploy = record["deploy_type"]
-    g = _gpus(b.profile(s["hardware"]))
+    g = gpu_count_of(facts.profile(state["hardware"]))
     helpers = {"Mooncake Config", "Mooncake Master", "Mooncake Store"}
     companions = {c["label"]: c for c in record.get("companions") or []}
     serve = [t for t in raw if t["label"] not in companions]
@@ -71,7 +71,7 @@ def _command_tabs(b: _B, s: dict[str, Any], record: dict[str, Any], kv: str | No
         if kind == "companion" and companions[label].get("description"):
             notes.append(f"# {companions[label]['description']}")
         if kind == "helper":
-            parts = _mooncake_parts(_dict(b.strategies.get(kv)))
+            parts = mooncake_parts(as_dict(facts.strategies.get(kv)))
             if label == "Mooncake Master" and parts["master"]["description"]:
                 notes += [f"# {x}" for x in parts["master"]["description"].rstrip().split("\n")]
             if label == "Mooncake Store" and parts["store"] and parts["store"]["description"]:
@@ -92,7 +92,7 @@ def _command_tabs(b: _B, s: dict[str, Any], record: dict[str, Any], kv: str | No
             if kind == "serve":
                 body += "\n# Set $HEAD_IP to the head node's address and run each tab on its own node."
         command = "\n".join([*notes, body]) if notes else body
-        prelude, command = _substitute(prelude, endpoints), _substitute(command, endpoints)
+        prelude, command = substitute_endpoints(prelude, endpoints), substitute_endpoints(command, endpoints)
         client = (kind == "router") if routed else (kind == "serve" and label in ("vLLM Serve", "Head"))
         out.append({"id": f"tab-{i}", "label": f"{i + 1}· {label}" if numbered else label, "name": label,
                     "kind": kind, "prelude": prelude, "command": command,

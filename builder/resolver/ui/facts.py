@@ -5,31 +5,31 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..features import _features, default_enabled_features
+from ..features import declared_features, default_enabled_features
 from ..hardware import (
-    _allowlisted,
-    _gpus,
-    _meta_hardware,
-    _precision_ok,
-    _profile,
-    _profiles,
-    _raw_generation,
-    _scalable,
-    _variant,
-    _vram,
+    allowlisted,
+    declared_hardware,
+    gpu_count_of,
+    hardware_profiles,
+    is_scalable,
+    node_vram_gb,
+    precision_ok,
+    profile_of,
+    raw_generation,
     runs_on,
+    variant_of,
 )
 from ..strategies import (
-    _deploy_type,
-    _strategies,
     builder_strategies,
+    deploy_type_of,
     effective_compatible_strategies,
     kv_store_ids,
     nodes_for_strategy,
     recommend_strategy,
+    strategy_catalogue,
     strategy_supported,
 )
-from ..values import _dict, _get, _is_num, _list, _truthy, is_omni, js_str
+from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
                   "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode", "decode_mode",
@@ -54,36 +54,36 @@ _HW_ORDER = ("h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_5000", "
              "dgx_station_gb300", "mi300x", "mi325x", "mi350x", "mi355x")
 
 
-_ORIENTATION = {"latency": "Latency oriented", "balanced": "Balanced", "production": "Production deployment",
+ORIENTATION_LABELS = {"latency": "Latency oriented", "balanced": "Balanced", "production": "Production deployment",
                 "throughput": "Throughput oriented"}
 
 
-_FEATURE_ICONS = {"spec_decoding": "bolt", "tool_calling": "wrench", "reasoning": "brain"}
+FEATURE_ICONS = {"spec_decoding": "bolt", "tool_calling": "wrench", "reasoning": "brain"}
 
 
-_EXCLUSIVE = {"text_only": "encoder_parallel", "encoder_parallel": "text_only"}
+EXCLUSIVE_FEATURES = {"text_only": "encoder_parallel", "encoder_parallel": "text_only"}
 
 
-_POOL_MODE_TIPS = {"tp": "Tensor parallel across the pool's GPUs.",
+POOL_MODE_TIPS = {"tp": "Tensor parallel across the pool's GPUs.",
                    "tep": "Tensor parallel with expert parallelism for MoE layers.",
                    "dep": "Data parallel attention with expert parallelism: one engine rank per GPU."}
 
 
-_MAX_INSTANCES = 16
+MAX_INSTANCES = 16
 
 
-def _int_or(value: Any, default: Any = None) -> Any:
+def int_or(value: Any, default: Any = None) -> Any:
     """Parse an int from a URL value (``"2"``) or a number; ``default`` when not an integer."""
     if isinstance(value, bool):
         return default
-    if _is_num(value):
+    if is_num(value):
         return int(value) if float(value).is_integer() else default
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
         return int(value)
     return default
 
 
-def _csv(value: Any) -> list[str] | None:
+def parse_csv(value: Any) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, list):
@@ -91,32 +91,32 @@ def _csv(value: Any) -> list[str] | None:
     return [p for p in (s.strip() for s in js_str(value).split(",")) if p]
 
 
-def _title_key(key: str) -> str:
+def title_key(key: str) -> str:
     return " ".join("KV" if w.lower() == "kv" else w[:1].upper() + w[1:] for w in key.split("_"))
 
 
-def _feature_label(key: str, feature: dict[str, Any]) -> str:
-    return js_str(feature.get("label")) if _truthy(feature.get("label")) else _title_key(key)
+def feature_label(key: str, feature: dict[str, Any]) -> str:
+    return js_str(feature.get("label")) if truthy(feature.get("label")) else title_key(key)
 
 
-def _variant_label(key: str, variant: dict[str, Any]) -> str:
+def variant_label(key: str, variant: dict[str, Any]) -> str:
     return js_str(variant.get("label") or variant.get("precision") or key).upper()
 
 
-def _hw_name(taxonomy: dict[str, Any], hw: str) -> str:
-    return js_str(_profile(taxonomy, hw).get("display_name") or hw)
+def hardware_name(taxonomy: dict[str, Any], hw: str) -> str:
+    return js_str(profile_of(taxonomy, hw).get("display_name") or hw)
 
 
-def _per_gpu(profile: dict[str, Any]) -> str:
-    unit = "CPU" if _raw_generation(profile) == "cpu" else "GPU"
-    return f"{round(_vram(profile) / max(1, _gpus(profile)))}G/{unit}"
+def per_gpu_label(profile: dict[str, Any]) -> str:
+    unit = "CPU" if raw_generation(profile) == "cpu" else "GPU"
+    return f"{round(node_vram_gb(profile) / max(1, gpu_count_of(profile)))}G/{unit}"
 
 
-def _is_xpu(profile: dict[str, Any]) -> bool:
-    return _raw_generation(profile) == "xpu"
+def is_xpu(profile: dict[str, Any]) -> bool:
+    return raw_generation(profile) == "xpu"
 
 
-def _pill(value: Any, label: str, selected: bool = False, reason: str | None = None, tooltip: str = "",
+def make_pill(value: Any, label: str, selected: bool = False, reason: str | None = None, tooltip: str = "",
           **extra: Any) -> dict[str, Any]:
     pill = {"value": value, "label": label, "selected": bool(selected) and reason is None,
             "disabled": reason is not None, "reason": reason, "tooltip": reason or tooltip}
@@ -124,63 +124,63 @@ def _pill(value: Any, label: str, selected: bool = False, reason: str | None = N
     return pill
 
 
-class _B:
+class BuilderFacts:
     """Everything derived from one (recipe, vocab) pair, shared by the state steps."""
 
     def __init__(self, recipe: dict[str, Any], vocab: dict[str, Any]):
         self.recipe, self.vocab = recipe, vocab
-        self.taxonomy = _dict(vocab.get("taxonomy"))
-        self.strategies = _strategies(vocab)
-        self.profiles = _profiles(self.taxonomy)
-        self.variants = _dict(recipe.get("variants")) or {"default": {}}
-        self.features = _features(recipe)
-        self.declared = _meta_hardware(recipe)
+        self.taxonomy = as_dict(vocab.get("taxonomy"))
+        self.strategies = strategy_catalogue(vocab)
+        self.profiles = hardware_profiles(self.taxonomy)
+        self.variants = as_dict(recipe.get("variants")) or {"default": {}}
+        self.features = declared_features(recipe)
+        self.declared = declared_hardware(recipe)
         self.omni = is_omni(recipe)
-        self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: _dict(self.strategies.get(k)).get("order") or 0)
+        self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: as_dict(self.strategies.get(k)).get("order") or 0)
         self.comp = effective_compatible_strategies(recipe)
 
     def profile(self, hw: str) -> dict[str, Any]:
-        return _profile(self.taxonomy, hw)
+        return profile_of(self.taxonomy, hw)
 
     def listed(self) -> list[str]:
         """Hardware pills: restricted profiles only when declared (CB-HW-02), in CB-HW-01 order."""
-        out = [hw for hw, p in self.profiles.items() if not (_dict(p).get("restricted") is True
+        out = [hw for hw, p in self.profiles.items() if not (as_dict(p).get("restricted") is True
                                                              and hw not in self.declared)]
         def key(hw: str) -> tuple[Any, ...]:
             p = self.profile(hw)
             brand = js_str(p.get("brand"))
             group = 0 if brand == "NVIDIA" else 1 if brand == "AMD" else 2
             rank = _HW_ORDER.index(hw) if hw in _HW_ORDER else len(_HW_ORDER)
-            return (group, brand if group == 2 else "", rank, _vram(p) if group == 0 else 0,
+            return (group, brand if group == 2 else "", rank, node_vram_gb(p) if group == 0 else 0,
                     list(self.profiles).index(hw))
         return sorted(out, key=key)
 
     def usable(self, hw: Any, vkey: str) -> bool:
         """Precision-compatible, not unsupported, allowed by the variant allowlist (§3.7)."""
-        v = _variant(self.recipe, vkey)
+        v = variant_of(self.recipe, vkey)
         return (isinstance(hw, str) and isinstance(self.profiles.get(hw), dict)
-                and self.declared.get(hw) != "unsupported" and _precision_ok(v, self.profile(hw))
-                and _allowlisted(v, hw))
+                and self.declared.get(hw) != "unsupported" and precision_ok(v, self.profile(hw))
+                and allowlisted(v, hw))
 
     def runs(self, hw: str, vkey: str) -> bool:
-        return self.declared.get(hw) != "unsupported" and runs_on(self.profile(hw), _variant(self.recipe, vkey), hw)
+        return self.declared.get(hw) != "unsupported" and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw)
 
     def any_variant_runs(self, hw: str) -> bool:
         return any(self.runs(hw, k) for k in self.variants)
 
     def multi_capable(self) -> bool:
-        return any(_deploy_type(self.strategies.get(s)) in ("multi_node", "pd_cluster") for s in self.comp)
+        return any(deploy_type_of(self.strategies.get(s)) in ("multi_node", "pd_cluster") for s in self.comp)
 
     def clusterable(self, hw: str) -> bool:
         p = self.profile(hw)
-        return _scalable(p) and not _is_xpu(p)
+        return is_scalable(p) and not is_xpu(p)
 
     def vkey(self, key: Any) -> str:
         return key if isinstance(key, str) and key in self.variants else (
             "default" if "default" in self.variants else next(iter(self.variants)))
 
     def forced(self, vkey: str) -> set[Any]:
-        return set(_dict(_variant(self.recipe, vkey).get("default_modes")))
+        return set(as_dict(variant_of(self.recipe, vkey).get("default_modes")))
 
     def defaults(self, hw: str, vkey: str) -> list[str]:
         return default_enabled_features(self.recipe, hw, vkey)
@@ -210,13 +210,13 @@ class _B:
 
     def kv_reason(self, key: str, hw: str, sid: str | None) -> str | None:
         """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable)."""
-        opt = _dict(_dict(self.taxonomy.get("kv_offload")).get(key))
+        opt = as_dict(as_dict(self.taxonomy.get("kv_offload")).get(key))
         p = self.profile(hw)
         name = js_str(opt.get("label") or opt.get("display_name") or key)
-        support = _dict(self.recipe.get("kv_offload_support")).get(key)
+        support = as_dict(self.recipe.get("kv_offload_support")).get(key)
         brands = opt.get("brands")
         allow = opt.get("strategies")
-        if _is_xpu(p):
+        if is_xpu(p):
             return "KV offload is not available on Intel XPU."
         if support == "unsupported":
             return f"{name} is not supported for this model."
@@ -224,32 +224,32 @@ class _B:
             return f"{name} has not been verified for this model yet."
         if isinstance(brands, list) and brands and p.get("brand") not in brands:
             return f"{name} needs {' or '.join(js_str(b) for b in brands)} hardware."
-        if _deploy_type(self.strategies.get(sid)) == "pd_cluster":
+        if deploy_type_of(self.strategies.get(sid)) == "pd_cluster":
             return "Prefill/Decode owns the KV transfer config; use Mooncake to add a shared store under PD."
         if isinstance(allow, list) and allow and sid not in allow:
-            names = ", ".join(js_str(_dict(self.strategies.get(s)).get("display_name") or s) for s in allow)
+            names = ", ".join(js_str(as_dict(self.strategies.get(s)).get("display_name") or s) for s in allow)
             return f"{name} only works with: {names}."
         return None
 
     def mooncake_reason(self, hw: str, topo: str | None = None) -> str | None:
         """CB-KV-06 / CB-KV-08: why Mooncake (or one topology) is unavailable."""
         p = self.profile(hw)
-        if _is_xpu(p):
+        if is_xpu(p):
             return "KV offload is not available on Intel XPU."
         if p.get("brand") not in ("NVIDIA", "AMD"):
             return "Mooncake needs NVIDIA or AMD hardware."
-        if not _scalable(p):
+        if not is_scalable(p):
             return "Mooncake needs clusterable hardware."
-        opt_out = _dict(self.recipe.get("kv_cache_strategy_hardware"))
+        opt_out = as_dict(self.recipe.get("kv_cache_strategy_hardware"))
         topos = [topo] if topo else self.kv_ids
-        if all(_get(opt_out.get(t), hw) == "unsupported" for t in topos):
-            return f"Not supported on {_hw_name(self.taxonomy, hw)} for this model."
+        if all(get_key(opt_out.get(t), hw) == "unsupported" for t in topos):
+            return f"Not supported on {hardware_name(self.taxonomy, hw)} for this model."
         return None
 
 
-def _advanced_options(b: _B, sid: str | None) -> list[dict[str, Any]]:
+def advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
     """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now)."""
-    model = _dict(b.recipe.get("model"))
+    model = as_dict(facts.recipe.get("model"))
     out = []
     for oid, args, desc in BUILDER_ADVANCED:
         if oid == "dcp_8" and model.get("supports_dcp") is not True:
@@ -259,11 +259,11 @@ def _advanced_options(b: _B, sid: str | None) -> list[dict[str, Any]]:
         shown = oid != "ep_weight_filter" or (isinstance(sid, str) and sid.endswith(("tep", "dep")))
         label = args[0][2:] + (f" = {args[1]}" if len(args) > 1 else "")
         out.append({"id": oid, "label": label, "description": desc, "args": list(args), "shown": shown})
-    for i, extra in enumerate(_list(b.recipe.get("advanced_options"))):
+    for i, extra in enumerate(as_list(facts.recipe.get("advanced_options"))):
         args = extra.get("args") if isinstance(extra, dict) else extra
         if not (isinstance(args, list) and args):
             continue
-        ed = _dict(extra)
+        ed = as_dict(extra)
         oid = js_str(ed.get("id") or f"option_{i + 1}")
         label = js_str(ed.get("label") or " ".join(js_str(a) for a in args).lstrip("-"))
         out.append({"id": oid, "label": label, "description": js_str(ed.get("description") or ""),

@@ -4,26 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..docker import _image_sources, docker_image
-from ..hardware import _is_nvidia, _variant
-from ..install import _platform, copy_all_installs, interactive_install
-from ..presets import _preset_image
-from ..values import _dict, _get, _truthy
-from .facts import _B
+from ..docker import docker_image, image_sources
+from ..hardware import is_nvidia, variant_of
+from ..install import copy_all_installs, install_platform, interactive_install
+from ..presets import preset_image
+from ..values import as_dict, get_key, truthy
+from .facts import BuilderFacts
 
 
-def _install_view(b: _B, s: dict[str, Any], kv: str | None, preset: dict[str, Any] | None) -> dict[str, Any]:
-    hw, p = s["hardware"], b.profile(s["hardware"])
-    info = interactive_install(b.recipe, b.vocab, hw, s["variant"], s["cuda"], kv)
-    platform = _platform(p)
+def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None) -> dict[str, Any]:
+    hw, p = state["hardware"], facts.profile(state["hardware"])
+    info = interactive_install(facts.recipe, facts.vocab, hw, state["variant"], state["cuda"], kv)
+    platform = install_platform(p)
     suffix = {"ROCm": " (ROCm)", "CPU": " (CPU)"}.get(platform, "")
-    image = docker_image(b.recipe, _variant(b.recipe, s["variant"]), p, hw, s["cuda"])
-    if preset is not None and _preset_image(preset):
-        image = _preset_image(preset)
+    image = docker_image(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw, state["cuda"])
+    if preset is not None and preset_image(preset):
+        image = preset_image(preset)
         if info["docker"] is not None:
             info["docker"] = {**info["docker"], "command": f"docker pull {image}"}
-    install_cfg = _dict(_dict(b.recipe.get("model")).get("install"))
-    docker_override = _truthy(_get(install_cfg.get("docker"), "command"))
+    install_cfg = as_dict(as_dict(facts.recipe.get("model")).get("install"))
+    docker_override = truthy(get_key(install_cfg.get("docker"), "command"))
     if image is None and not docker_override:
         info["docker"] = None
     tabs = []
@@ -33,12 +33,12 @@ def _install_view(b: _B, s: dict[str, Any], kv: str | None, preset: dict[str, An
         dsuffix = {"ROCm": " (ROCm)", "TPU": " (TPU)", "XPU": " (XPU)", "CPU": " (CPU)"}.get(platform, "")
         tabs.append({"id": "docker", "label": f"Docker{dsuffix}", **info["docker"]})
     ids = [t["id"] for t in tabs]
-    active = s["install"] if s["install"] in ids else info["initial_tab"] if info["initial_tab"] in ids else (
+    active = state["install"] if state["install"] in ids else info["initial_tab"] if info["initial_tab"] in ids else (
         ids[0] if ids else "pip")
-    _, cuda_map = _image_sources(b.recipe, _variant(b.recipe, s["variant"]), p, hw)
+    _, cuda_map = image_sources(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw)
     single = isinstance(cuda_map, dict) and len(cuda_map) == 1
-    pip_override = _truthy(_get(install_cfg.get("pip"), "command"))
-    toggle = (_is_nvidia(p) and not single and not docker_override and preset is None
+    pip_override = truthy(get_key(install_cfg.get("pip"), "command"))
+    toggle = (is_nvidia(p) and not single and not docker_override and preset is None
               and (active == "docker" or (active == "pip" and info["nightly"] and not pip_override)))
     entries = [e for e in info["extras"] if active in e["tabs"]]
     extras = {"entries": [{k: e[k] for k in ("command", "note", "optional")} for e in entries],
@@ -47,4 +47,4 @@ def _install_view(b: _B, s: dict[str, Any], kv: str | None, preset: dict[str, An
               "copy_all": copy_all_installs(entries, active)}
     return {"header": info["header"], "min_version": info["min_version"], "nightly": info["nightly"],
             "tabs": tabs, "active": active, "summary": " / ".join(t["label"].split(" (")[0] for t in tabs),
-            "cuda_toggle": toggle, "cuda": s["cuda"], "image": image, "extras": extras}
+            "cuda_toggle": toggle, "cuda": state["cuda"], "image": image, "extras": extras}
