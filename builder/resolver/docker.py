@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from .hardware import lookup_exact, raw_generation
 from .values import HF_CACHE_MOUNT, as_dict, get_key, js_str, truthy
@@ -39,11 +39,12 @@ _NIGHTLY = {
 BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
 
 
-def is_cuda_map(v: Any) -> bool:
+def is_cuda_map(v: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(v, dict) and ("cu129" in v or "cu130" in v)
 
 
 def pick_cuda(cuda_map: dict[str, Any], cuda: str = "default") -> Any:
+    """§12.7: the map's entry for the CUDA toggle, else its cu130 then cu129 entry (a tag in valid content)."""
     if cuda != "default" and cuda_map.get(cuda) is not None:
         return cuda_map[cuda]
     return cuda_map.get("cu130") or cuda_map.get("cu129")
@@ -55,11 +56,11 @@ def _cuda_suffix(image: str) -> str:
     return f"{m.group(1)}:cu129-nightly" if m else f"{image}-cu129"
 
 
-def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[Any, dict[str, Any] | None]:
+def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[str | None, dict[str, Any] | None]:
     """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
     brand = _brand_key(profile)
     exact = get_key(lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
-    pinned = exact if isinstance(exact, str) else None
+    pinned: str | None = exact if isinstance(exact, str) else None
     cuda_map: dict[str, Any] | None = None
     for src in (variant.get("docker_image"), as_dict(recipe.get("model")).get("docker_image")):
         if not truthy(src) or pinned is not None or cuda_map is not None:
@@ -84,7 +85,8 @@ def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[
     if raw_generation(profile) == "xpu" and pinned is None:
         return "vllm/vllm-openai-xpu:latest"
     if pinned is None and cuda_map is not None:
-        return pick_cuda(cuda_map, cuda)
+        tagged: str | None = pick_cuda(cuda_map, cuda)
+        return tagged
     if pinned is None:
         nightly = as_dict(recipe.get("model")).get("nightly_required") is True
         pinned = (_NIGHTLY if nightly else LATEST_IMAGES).get(_brand_key(profile))

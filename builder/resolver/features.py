@@ -13,7 +13,7 @@ def declared_features(recipe: dict[str, Any]) -> dict[str, Any]:
     return as_dict(recipe.get("features"))
 
 
-def default_enabled_features(recipe: dict[str, Any], hw: str, variant_key: str) -> list[str]:
+def default_enabled_features(recipe: dict[str, Any], hw: str | None, variant_key: str) -> list[str]:
     """§6.2: features in declaration order, minus opt-in ones unless forced by default_modes."""
     forced = as_dict(variant_of(recipe, variant_key).get("default_modes"))
     opt_in = set(as_list(recipe.get("opt_in_features")))

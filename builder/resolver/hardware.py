@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .values import as_dict, get_key, int_if_integral, is_num, truthy
 
@@ -15,7 +15,7 @@ def profile_of(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
     return as_dict(hardware_profiles(taxonomy).get(hw)) if hw is not None else {}
 
 
-def raw_generation(profile: dict[str, Any]) -> Any:
+def raw_generation(profile: dict[str, Any]) -> object:
     gen = profile.get("generation")
     return gen if truthy(gen) else profile.get("gpu_generation")
 
@@ -93,9 +93,9 @@ def variant_of(recipe: dict[str, Any], key: str | None) -> dict[str, Any]:
 
 def served_model_id(recipe: dict[str, Any], variant: dict[str, Any]) -> str:
     """§4.2 served model id."""
-    for v in (variant.get("model_id"), as_dict(recipe.get("model")).get("model_id")):
-        if truthy(v):
-            return v
+    for value in (variant.get("model_id"), as_dict(recipe.get("model")).get("model_id")):
+        if truthy(value):
+            return cast(str, value)  # a string in validated content
     return "unknown"
 
 
@@ -146,12 +146,12 @@ def _candidates(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[
     return out
 
 
-_BRAND_RANK = {"NVIDIA": 0, "AMD": 1}
+_BRAND_RANK: dict[object, int] = {"NVIDIA": 0, "AMD": 1}
 
 
 def _default_from(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any], cands: list[str]) -> str:
     authored = as_dict(recipe.get("meta")).get("default_hardware")
-    if authored is not None and authored in cands:
+    if isinstance(authored, str) and authored in cands:
         return authored
     constraint = precision_constraint(variant)
     if constraint is not None and constraint.get("generation") == "blackwell":
@@ -178,15 +178,15 @@ def initial_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_k
     variant = variant_of(recipe, variant_key)
     declared = declared_hardware(recipe)
 
-    def usable(hw: str | None) -> bool:
-        prof = hardware_profiles(taxonomy).get(hw)
+    def usable(hw: str) -> bool:
+        prof = get_key(hardware_profiles(taxonomy), hw)
         return (isinstance(prof, dict) and declared.get(hw) != "unsupported" and precision_ok(variant, prof)
                 and allowlisted(variant, hw))
 
-    if usable(query):
+    if query is not None and usable(query):
         return query
     prof = profile_of(taxonomy, preference)
-    if usable(preference) and is_nvidia(prof) and (prof.get("restricted") is not True or preference in declared):
+    if preference is not None and usable(preference) and is_nvidia(prof) and (prof.get("restricted") is not True or preference in declared):
         return preference
     return default_hardware(recipe, taxonomy, variant_key)
 
@@ -217,7 +217,8 @@ def runs_on(profile: dict[str, Any], variant: dict[str, Any], hw: str | None = N
 
 def pick_fitting_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str | None = None) -> str | None:
     """§4.3: the running variant with the largest ``vram_minimum_gb`` (stable order)."""
-    best, best_need = None, None
+    best: str | None = None
+    best_need: float = 0
     for key, variant in as_dict(recipe.get("variants")).items():
         variant = as_dict(variant)
         if not runs_on(profile, variant, hw):

@@ -35,7 +35,8 @@ def _install_image(model: dict[str, Any]) -> str:
         if isinstance(entry, str) and entry:
             return entry
         if is_cuda_map(entry) and pick_cuda(entry):
-            return pick_cuda(entry)
+            tagged: str = pick_cuda(entry)
+            return tagged
     return LATEST_IMAGES["nvidia"]
 
 
@@ -218,7 +219,7 @@ def extra_installs(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, kv_of
         if isinstance(opt, dict):
             extra = opt.get("install")
         elif deploy_type_of(dep) == "kv_store_lb":
-            extra = kv_install(dep, profile)
+            extra = kv_install(as_dict(dep), profile)
     if truthy(extra):
         out.append({"command": extra, "note": None, "optional": False, "tabs": ["pip", "docker"]})
     return out

@@ -73,7 +73,8 @@ def omni_example(task: dict[str, Any], host: str = "localhost", port: Any = 8000
                  prompt: str | None = None) -> str:
     """Cluster §12.3: the task's curl example (authored ``curl`` verbatim, else the catalogue form)."""
     if task.get("curl") is not None:
-        return task["curl"]
+        authored: str = task["curl"]
+        return authored
     tid = task["id"]
     prompt = prompt or OMNI_TASKS[tid]["prompt"]
     base = f"http://{host}:{js_str(port)}"

@@ -25,7 +25,7 @@ from .topologies.mooncake import kv_option, kv_result
 from .topologies.multi_node import serve_result
 from .topologies.pd import pd_result
 from .types import ResolveError
-from .values import as_dict, is_num, is_omni
+from .values import as_dict, get_key, is_num, is_omni
 
 
 def resolve_core(ctx: RenderContext, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
@@ -118,7 +118,7 @@ def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: An
     result = resolve_core(ctx, strategy_id, nodes, pd_nodes, kv_id, kv_instances)
     if result["deploy_type"] == "kv_store_lb":
         result["kv_id"] = kv_id
-        result["kv_min_vllm_version"] = as_dict(ctx.strategies.get(kv_id)).get("min_vllm_version")
+        result["kv_min_vllm_version"] = as_dict(get_key(ctx.strategies, kv_id)).get("min_vllm_version")
     record = build_record(ctx, strategy_id, nodes, result, image)
     if extras:
         for key in ("current_instance", "mooncake"):

@@ -15,7 +15,8 @@ def _is_flag(tok: Any) -> bool:
 
 def arg_units(tokens: list[Any]) -> list[tuple[Any, ...]]:
     """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
-    units, i, n = [], 0, len(tokens)
+    units: list[tuple[Any, ...]] = []
+    i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
         if _is_flag(tok):

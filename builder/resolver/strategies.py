@@ -36,7 +36,7 @@ def strategy_supported(recipe: dict[str, Any], strategy_id: str, profile: dict[s
     """Cluster §2.2."""
     value = hardware_lookup(as_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
     if value is not None:
-        return value != "unsupported"
+        return bool(value != "unsupported")
     return strategy_id in as_list(recipe.get("compatible_strategies"))
 
 
@@ -50,7 +50,7 @@ def _floor_from(block: Any, key: str) -> Any:
     return 0
 
 
-def min_gpus(recipe: dict[str, Any], key: str, hw: str | None) -> Any:
+def min_gpus(recipe: dict[str, Any], key: str, hw: str | None) -> int | float:
     """Cluster §3.3 GPU floor for a strategy id or PD pool mode."""
     table = recipe.get("strategy_min_gpus")
     if table is None:
@@ -74,7 +74,7 @@ def reachable(recipe: dict[str, Any], key: str, deploy_type: str, gpus_per_node:
     """Cluster §3.5."""
     per = gpus_per_node if is_num(gpus_per_node) and gpus_per_node else 8
     max_nodes = MAX_NODES if deploy_type in ("multi_node", "pd_cluster") else 1
-    return max_nodes * per >= min_gpus(recipe, key, hw)
+    return bool(max_nodes * per >= min_gpus(recipe, key, hw))
 
 
 def pd_fits_single_node(profile: dict[str, Any], variant: dict[str, Any]) -> bool:
@@ -91,7 +91,8 @@ def recommend_strategy(recipe: dict[str, Any], node_count: int) -> str:
     default = recipe.get("default_strategy")
     if default is not None and default in comp:
         if not (node_count > 1 and isinstance(default, str) and default.startswith("single_node_")):
-            return default
+            authored: str = default
+            return authored
         sibling = "multi_node_" + default[len("single_node_"):]
         if sibling in comp:
             return sibling
@@ -116,7 +117,7 @@ def pd_pool_modes(recipe: dict[str, Any]) -> list[str]:
             found.add("tep")
         elif re.search(r"(?:^|_)(?:tp|tp_pp|tp_dp)$", sid):
             found.add("tp")
-    modes = [m for m in ("tp", "tep", "dep") if m in found] or ["tp"]
+    modes: list[str] = [m for m in ("tp", "tep", "dep") if m in found] or ["tp"]
     limit = get_key(as_dict(recipe.get("strategy_overrides")).get("pd_cluster"), "pool_modes")
     if isinstance(limit, list) and limit:
         kept = [m for m in modes if m in limit]

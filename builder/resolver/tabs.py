@@ -9,7 +9,7 @@ from .hardware import profile_of
 from .shell import pip_view
 from .strategies import deploy_type_of, strategy_catalogue
 from .topologies.mooncake import mooncake_config_script, mooncake_parts
-from .values import as_dict
+from .values import as_dict, get_key
 
 
 def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None, argv: list[Any] | None = None,
@@ -29,7 +29,7 @@ def builder_tabs(record: dict[str, Any], vocab: dict[str, Any], kv_id: str | Non
     profile = profile_of(as_dict(vocab.get("taxonomy")), record.get("hardware"))
     image, deploy = record.get("docker_image"), record["deploy_type"]
     tabs: list[dict[str, Any]] = []
-    dep = strategy_catalogue(vocab).get(kv_id) if kv_id else None
+    dep = as_dict(get_key(strategy_catalogue(vocab), kv_id))
     if deploy in ("kv_store_lb", "pd_cluster") and deploy_type_of(dep) == "kv_store_lb":
         parts = mooncake_parts(dep)
         tabs.append(_tab("Mooncake Config", mooncake_config_script(dep), None, profile))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 MAX_NODES = 16
 
@@ -12,7 +12,7 @@ MAX_NODES = 16
 HF_CACHE_MOUNT = "~/.cache/huggingface:/root/.cache/huggingface"
 
 
-def is_num(v: Any) -> bool:
+def is_num(v: object) -> TypeGuard[int | float]:
     """True for int/float but not bool."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -34,7 +34,8 @@ def as_list(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def get_key(block: Any, key: str) -> Any:
+def get_key(block: Any, key: str | None) -> Any:
+    """``block[key]`` when ``block`` is a mapping, else None."""
     return block.get(key) if isinstance(block, dict) else None
 
 

@@ -13,13 +13,13 @@ from ..strategies import deploy_type_of
 from ..values import as_list, get_key, int_if_integral, js_str
 
 
-def _dep_stride(ctx: RenderContext) -> Any:
+def _dep_stride(ctx: RenderContext) -> int | float:
     """Cluster §6.2: ``--data-parallel-size-local`` last mentioned by the DEP override."""
     so = ctx.so("multi_node_dep")
     scan = as_list(so.get("vllm_args")) + as_list(so.get("extra_args"))
     scan += as_list(get_key(lookup_generation(so.get("hardware_overrides"), ctx.profile), "extra_args"))
     scan += as_list(get_key(lookup_exact(so.get("hardware_overrides"), ctx.hw), "extra_args"))
-    stride = ctx.gpus
+    stride: int | float = ctx.gpus
     for i, tok in enumerate(scan[:-1]):
         if tok == "--data-parallel-size-local":
             try:

@@ -17,16 +17,17 @@ _NVL4_KEYS = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE"
 
 def _pd_role(ctx: RenderContext, strategy: dict[str, Any], role: str, request: Any, nodes: int, mooncake: dict[str, Any] | None) -> dict[str, Any]:
     """Cluster §7.1-§7.7: one PD role (command, argv, env and pool metadata)."""
-    req = {"nodes": request} if is_num(request) else as_dict(request)
+    req: dict[str, Any] = {"nodes": request} if is_num(request) else as_dict(request)
     so = ctx.so("pd_cluster")
     sr, st = as_dict(so.get(role)), as_dict(strategy.get(role))
     g, up = ctx.gpus, role.upper()
-    pool_nodes = req["nodes"] if is_num(req.get("nodes")) else (1 if nodes > 1 else 0)
+    requested = req.get("nodes")
+    pool_nodes: int | float = requested if is_num(requested) else (1 if nodes > 1 else 0)
     pool_gpus = g // 2 if pool_nodes == 0 else pool_nodes * g
     par = req.get("parallelism") or sr.get("parallelism") or st.get("parallelism") or "tp"
     modes = pd_pool_modes(ctx.recipe)
     arg_par = par if par in modes else modes[0]
-    rank_req = req.get("rank") if req.get("rank") is not None else 0
+    rank_req: int = req["rank"] if req.get("rank") is not None else 0  # the builder's pool rank
     current = min(max(rank_req, 0), max(1, pool_nodes) - 1)
     head = f"${up}_NODE_1"
     block = list(as_list(st.get("vllm_args")))

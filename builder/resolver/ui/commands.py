@@ -10,7 +10,7 @@ from ..hardware import gpu_count_of
 from ..shell import quote_value
 from ..tabs import builder_tabs
 from ..topologies.mooncake import mooncake_parts
-from ..values import as_dict, js_str, truthy
+from ..values import as_dict, get_key, js_str, truthy
 from .facts import BuilderFacts
 
 PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
@@ -71,7 +71,7 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         if kind == "companion" and companions[label].get("description"):
             notes.append(f"# {companions[label]['description']}")
         if kind == "helper":
-            parts = mooncake_parts(as_dict(facts.strategies.get(kv)))
+            parts = mooncake_parts(as_dict(get_key(facts.strategies, kv)))
             if label == "Mooncake Master" and parts["master"]["description"]:
                 notes += [f"# {x}" for x in parts["master"]["description"].rstrip().split("\n")]
             if label == "Mooncake Store" and parts["store"] and parts["store"]["description"]:

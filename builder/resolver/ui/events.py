@@ -62,7 +62,7 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
         state["nodes"] = 1
     elif not fits_single_node(p, variant) and facts.multi_capable():
         state["nodes"] = max(2, state["nodes"])
-    elif deploy_type_of(facts.strategies.get(facts.recipe.get("default_strategy"))) == "single_node":
+    elif deploy_type_of(get_key(facts.strategies, facts.recipe.get("default_strategy"))) == "single_node":
         state["nodes"] = 1
 
 
@@ -157,7 +157,7 @@ def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], 
             elif kind == "pool_mode" and value in pools[role]["modes"]:
                 state[f"{role}_mode"] = value
                 state[f"{role}_rank"] = 0
-                floor = nodes_for_strategy(facts.recipe, value, facts.profile(hw).get("gpu_count"), hw)
+                floor = nodes_for_strategy(facts.recipe, js_str(value), facts.profile(hw).get("gpu_count"), hw)
                 state[f"{role}_nodes"] = max(pools[role]["nodes"], floor)
             elif kind == "pool_rank":
                 state[f"{role}_rank"] = int_or(value, 1) - 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from ..features import declared_features, default_enabled_features
 from ..hardware import (
@@ -72,7 +72,18 @@ POOL_MODE_TIPS = {"tp": "Tensor parallel across the pool's GPUs.",
 MAX_INSTANCES = 16
 
 
-def int_or(value: Any, default: Any = None) -> Any:
+_Default = TypeVar("_Default")
+
+
+@overload
+def int_or(value: object) -> int | None: ...
+
+
+@overload
+def int_or(value: object, default: _Default) -> int | _Default: ...
+
+
+def int_or(value: object, default: object = None) -> object:
     """Parse an int from a URL value (``"2"``) or a number; ``default`` when not an integer."""
     if isinstance(value, bool):
         return default
@@ -224,7 +235,7 @@ class BuilderFacts:
             return f"{name} has not been verified for this model yet."
         if isinstance(brands, list) and brands and p.get("brand") not in brands:
             return f"{name} needs {' or '.join(js_str(b) for b in brands)} hardware."
-        if deploy_type_of(self.strategies.get(sid)) == "pd_cluster":
+        if deploy_type_of(get_key(self.strategies, sid)) == "pd_cluster":
             return "Prefill/Decode owns the KV transfer config; use Mooncake to add a shared store under PD."
         if isinstance(allow, list) and allow and sid not in allow:
             names = ", ".join(js_str(as_dict(self.strategies.get(s)).get("display_name") or s) for s in allow)
@@ -260,12 +271,12 @@ def advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any
         label = args[0][2:] + (f" = {args[1]}" if len(args) > 1 else "")
         out.append({"id": oid, "label": label, "description": desc, "args": list(args), "shown": shown})
     for i, extra in enumerate(as_list(facts.recipe.get("advanced_options"))):
-        args = extra.get("args") if isinstance(extra, dict) else extra
-        if not (isinstance(args, list) and args):
+        authored = extra.get("args") if isinstance(extra, dict) else extra
+        if not (isinstance(authored, list) and authored):
             continue
         ed = as_dict(extra)
         oid = js_str(ed.get("id") or f"option_{i + 1}")
-        label = js_str(ed.get("label") or " ".join(js_str(a) for a in args).lstrip("-"))
+        label = js_str(ed.get("label") or " ".join(js_str(a) for a in authored).lstrip("-"))
         out.append({"id": oid, "label": label, "description": js_str(ed.get("description") or ""),
-                    "args": [js_str(a) for a in args], "shown": True})
+                    "args": [js_str(a) for a in authored], "shown": True})
     return out

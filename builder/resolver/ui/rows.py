@@ -153,7 +153,7 @@ def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) ->
             f"Not supported on {hardware_name(facts.taxonomy, hw)} for this model."
         pills.append(make_pill(x, js_str(st.get("display_name") or x), x == sid, reason,
                            js_str(st.get("description") or "").strip(), recommended=x == rec))
-    st = as_dict(facts.strategies.get(sid))
+    st = as_dict(get_key(facts.strategies, sid))
     below = js_str(st.get("description") or "").strip().split("\n")[0]
     suffix = None
     if state["kv_offload"] in facts.kv_ids and sid != "pd_cluster":
@@ -204,7 +204,7 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                 mpills = [make_pill(m, js_str(as_dict(options[m]).get("label") or m), m == effective, reasons[m],
                                 js_str(as_dict(options[m]).get("description") or "")) for m in members]
                 sub_rows.append(make_row("kv_member", js_str(grp.get("sub_row_label") or "Offload Tiers"), mpills,
-                                     nested=True, below=js_str(as_dict(options[effective]).get("description") or "")))
+                                     nested=True, below=js_str(as_dict(get_key(options, effective)).get("description") or "")))
         else:
             reason = facts.mooncake_reason(hw)
             active = effective in facts.kv_ids
@@ -220,10 +220,10 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                     tpills.append(make_pill(t, js_str(dep.get("label") or dep.get("display_name") or t), t == effective,
                                         facts.mooncake_reason(hw, t), js_str(dep.get("description") or "").strip()))
                 sub_rows.append(make_row("topology", "Store Topology", tpills, nested=True,
-                                     below=js_str(as_dict(facts.strategies.get(effective)).get("description") or "")
+                                     below=js_str(as_dict(get_key(facts.strategies, effective)).get("description") or "")
                                      .strip()))
                 if sid != "pd_cluster":
-                    dep = as_dict(facts.strategies.get(effective))
+                    dep = as_dict(get_key(facts.strategies, effective))
                     count = state["kv_instances"] or dep.get("default_instances") or 1
                     g = gpu_count_of(facts.profile(hw))
                     n = state["nodes"]
@@ -303,7 +303,7 @@ def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -
                                     js_str(md.get("description") or "")))
                 rows.append(make_row(f"mode_{key}", "Spec method" if key == "spec_decoding" else f"{label} method", mp,
                                  nested=True, feature=key))
-            note = get_key(as_dict(f.get("modes")).get(mode), "note")
+            note = get_key(get_key(as_dict(f.get("modes")), mode), "note")
             if truthy(note):
                 notes.append(js_str(note))
     return [make_row("features", "Features", pills, kind="toggle", below="\n".join(notes) or None), *rows]
@@ -322,9 +322,9 @@ def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] |
             pills = []
             for opt in as_list(axis.get("options")):
                 opt = as_dict(opt)
-                want = {**cur, aid: opt.get("id")}
+                want: dict[Any, Any] = {**cur, aid: opt.get("id")}
                 ok = any(all(as_dict(t.get("axes")).get(k) == v for k, v in want.items()) for t in tasks)
-                pills.append(make_pill(opt.get("id"), js_str(opt.get("label") or opt.get("id")), cur.get(aid) == opt.get("id"),
+                pills.append(make_pill(opt.get("id"), js_str(opt.get("label") or opt.get("id")), get_key(cur, aid) == opt.get("id"),
                                    None if ok else "This combination is not available.", ""))
             extra = {}
             if i == len(axes) - 1:

@@ -76,9 +76,10 @@ def parse_state(facts: BuilderFacts, raw: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-def clamp(n: Any, lo: int, hi: int, default: int) -> int:
-    n = int_or(n, default)
-    return min(max(n, lo), hi)
+def clamp(value: object, lo: int, hi: int, default: int) -> int:
+    """``value`` as an int (``default`` when not one) within ``[lo, hi]``."""
+    number = int_or(value, default)
+    return min(max(number, lo), hi)
 
 
 def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:

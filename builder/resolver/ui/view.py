@@ -56,7 +56,7 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
         count = state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances") or 1
     total = state["nodes"] * count if sid != "pd_cluster" else 1
     hw_part = f"{total}× {name}" if total > 1 else name
-    st = as_dict(facts.strategies.get(sid))
+    st = as_dict(get_key(facts.strategies, sid))
     if sid == "pd_cluster":
         strat = "PD cluster"
     elif deploy_type_of(st) == "multi_node" or sid != "single_node_tp":
@@ -69,7 +69,7 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
         parts.append(f"Mooncake ({js_str(dep.get('label') or kv).split(' ')[0]})")
     elif kv is not None:
         opt = as_dict(as_dict(facts.taxonomy.get("kv_offload")).get(kv))
-        grp = as_dict(as_dict(facts.taxonomy.get("kv_offload_groups")).get(opt.get("group")))
+        grp = as_dict(get_key(facts.taxonomy.get("kv_offload_groups"), opt.get("group")))
         if grp:
             parts.append(f"{js_str(grp.get('label'))} ({js_str(opt.get('label') or kv)})")
         else:
@@ -83,8 +83,9 @@ def _target(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any] |
     if deploy == "pd_cluster":
         port = get_key(as_dict(facts.strategies.get("pd_cluster")).get("router"), "port") or 30000
         return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": port}
-    if deploy == "kv_store_lb" and get_key(record, "router"):
-        return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": record["router"].get("port") or 30080}
+    router = get_key(record, "router")
+    if deploy == "kv_store_lb" and router:
+        return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": router.get("port") or 30080}
     if deploy == "multi_node" or (deploy == "kv_store_lb" and get_key(record, "vllm_worker_commands")):
         return {"host_var": "HEAD_IP", "port_var": "VLLM_PORT", "port": 8000}
     return {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}
@@ -102,7 +103,7 @@ def _query(facts: BuilderFacts, state: dict[str, Any], sid: str | None, initial_
             q.append(("hardware", state["hardware"]))
         if not facts.omni:
             if state["strategy"] and state["strategy"] == sid and sid != facts.recommended(state["hardware"], state["nodes"]):
-                q.append(("strategy", sid))
+                q.append(("strategy", state["strategy"]))
             if state["nodes"] != 1:
                 q.append(("nodes", str(state["nodes"])))
             if state["features"] is not None and set(state["features"]) != set(facts.defaults(state["hardware"], state["variant"])):
@@ -238,7 +239,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         sid, kv = None, None
     else:
         vrow = variant_row(facts, state)
-        rows.append(vrow)
+        if vrow:  # always a row outside omni
+            rows.append(vrow)
         sid = facts.active_strategy(hw, state["nodes"], state["strategy"])
         rows.append(strategy_row(facts, state, sid))
         kv = state["kv_offload"]
@@ -291,7 +293,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         view.update(curl=curl_command(host, port, model), bench=bench_command(host, port, model), target=target)
         variant = variant_of(facts.recipe, state["variant"])
         need = variant.get("vram_minimum_gb")
-        if state["nodes"] == 1 and deploy_type_of(facts.strategies.get(sid)) == "single_node" and not fits_single_node(p, variant):
+        if state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node" and not fits_single_node(p, variant):
             view["vram_warning"] = (
                 f"{hardware_name(facts.taxonomy, hw)} provides {gpu_count_of(p)} × {round(node_vram_gb(p) / max(1, gpu_count_of(p)))} GB = "
                 f"{js_str(int_if_integral(node_vram_gb(p)))} GB, but {variant_label(state['variant'], variant)} needs at least "
