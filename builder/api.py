@@ -54,9 +54,16 @@ class ApiBuilder:
 
     def write(self, path: str, value: Any, base: str | None = None) -> None:
         self.out.files[path] = dumps(value)
+        self.out.objects[path] = value
         self.owned.setdefault(self.current, set()).add(path)
         if base is not None:
             self.base_files.setdefault(base, set()).add(path)
+
+    def forget(self, path: str) -> None:
+        """Drop a file written before (its base or recipe is being re-processed)."""
+        self.out.files.pop(path, None)
+        self.out.objects.pop(path, None)
+        self.out.findings.pop(path, None)
 
     def catalogues(self) -> None:
         """taxonomy, platforms, strategies and kv-store endpoints (json-api §10)."""
@@ -77,7 +84,7 @@ class ApiBuilder:
         if variant_key not in (data.get("variants") or {}) or resolver.is_omni(data):
             return None
         for path in self.base_files.pop(base, set()):
-            self.out.files.pop(path, None)
+            self.forget(path)
         owners = self.base_owners.setdefault(base, [])
         if self.current not in owners:
             owners.append(self.current)
@@ -96,11 +103,11 @@ class ApiBuilder:
             folder = f"{base}/strategies" if hw == default_hw else f"{base}/hw/{hw}/strategies"
             links: dict[str, str] = {}
             for strategy_id, record in entry["alternatives"]:
-                self.argv_lint.record(record)
                 self.write(f"{folder}/{strategy_id}.json", record, base)
+                self.out.findings[f"{folder}/{strategy_id}.json"] = self.argv_lint.record(record)
                 links[strategy_id] = f"/{folder}/{strategy_id}.json"
             record = dict(entry["recommended"])
-            self.argv_lint.record(record)
+            self.out.findings[f"{base}/hw/{hw}.json"] = self.argv_lint.record(record)
             if record["strategy"] in strategies:
                 record["strategy_spec"] = strategies[record["strategy"]]
             record["hardware_profile"] = profiles.get(hw)
@@ -251,7 +258,7 @@ class ApiBuilder:
             return None
         before = self.owned.pop(hf_id, set())
         for path in before:
-            self.out.files.pop(path, None)
+            self.forget(path)
         for base in [b for b, owners in self.base_owners.items() if owners == [hf_id]]:
             del self.base_owners[base]
             self.base_files.pop(base, None)
@@ -278,14 +285,16 @@ class ArgvLint:
     def start(self, recipe: RecipeFile) -> None:
         self.recipe, self.found = recipe, {}
 
-    def record(self, record: dict[str, Any], preset: str | None = None) -> None:
+    def record(self, record: dict[str, Any], preset: str | None = None) -> list[vllm_lint.Finding]:
         """Lint one rendering record; remember which selection produced each problem."""
-        for finding in vllm_lint.lint_record(record):
+        findings = vllm_lint.lint_record(record)
+        for finding in findings:
             selection = (
                 f"hardware {record.get('hardware')}, variant {record.get('variant')}, "
                 f"strategy {record.get('strategy')}" + (f", {preset}" if preset else "")
             )
             self.found.setdefault((finding.flag, finding.reason), []).append(selection)
+        return findings
 
     def problems(self) -> list[Problem]:
         """Located warnings for the current recipe."""

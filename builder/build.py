@@ -1,4 +1,4 @@
-"""The build: read and validate everything, render in memory, then write."""
+"""The build: read and validate everything, publish and build pages in memory, then write."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from builder.api import ApiBuilder, dumps
-from builder.content import BuildOutput, Content
-from builder.loader import load_content
+from builder.content import BuildOutput, Content, RecipeFile
+from builder.loader import load_content, reload_recipe
 from builder.paths import PROJECT_ROOT
 from builder.problems import ContentError, Problem
 from builder.schema import SCHEMA_PATH, recipe_schema
@@ -63,40 +63,97 @@ def git_head(folder: Path) -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-def render_api(options: BuildOptions) -> BuildResult:
-    """Read, validate and build the JSON API in memory (raises ContentError)."""
-    content, problems = load_content(options.content, strict=options.strict)
-    api = ApiBuilder(content, source_settings(content, options.source))
-    output = api.build()
-    problems = problems + output.problems
-    if options.strict and output.problems:
-        raise ContentError(problems)
-    files = dict(output.files)
-    files[SCHEMA_PATH] = dumps(recipe_schema())
-    return BuildResult(content, output, files, problems, api)
+class Pipeline:
+    """One content root through the one-way build: load and validate → resolve and publish the
+    JSON API (records and lint findings as objects) → pages from those objects → anchor check.
+
+    Kept by ``serve`` for :meth:`rebuild`; nothing outside the pipeline touches its stages.
+    """
+
+    def __init__(self, options: BuildOptions) -> None:
+        self.options = options
+        self.result: BuildResult | None = None
+
+    def run(self, html: bool | None = None, parallel: bool = False) -> BuildResult:
+        """Everything in memory (raises ContentError); ``html`` defaults to the options'."""
+        options = self.options
+        content, problems = load_content(options.content, strict=options.strict)
+        api = ApiBuilder(content, source_settings(content, options.source))
+        output = api.build()
+        problems = problems + output.problems
+        if options.strict and output.problems:
+            raise ContentError(problems)
+        files = dict(output.files)
+        files[SCHEMA_PATH] = dumps(recipe_schema())
+        result = BuildResult(content, output, files, problems, api)
+        if options.html if html is None else html:
+            pages = _pages(content, output, parallel)
+            anchors = anchor_problems(content.recipes, pages)
+            if options.strict and anchors:
+                raise ContentError(result.problems + anchors)
+            result.problems += anchors
+            files.update(pages)
+        self.result = result
+        return result
+
+    def rebuild(self, rel: str) -> tuple[dict[str, bytes], list[Problem]] | None:
+        """Every file after an edit of the recipe file ``rel`` alone, and the problems of that recipe.
+
+        None when only a full :meth:`run` is exact (no previous run, a new or removed recipe, or a
+        base another recipe also publishes). Raises ContentError for a broken edit.
+        """
+        from builder.browser_bundle import builder_data_files
+        from builder.site import edited_pages
+
+        if self.result is None:
+            return None
+        content, api = self.result.content, self.result.api
+        recipe, problems = reload_recipe(content, rel, strict=self.options.strict)
+        paths = api.rebuild_recipe(recipe)
+        if paths is None:
+            return None
+        output = api.out
+        files = dict(self.result.files)
+        for path in paths:
+            if path in output.files:
+                files[path] = output.files[path]
+            else:
+                files.pop(path, None)
+        pages = edited_pages(content, output, {recipe.hf_id})
+        files.update(pages)
+        files.update(builder_data_files(content, {recipe.hf_id}))
+        problems = problems + anchor_problems([recipe], pages)
+        self.result.files = files
+        return files, problems
 
 
-def render_html(result: BuildResult, parallel: bool = False) -> dict[str, bytes]:
-    """Every HTML page and asset of a rendered API, and what the in-browser builder loads:
-    the Pyodide runtime, the resolver itself, and each recipe's builder data.
+def _pages(content: Content, output: BuildOutput, parallel: bool) -> dict[str, bytes]:
+    """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
+    the resolver itself, and each recipe's builder data.
 
-    ``parallel`` renders on two cores (it forks: only while no other thread runs)."""
-    from builder.pyodide_assets import builder_data_files, pyodide_files, resolver_files
-    from builder.render import render_site, render_site_parallel
+    ``parallel`` builds on two cores (it forks: only while no other thread runs)."""
+    from builder.browser_bundle import builder_data_files, pyodide_files, resolver_files
+    from builder.site import site_pages, site_pages_parallel
 
-    files = (render_site_parallel if parallel else render_site)(result.content, result.output)
+    files = (site_pages_parallel if parallel else site_pages)(content, output)
     files.update(pyodide_files(PROJECT_ROOT))
     files.update(resolver_files(PROJECT_ROOT))
-    files.update(builder_data_files(result.content))
+    files.update(builder_data_files(content))
     return files
 
 
+def anchor_problems(recipes: list[RecipeFile], pages: dict[str, bytes]) -> list[Problem]:
+    """Broken ``#fragment`` links of the built recipe pages (none without pages)."""
+    if not pages:
+        return []
+    from builder.site.anchors import anchor_problems as check
+
+    return check(recipes, pages)
+
+
 def render(options: BuildOptions) -> BuildResult:
-    """Read, validate and render everything in memory (raises ContentError)."""
-    result = render_api(options)
-    if options.html:
-        result.files.update(render_html(result))
-    return result
+    """Read, validate and build everything in memory (raises ContentError)."""
+    return Pipeline(options).run()
 
 
 def build(options: BuildOptions) -> int:
@@ -106,7 +163,7 @@ def build(options: BuildOptions) -> int:
     to the staging folder by two threads (file I/O releases the GIL), which is swapped in.
     """
     try:
-        result = render_api(options)
+        result = Pipeline(options).run(parallel=True)
     except ContentError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -118,12 +175,11 @@ def build(options: BuildOptions) -> int:
     for warning in result.output.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     with Staging(options.out) as staging:
-        pages = render_html(result, parallel=True) if options.html else {}
-        writing = staging.write_in_background(result.files)
+        pages = {path: data for path, data in result.files.items() if path not in result.output.files}
+        writing = staging.write_in_background({path: result.output.files[path] for path in result.output.files})
         staging.write(pages)
         writing.join()
         staging.commit()
-    result.files.update(pages)
     docs = result.output.documents
     print(
         f"built {len(result.content.recipes)} recipes, {len(docs)} documents, "

@@ -8,6 +8,7 @@ from typing import Any
 from builder.fieldpaths import locate
 from builder.problems import Problem
 from builder.resolver import Vocab
+from builder.vllm_lint import Finding
 
 
 @dataclass
@@ -60,6 +61,8 @@ class BuildOutput:
     """The in-memory site: every file to write, keyed by its path relative to the output root."""
 
     files: dict[str, bytes] = field(default_factory=dict)
+    objects: dict[str, Any] = field(default_factory=dict)  # path -> the value ``files[path]`` serialises
+    findings: dict[str, list[Finding]] = field(default_factory=dict)  # record path -> vLLM CLI lint findings
     documents: dict[str, dict[str, Any]] = field(default_factory=dict)  # hf_id -> /<hf_id>.json object
     warnings: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)  # located warnings (vLLM CLI lint)

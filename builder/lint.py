@@ -5,8 +5,8 @@
 - the same flag twice in one argument list;
 - ``nightly_required`` although a pinned release image already covers ``min_vllm_version``.
 
-Unknown hardware ids are reported by :mod:`builder.validate`; guide anchors by the page
-renderer's link check.
+Unknown hardware ids are reported by :mod:`builder.validate`; ``#fragment`` links by
+:mod:`builder.site.anchors` once the pages are built (against the ids they really have).
 """
 
 from __future__ import annotations
@@ -40,33 +40,7 @@ def recipe_lints(data: dict[str, Any]) -> list[tuple[str, str]]:
                 )
             )
     found.extend(_nightly_covered(data))
-    found.extend(broken_anchors(data))
     return found
-
-
-def broken_anchors(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """``#fragment`` links in the guide, notes and runbooks that name no anchor of the recipe page.
-
-    The page's anchors are its section ids, ``preset-<key>`` per preset, and heading slugs
-    handed out in the page's order: runbooks, note bodies, then the guide.
-    """
-    from builder.markdown import Slugger, outline
-    from builder.render import PAGE_IDS
-
-    presets = [(k, p) for k, p in _items(data.get("presets")) if isinstance(p, dict)]
-    slugger = Slugger(set(PAGE_IDS) | {f"preset-{key}" for key, _ in presets})
-    texts = [(f"presets.{key}.runbook", p.get("runbook")) for key, p in presets]
-    texts += [(f"notes[{i}].body", n.get("body")) for i, n in enumerate(data.get("notes") or []) if isinstance(n, dict)]
-    texts.append(("guide", data.get("guide")))
-    links: list[tuple[str, str, int]] = []
-    for field, text in texts:
-        headings, fragments = outline(text if isinstance(text, str) else None)
-        for heading in headings:
-            slugger.slug(heading)
-        links.extend((field, fragment, line) for fragment, line in fragments)
-    for field, fragment, line in links:
-        if fragment not in slugger.seen:
-            yield field, f"link to #{fragment} (line {line + 1} of the text) names no anchor of the recipe page"
 
 
 def _overridden_tp(path: str) -> bool:

@@ -204,26 +204,26 @@ def _load_catalogue(
     return result
 
 
+def _checked_file(root: Path, rel: str, model: type[BaseModel], out: _Collector) -> dict[str, Any] | None:
+    """A top-level vocabulary file read and checked against its schema (None when broken)."""
+    loaded = read_mapping(root, rel, out)
+    if loaded is None:
+        return None
+    data, lines = loaded
+    return data if check_model(model, data, rel, _where_in(rel, lines), out) is not None else None
+
+
 def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
     """taxonomy.yaml, platforms.yaml, strategies/ and kv_store/."""
     taxonomy: dict[str, Any] = {"hardware_profiles": {}}
     if not (root / "taxonomy.yaml").is_file():
         out.error("taxonomy.yaml", 0, "", "file is missing")
     else:
-        loaded = read_mapping(root, "taxonomy.yaml", out)
-        if loaded is not None:
-            data, lines = loaded
-            where = _where_in("taxonomy.yaml", lines)
-            if check_model(schemas.Taxonomy, data, "taxonomy.yaml", where, out) is not None:
-                taxonomy = data
+        checked = _checked_file(root, "taxonomy.yaml", schemas.Taxonomy, out)
+        taxonomy = taxonomy if checked is None else checked
     platforms = None
     if (root / "platforms.yaml").is_file():
-        loaded = read_mapping(root, "platforms.yaml", out)
-        if loaded is not None:
-            data, lines = loaded
-            where = _where_in("platforms.yaml", lines)
-            if check_model(schemas.Platforms, data, "platforms.yaml", where, out) is not None:
-                platforms = data
+        platforms = _checked_file(root, "platforms.yaml", schemas.Platforms, out)
     strategies = _load_catalogue(root, "strategies", schemas.Strategy, out)
     kv_store = _load_catalogue(root, "kv_store", schemas.KvStore, out)
     return Vocabulary(taxonomy=taxonomy, strategies=strategies, kv_store=kv_store, platforms=platforms)

@@ -20,14 +20,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from builder.api import ApiBuilder
-from builder.build import BuildOptions, render
+from builder.build import BuildOptions, Pipeline
 from builder.content import Content
-from builder.loader import reload_recipe
 from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.problems import ContentError
-from builder.pyodide_assets import builder_data_files
-from builder.render import render_pages
 from builder.writer import update_tree, write_tree
 
 RELOAD_SCRIPT = (
@@ -37,40 +33,34 @@ RELOAD_SCRIPT = (
 
 @dataclass
 class SiteState:
-    """The in-memory site and what produced it."""
+    """The in-memory site, the pipeline that built it, and the files last written."""
 
     options: BuildOptions
-    content: Content | None = None
-    api: ApiBuilder | None = None
+    pipeline: Pipeline = field(init=False)
     files: dict[str, bytes] = field(default_factory=dict)
     version: int = 0  # bumped after every successful write
     changed: threading.Condition = field(default_factory=threading.Condition)
 
+    def __post_init__(self) -> None:
+        self.pipeline = Pipeline(self.options)
+
+    @property
+    def content(self) -> Content | None:
+        return self.pipeline.result.content if self.pipeline.result else None
+
     def full(self) -> set[str]:
-        """Render everything in memory; write only what differs. Returns the changed paths."""
-        result = render(self.options)
+        """Build everything in memory; write only what differs. Returns the changed paths."""
+        result = self.pipeline.run()
         report(result.problems)
-        self.content, self.api = result.content, result.api
         return self.replace(result.files)
 
     def recipe_edited(self, rel: str) -> set[str] | None:
-        """Re-render one edited recipe; None when only a full render is exact."""
-        if self.content is None or self.api is None:
+        """Rebuild after an edit of one recipe; None when only a full build is exact."""
+        rebuilt = self.pipeline.rebuild(rel)
+        if rebuilt is None:
             return None
-        recipe, problems = reload_recipe(self.content, rel, strict=self.options.strict)
+        files, problems = rebuilt
         report(problems)
-        paths = self.api.rebuild_recipe(recipe)
-        if paths is None:
-            return None
-        output = self.api.out
-        files = dict(self.files)
-        for path in paths:
-            if path in output.files:
-                files[path] = output.files[path]
-            else:
-                files.pop(path, None)
-        files.update(render_pages(self.content, output, {recipe.hf_id}))
-        files.update(builder_data_files(self.content, {recipe.hf_id}))
         return self.replace(files)
 
     def replace(self, files: dict[str, bytes]) -> set[str]:

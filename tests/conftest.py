@@ -31,14 +31,27 @@ def need_shared() -> None:
 
 
 @pytest.fixture(scope="session")
-def upstream_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built from ../shared/upstream with the real CLI (JSON and HTML)."""
+def upstream_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The one build of ../shared/upstream per session (JSON and HTML), written to a folder.
+
+    ``{"dir", "content", "output", "pages"}``: the folder, the loaded content, the API output
+    (documents and objects) and the HTML side's files.
+    """
     need_shared()
-    from builder.cli import main
+    from builder.build import BuildOptions, Pipeline
+    from builder.writer import write_tree
 
     out = tmp_path_factory.mktemp("upstream") / "site"
-    assert main(["build", "--content", str(UPSTREAM), "--out", str(out)]) == 0
-    return out
+    result = Pipeline(BuildOptions(content=UPSTREAM, out=out)).run()
+    write_tree(result.files, out)
+    pages = {k: v for k, v in result.files.items() if k not in result.output.files}
+    return {"dir": out, "content": result.content, "output": result.output, "pages": pages}
+
+
+@pytest.fixture(scope="session")
+def upstream_site(upstream_build: dict[str, Any]) -> Path:
+    """The folder of the session's upstream build."""
+    return upstream_build["dir"]
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -13,7 +15,7 @@ from builder.cli import main
 from builder.lint import recipe_lints
 from builder.loader import load_content
 from builder.schema import recipe_schema
-from tests.conftest import RECIPES, UPSTREAM, need_shared
+from tests.conftest import RECIPES, ROOT, UPSTREAM, need_shared
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -260,14 +262,16 @@ def test_vllm_lint_covers_preset_points(tmp_path: Path, capsys) -> None:
 
 
 def test_guide_anchor_lint() -> None:
-    from builder.lint import broken_anchors
+    """Fragment links are checked against the ids of the built page (here: a page with these ids)."""
+    from builder.site.anchors import broken_anchors
 
+    ids = {"matrix", "preset-fast", "steps", "serving-it", "steps-1"}
     recipe = {
         "presets": {"fast": {"runbook": "## Steps\n\nSee [the guide](#serving-it)."}},
         "notes": [{"title": "n", "body": "Use [the fast preset](#preset-fast) or [this](#preset-slow)."}],
         "guide": "# Serving it\n\nText\n\n## Steps\n\n[steps](#steps-1) [matrix](#matrix)\n[gone](#nowhere)\n",
     }
-    assert list(broken_anchors(recipe)) == [
+    assert broken_anchors(recipe, ids) == [
         ("notes[0].body", "link to #preset-slow (line 1 of the text) names no anchor of the recipe page"),
         ("guide", "link to #nowhere (line 8 of the text) names no anchor of the recipe page"),
     ]
@@ -280,3 +284,17 @@ def test_recipe_pages_say_whether_vllm_accepts_the_command(upstream_site: Path) 
     bad = (upstream_site / "deepseek-ai" / "DeepSeek-V4-Flash" / "index.html").read_text()
     assert "<strong>vLLM 0.33.0 would reject this command:</strong>" in bad
     assert "--attention_config.use_fp4_indexer_cache: unknown key &#39;use_fp4_indexer_cache&#39;" in bad
+
+
+def test_check_loads_no_page_machinery() -> None:
+    """``check`` validates and publishes in memory but builds no page: no Jinja, Markdown or Pygments."""
+    script = (
+        "import sys\n"
+        "from builder.cli import main\n"
+        "status = main(['check', '--content', 'recipes'])\n"
+        "print(status, sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'pygments', 'markdown_it'}),"
+        " sorted(m for m in sys.modules if m.startswith('builder.site') or m == 'builder.markdown'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 [] []"

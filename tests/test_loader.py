@@ -202,12 +202,12 @@ def test_parallel_page_rendering_equals_one_process() -> None:
     script = (
         "import os, threading\n"
         "from pathlib import Path\n"
-        "from builder.build import BuildOptions, render_api\n"
-        "from builder.render import render_site, render_site_parallel\n"
-        f"result = render_api(BuildOptions(content=Path({str(UPSTREAM)!r}), out=Path('unused')))\n"
+        "from builder.build import BuildOptions, Pipeline\n"
+        "from builder.site import site_pages, site_pages_parallel\n"
+        f"result = Pipeline(BuildOptions(content=Path({str(UPSTREAM)!r}), out=Path('unused'))).run(html=False)\n"
         "assert threading.active_count() == 1 and hasattr(os, 'fork')\n"
-        "serial = render_site(result.content, result.output)\n"
-        "parallel = render_site_parallel(result.content, result.output)\n"
+        "serial = site_pages(result.content, result.output)\n"
+        "parallel = site_pages_parallel(result.content, result.output)\n"
         "print(len(serial), serial == parallel)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -20,25 +20,15 @@ import sitedata  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The built site directory plus the content/output it came from."""
-    if not sitedata.shared_available():
-        pytest.skip(f"shared fixtures not found at {sitedata.SHARED} (golden/ and upstream/ are needed)")
-    out = tmp_path_factory.mktemp("site")
-    info = sitedata.build_site(out)
-    info["dir"] = out
-    return info
+def built_site(upstream_build: dict[str, Any]) -> dict[str, Any]:
+    """The session's one build of ../shared/upstream: its directory, content, output and pages."""
+    return upstream_build
 
 
 @pytest.fixture(scope="session")
 def presets_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A site whose MiniMax-M3 carries presets/notes/source (our recipes/, or the seed document)."""
-    if not (sitedata.ours_available() or sitedata.SEED.exists()):
-        pytest.skip(f"neither recipes/models/MiniMaxAI/MiniMax-M3.yaml nor {sitedata.SEED} exists")
-    out = tmp_path_factory.mktemp("presets-site")
-    info = sitedata.build_presets_site(out)
-    info["dir"] = out
-    return info
+    """Our recipes/ built with provenance: MiniMax-M3 carries presets, notes and an edit link."""
+    return sitedata.build_presets_site(tmp_path_factory.mktemp("presets-site") / "site")
 
 
 @pytest.fixture(scope="session")

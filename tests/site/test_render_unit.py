@@ -8,7 +8,9 @@ import sitedata
 
 from builder.content import BuildOutput, Content, RecipeFile
 from builder.markdown import Slugger, render_markdown, slugify
-from builder.render import SiteRenderer, env_exports, fmt_ctx_short, parse_params
+from builder.site import SitePages
+from builder.site.command_blocks import env_exports
+from builder.site.views import fmt_ctx_short, parse_params
 
 
 def test_markdown_escapes_raw_html_and_drops_unsafe_links() -> None:
@@ -33,7 +35,7 @@ def test_fenced_code_is_highlighted_and_images_become_links() -> None:
 
 def test_helpers() -> None:
     assert parse_params("1.2T") == 1200 and parse_params("500M") == 0.5 and parse_params("x") is None
-    assert fmt_ctx_short(1048576) == "1M ctx" or fmt_ctx_short(1048576) == "1.0M ctx"
+    assert fmt_ctx_short(1048576) == "1.0M ctx" and fmt_ctx_short(2_000_000) == "2M ctx"
     assert fmt_ctx_short(131072) == "131K ctx" and fmt_ctx_short(0) == ""
     assert env_exports({"A": "1", "B": "$IFACE_NAME", "C": '{"x": 1}'}) == (
         "export A=1\nexport B=$IFACE_NAME\nexport C='{\"x\": 1}'"
@@ -51,9 +53,9 @@ def test_latest_keeps_one_card_per_org() -> None:
     recipes = [_recipe("A/new1", "2030-01-03"), _recipe("A/new2", "2030-01-02"), _recipe("B/old", "2020-01-01"),
                _recipe("C/bad", "not-a-date"), _recipe("D/old", "2020-01-01")]
     content = Content("x", sitedata.load_vocab(), recipes)
-    renderer = SiteRenderer(content, BuildOutput())
-    assert [r.hf_id for r in renderer.latest(8, one_per_org=True)] == ["A/new1", "B/old", "D/old", "C/bad"]
-    pages = renderer.render_all()
+    site = SitePages(content, BuildOutput())
+    assert [r.hf_id for r in site.index.latest(8, one_per_org=True)] == ["A/new1", "B/old", "D/old", "C/bad"]
+    pages = site.everything()
     assert "A/index.html" in pages and "A/new1/index.html" in pages and "browse/index.html" in pages
     assert "a/new1/index.html" in pages  # lower-case redirect stub
     assert b'http-equiv="refresh"' in pages["a/new1/index.html"]

@@ -11,7 +11,7 @@ import sitedata
 from conftest import serve_dir
 
 from builder.content import BuildOutput, Content, RecipeFile
-from builder.render import render_site
+from builder.site import site_pages
 
 P = '<img src=x onerror="window.__xss=1;alert(1)">'
 S = "<script>window.__xss=1;alert(1)</script>"
@@ -84,9 +84,10 @@ def xss_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"shared upstream content not found at {sitedata.UPSTREAM}")
     raw, doc = _evil_recipe()
     content = Content("evil", sitedata.load_vocab(), [RecipeFile(HF_ID, "models/Evil/xss-model.yaml", raw)])
-    output = BuildOutput(files={f"{HF_ID}.json": json.dumps(doc).encode()}, documents={HF_ID: doc})
+    output = BuildOutput(files={f"{HF_ID}.json": json.dumps(doc).encode()}, objects={f"{HF_ID}.json": doc},
+                         documents={HF_ID: doc})
     out = tmp_path_factory.mktemp("xss")
-    for rel, data in {**output.files, **render_site(content, output)}.items():
+    for rel, data in {**output.files, **site_pages(content, output)}.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
     return out

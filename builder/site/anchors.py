@@ -1,0 +1,53 @@
+"""The ``#fragment`` links of a recipe's texts, checked against the ids its built page really has."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from builder.content import RecipeFile
+from builder.markdown import outline
+from builder.problems import Problem
+
+_ID = re.compile(r'\sid="([^"]*)"')
+
+
+def page_ids(page: bytes) -> set[str]:
+    """Every ``id`` attribute of an HTML page."""
+    return {html.unescape(value) for value in _ID.findall(page.decode("utf-8"))}
+
+
+def fragment_links(data: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """(field, fragment, 0-based line) of every ``#fragment`` link in the runbooks, notes and guide."""
+    presets = data.get("presets") if isinstance(data.get("presets"), dict) else {}
+    texts = [(f"presets.{key}.runbook", p.get("runbook")) for key, p in presets.items() if isinstance(p, dict)]
+    texts += [(f"notes[{i}].body", n.get("body")) for i, n in enumerate(data.get("notes") or []) if isinstance(n, dict)]
+    texts.append(("guide", data.get("guide")))
+    links = []
+    for field, body in texts:
+        _, fragments = outline(body if isinstance(body, str) else None)
+        links.extend((field, fragment, line) for fragment, line in fragments)
+    return links
+
+
+def broken_anchors(data: dict[str, Any], ids: set[str]) -> list[tuple[str, str]]:
+    """(field, message) for each fragment link that names no id in ``ids``."""
+    return [
+        (field, f"link to #{fragment} (line {line + 1} of the text) names no anchor of the recipe page")
+        for field, fragment, line in fragment_links(data)
+        if fragment not in ids
+    ]
+
+
+def anchor_problems(recipes: list[RecipeFile], pages: dict[str, bytes]) -> list[Problem]:
+    """Located warnings for the broken fragment links of every recipe page in ``pages``, in walk order."""
+    problems = []
+    for recipe in recipes:
+        page = pages.get(f"{recipe.hf_id}/index.html")
+        if page is None:
+            continue
+        for field, message in broken_anchors(recipe.data, page_ids(page)):
+            file, line = recipe.where(field)
+            problems.append(Problem(file, line, field, message, warning=True))
+    return problems

@@ -1,0 +1,139 @@
+"""The thin Jinja layer: one environment, the static assets, and :class:`Page` → bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
+from markupsafe import Markup
+
+from builder.minify import minify
+from builder.paths import STATIC_DIR, TEMPLATES_DIR
+from builder.site.index import HF, SITE_NAME, SiteIndex
+from builder.site.views import fmt_ctx_short
+
+DOCS_URL = "https://docs.vllm.ai"
+INSTALL_URL = "https://docs.vllm.ai/en/latest/getting_started/installation/"
+SUPPORTED_MODELS_URL = "https://docs.vllm.ai/en/latest/models/supported_models.html"
+OMNI_REPO_URL = "https://github.com/vllm-project/vllm-omni"
+
+
+@dataclass
+class Page:
+    """One HTML page: the template, what every page has (title, canonical, crumbs...), and its body.
+
+    ``body`` is a page builder's dataclass (:class:`~builder.site.recipe_page.RecipePage`...) or a
+    mapping; its fields become the template's variables beside the common ones.
+    """
+
+    template: str
+    body: Any
+    title: str = ""
+    description: str = ""
+    canonical: str = ""
+    kind: str = ""
+    og_type: str = "website"
+    current_org: str | None = None
+    current_recipe: str | None = None
+    breadcrumbs: list[tuple[str, str]] = field(default_factory=list)
+    jsonld: list[dict[str, Any]] = field(default_factory=list)
+
+    def context(self) -> dict[str, Any]:
+        """The template variables."""
+        body = self.body if isinstance(self.body, dict) else {f.name: getattr(self.body, f.name) for f in fields(self.body)}
+        if not self.kind:  # a bare template (the redirect stub) gets its body only
+            return dict(body)
+        return {
+            "page_title": self.title,
+            "description": self.description,
+            "canonical": self.canonical,
+            "og_type": self.og_type,
+            "page_kind": self.kind,
+            "current_org": self.current_org,
+            "current_recipe": self.current_recipe,
+            "breadcrumbs": self.breadcrumbs,
+            "jsonld": self.jsonld,
+            **body,
+        }
+
+
+def json_for_script(obj: Any) -> Markup:
+    """JSON safe to embed inside a <script> element."""
+    dumped = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    dumped = dumped.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    dumped = dumped.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return Markup(dumped)
+
+
+class _MemoryBytecodeCache(BytecodeCache):
+    """Compiled templates kept for the life of the process (the dev server renders many times)."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self.store:
+            bucket.bytecode_from_string(self.store[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()
+
+
+_BYTECODE = _MemoryBytecodeCache()
+
+
+def static_assets() -> dict[str, bytes]:
+    """``static/*`` minified, keyed by output path."""
+    out: dict[str, bytes] = {}
+    if STATIC_DIR.is_dir():
+        for path in sorted(STATIC_DIR.iterdir()):
+            if path.is_file() and not path.name.startswith("."):
+                out[f"static/{path.name}"] = minify(path.name, path.read_bytes())
+    return out
+
+
+class Templates:
+    """The Jinja environment of one build, with the site-wide globals."""
+
+    def __init__(self, index: SiteIndex, assets: dict[str, bytes]) -> None:
+        self.assets = assets
+        env = Environment(
+            loader=FileSystemLoader(str(TEMPLATES_DIR)),
+            bytecode_cache=_BYTECODE,
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        env.globals.update(
+            site_name=SITE_NAME,
+            base_url=index.base_url,
+            repo_url=index.repo_url,
+            docs_url=DOCS_URL,
+            install_url=INSTALL_URL,
+            supported_models_url=SUPPORTED_MODELS_URL,
+            omni_repo_url=OMNI_REPO_URL,
+            hf=HF,
+            asset=self.asset,
+            task_label=index.task_label,
+            hw_label=index.hw_label,
+            fmt_ctx_short=fmt_ctx_short,
+            json_for_script=json_for_script,
+            orgs=index.orgs,
+            total_recipes=len(index.recipes),
+        )
+        env.filters["thousands"] = lambda n: f"{int(n):,}"
+        self.env = env
+
+    def asset(self, name: str) -> str:
+        """Site-absolute URL of a static asset with a content hash for cache busting."""
+        data = self.assets.get(f"static/{name}", b"")
+        return f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
+
+    def render(self, page: Page) -> bytes:
+        """The page's HTML."""
+        return self.env.get_template(page.template).render(**page.context()).encode("utf-8")

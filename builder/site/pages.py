@@ -1,0 +1,134 @@
+"""Every page of the site, from one :class:`SiteIndex`: all at once, on two cores, or those an edit touches."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import posixpath
+import threading
+
+from builder.content import BuildOutput, Content
+from builder.site.index import SiteIndex
+from builder.site.jinja import Page, Templates, static_assets
+from builder.site.listings import browse_page, home_page, not_found_page, org_page, redirect_stub
+from builder.site.recipe_page import recipe_page
+from builder.site.texts import index_texts
+
+
+class SitePages:
+    """The pages of one build: the index, the templates and the static assets."""
+
+    def __init__(self, content: Content, output: BuildOutput, base_url: str | None = None) -> None:
+        self.index = SiteIndex(content, output, base_url)
+        self.assets = static_assets()
+        self.templates = Templates(self.index, self.assets)
+
+    def html(self, page: Page) -> bytes:
+        return self.templates.render(page)
+
+    def everything(self) -> dict[str, bytes]:
+        """Every page, asset, redirect stub and text index."""
+        return {**self.recipe_pages(0, 1), **self.shared()}
+
+    def recipe_pages(self, part: int, parts: int) -> dict[str, bytes]:
+        """The recipe pages of one share of the recipes (every ``parts``-th from ``part``)."""
+        return {f"{r.hf_id}/index.html": self.html(recipe_page(self.index, r)) for r in self.index.recipes[part::parts]}
+
+    def listings(self) -> dict[str, bytes]:
+        """Home, browse and 404: the pages that list recipes across orgs."""
+        return {
+            "index.html": self.html(home_page(self.index)),
+            "browse/index.html": self.html(browse_page(self.index)),
+            "404.html": self.html(not_found_page(self.index)),
+        }
+
+    def shared(self) -> dict[str, bytes]:
+        """Everything but the recipe pages: assets, home, browse, 404, providers, stubs, indexes."""
+        index = self.index
+        pages: dict[str, bytes] = dict(self.assets)
+        pages.update(self.listings())
+        for org in index.orgs.values():
+            pages[f"{org['id']}/index.html"] = self.html(org_page(index, org))
+        taken = set(pages) | set(index.output.files) | {f"{r.hf_id}/index.html" for r in index.recipes}
+        dirs = {posixpath.dirname(p) for p in taken}
+
+        def stub(path: str, target: str, keep_query: bool) -> None:
+            key = f"{path}/index.html"
+            if key in taken or path in taken or path in dirs and key in taken:
+                return
+            pages[key] = self.html(redirect_stub(target, keep_query))
+            taken.add(key)
+
+        for alias, target in index.aliases().items():
+            stub(alias, target, keep_query=False)
+        for org_id in index.orgs:
+            if org_id.lower() != org_id and org_id.lower() not in {o.lower() for o in index.orgs if o != org_id}:
+                stub(org_id.lower(), f"/{org_id}", keep_query=True)
+        for r in index.recipes:
+            low = r.hf_id.lower()
+            if low != r.hf_id and not any(x.lower() == low for x in index.by_id if x != r.hf_id):
+                stub(low, r.url, keep_query=True)
+        pages.update(index_texts(index))
+        return pages
+
+    def after_edit(self, hf_ids: set[str]) -> dict[str, bytes]:
+        """The pages an edit of the recipes ``hf_ids`` touches: their own pages and every listing."""
+        index = self.index
+        pages = self.listings()
+        edited = [index.by_id[h] for h in hf_ids if h in index.by_id]
+        for org_id in {r.org for r in edited}:
+            pages[f"{org_id}/index.html"] = self.html(org_page(index, index.orgs[org_id]))
+        for r in edited:
+            pages[f"{r.hf_id}/index.html"] = self.html(recipe_page(index, r))
+        pages.update(index_texts(index))
+        return pages
+
+
+def site_pages(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:
+    """Every HTML page, redirect stub, text file and static asset, keyed by output-relative path.
+
+    ``base_url`` (default: ``content.site['base_url']`` or ``http://127.0.0.1:8000``) is
+    used for canonical URLs, Open Graph tags, the sitemap, robots.txt and llms.txt.
+    """
+    return SitePages(content, output, base_url).everything()
+
+
+def edited_pages(content: Content, output: BuildOutput, hf_ids: set[str], base_url: str | None = None) -> dict[str, bytes]:
+    """Incremental: the pages of the edited recipes ``hf_ids`` plus every index listing them."""
+    return SitePages(content, output, base_url).after_edit(hf_ids)
+
+
+def site_pages_parallel(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:
+    """:func:`site_pages` on two cores: a forked child builds half of the recipe pages.
+
+    Forks only while the process runs a single thread (fork copies only the calling thread);
+    otherwise, where fork is unavailable, on one core, or when the child fails, one process
+    builds everything.
+    """
+    site = SitePages(content, output, base_url)
+    alone = threading.active_count() == 1  # forking beside other threads could copy a held lock
+    if not hasattr(os, "fork") or not alone or (os.cpu_count() or 1) < 2 or len(site.index.recipes) < 8:
+        return site.everything()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: build its share, send it back, leave without cleanup handlers
+        status = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as pipe:
+                pickle.dump(site.recipe_pages(1, 2), pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    pages = site.recipe_pages(0, 2)
+    pages.update(site.shared())
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            theirs = pickle.load(pipe)
+        except (EOFError, pickle.UnpicklingError):
+            theirs = None
+    _, status = os.waitpid(pid, 0)
+    if theirs is None or status != 0:
+        theirs = site.recipe_pages(1, 2)
+    return {**theirs, **pages}
