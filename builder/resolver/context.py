@@ -6,6 +6,7 @@ from typing import Any
 
 from .hardware import gpu_count_of, profile_of, served_model_id, variant_of
 from .strategies import strategy_catalogue
+from .types import Vocab
 from .values import as_dict
 
 
@@ -15,7 +16,7 @@ class RenderContext:
     __slots__ = ("recipe", "taxonomy", "strategies", "hw", "profile", "variant_key", "variant",
                  "model_id", "gpus", "enabled", "modes", "advanced", "tp_override")
 
-    def __init__(self, recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str, enabled: list[str],
+    def __init__(self, recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str, enabled: list[str],
                  modes: dict[str, Any] | None = None, advanced: list[Any] | None = None, tp_override: Any = None):
         self.recipe = recipe
         self.taxonomy = as_dict(vocab.get("taxonomy"))

@@ -8,6 +8,7 @@ from .docker import BRAND_KEYS, LATEST_IMAGES, docker_image, image_sources, is_c
 from .hardware import profile_of, raw_generation, variant_of
 from .strategies import deploy_type_of, strategy_catalogue
 from .topologies.mooncake import kv_install
+from .types import Vocab
 from .values import as_dict, as_list, get_key, is_omni, js_str, truthy, version_key
 
 PIP_RELEASE = "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"
@@ -105,7 +106,7 @@ PIP_CPU_RELEASE = (
 )
 
 
-def interactive_install(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, variant_key: str, cuda: str = "default",
+def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_key: str, cuda: str = "default",
                         kv_offload: Any = None) -> dict[str, Any]:
     """Single-node §13.2/§13.3: the builder's install block for the current selection.
 
@@ -195,7 +196,7 @@ def initial_install_tab(recipe: dict[str, Any]) -> str:
     return "docker" if first == "docker" else "pip"
 
 
-def extra_installs(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, kv_offload: Any = None) -> list[dict[str, Any]]:
+def extra_installs(recipe: dict[str, Any], vocab: Vocab, hw: str, kv_offload: Any = None) -> list[dict[str, Any]]:
     """Single-node §13.3: dependency entries for ``hw`` as ``{command, note, optional, tabs}``.
 
     ``tabs`` lists the install tabs (``pip``/``docker``) the entry is shown on; the active

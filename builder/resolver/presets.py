@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from .context import RenderContext
 from .docker import docker_image
@@ -14,7 +14,7 @@ from .records import build_record, failure_warning, resolve_core
 from .resolve import node_count_value
 from .shell import arg_units, flatten_units, format_command
 from .strategies import deploy_type_of, nodes_for, strategy_catalogue
-from .types import PresetError, ResolveError
+from .types import JSON, PresetError, PresetSelection, ResolveError, Vocab
 from .values import as_dict, as_list, get_key, js_json, merge_env
 
 ADVANCED_PRESETS: tuple[tuple[str, ...], ...] = (
@@ -79,11 +79,12 @@ def _postprocess_tokens(tokens: list[Any], remove: list[Any], patches: dict[str,
     return flatten_units(units)
 
 
-def preset_point_selection(recipe: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
+def preset_point_selection(recipe: JSON, preset: JSON, point: JSON) -> PresetSelection:
     """json-api §11.7 steps 1-7 as a :func:`resolve` selection."""
     variants = as_list(preset.get("variants"))
     v = variants[0] if variants else "default"
-    hw, sid = preset.get("hardware"), preset.get("strategy")
+    hw = cast(str, preset.get("hardware"))  # validate_presets reports any but a known profile
+    sid = cast(str, preset.get("strategy"))  # ... and any but a known serving strategy
     chosen = dict(as_dict(get_key(preset.get("select"), "features")))
     chosen.update(as_dict(get_key(point.get("select"), "features")))
     def pick_value(key: str) -> Any:
@@ -91,7 +92,7 @@ def preset_point_selection(recipe: dict[str, Any], preset: dict[str, Any], point
         return psel[key] if key in psel else rsel.get(key)
 
     enabled = set(default_enabled_features(recipe, hw, v))
-    modes = {}
+    modes: dict[str, str] = {}
     for key, value in chosen.items():
         if value is False:
             enabled.discard(key)
@@ -113,7 +114,7 @@ def preset_image(preset: dict[str, Any]) -> Any:
     return image if isinstance(image, str) else get_key(image, "vllm")
 
 
-def _render_point(recipe: dict[str, Any], vocab: dict[str, Any], preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
+def _render_point(recipe: dict[str, Any], vocab: Vocab, preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
     """json-api §11.7 steps 1-11 for one point: the §5.1 record."""
     sel = preset_point_selection(recipe, preset, point)
     taxonomy = as_dict(vocab.get("taxonomy"))
@@ -150,7 +151,7 @@ def _render_point(recipe: dict[str, Any], vocab: dict[str, Any], preset: dict[st
     return build_record(ctx, sid, nodes, result, image)
 
 
-def resolve_preset(recipe: dict[str, Any], vocab: dict[str, Any], preset_key: str) -> dict[str, Any]:
+def resolve_preset(recipe: dict[str, Any], vocab: Vocab, preset_key: str) -> dict[str, Any]:
     """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
     preset = as_dict(as_dict(recipe.get("presets")).get(preset_key))
     points: dict[str, Any] = {}
@@ -168,7 +169,7 @@ def resolve_preset(recipe: dict[str, Any], vocab: dict[str, Any], preset_key: st
     return {"points": points, "warnings": warnings}
 
 
-def validate_presets(recipe: dict[str, Any], vocab: dict[str, Any]) -> list[tuple[str, str]]:
+def validate_presets(recipe: dict[str, Any], vocab: Vocab) -> list[tuple[str, str]]:
     """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
     problems: list[tuple[str, str]] = []
     profiles = hardware_profiles(as_dict(vocab.get("taxonomy")))

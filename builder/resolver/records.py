@@ -24,7 +24,7 @@ from .strategies import (
 from .topologies.mooncake import kv_option, kv_result
 from .topologies.multi_node import serve_result
 from .topologies.pd import pd_result
-from .types import ResolveError
+from .types import ResolveError, Vocab
 from .values import as_dict, get_key, is_num, is_omni
 
 
@@ -127,7 +127,7 @@ def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: An
     return record
 
 
-def _serving_for(recipe: dict[str, Any], vocab: dict[str, Any], nc: int) -> str | None:
+def _serving_for(recipe: dict[str, Any], vocab: Vocab, nc: int) -> str | None:
     """Cluster §10.5 ``servingFor``."""
     strategies = strategy_catalogue(vocab)
 
@@ -141,7 +141,7 @@ def _serving_for(recipe: dict[str, Any], vocab: dict[str, Any], nc: int) -> str 
     return next((s for s in effective_compatible_strategies(recipe) if ok(s)), None)
 
 
-def kv_serving(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str, Any], variant: dict[str, Any], hw: str) -> tuple[str, int] | None:
+def kv_serving(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], variant: dict[str, Any], hw: str) -> tuple[str, int] | None:
     """Cluster §10.5 steps 1-4: (serving strategy, nodes per instance) for a kv-store id."""
     nc = 1 if fits_single_node(profile, variant) else 2
     serving = _serving_for(recipe, vocab, nc)
@@ -155,7 +155,7 @@ def kv_serving(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str,
     return serving, nc
 
 
-def _render_alternative(ctx: RenderContext, vocab: dict[str, Any], sid: str) -> dict[str, Any] | None:
+def _render_alternative(ctx: RenderContext, vocab: Vocab, sid: str) -> dict[str, Any] | None:
     """Cluster §10.5 rendering of one non-recommended offered id (None = skipped)."""
     if sid == "pd_cluster":
         pools = pick_pd_nodes(ctx.recipe, vocab, ctx.profile, ctx.variant, ctx.hw)
@@ -171,7 +171,7 @@ def failure_warning(recipe: dict[str, Any], hf_id: str, variant_key: str, sid: s
     return f"resolver failed for {name} variant {variant_key!r} strategy {sid!r}: {err}"
 
 
-def render_matrix(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hf_id: str) -> dict[str, Any]:
+def render_matrix(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hf_id: str) -> dict[str, Any]:
     """json-api §4.3-§4.5: recommended + alternative records per hardware of one base."""
     warnings: list[str] = []
     out: dict[str, Any] = {"hardware": [], "warnings": warnings}
@@ -190,7 +190,7 @@ def render_matrix(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: st
     return out
 
 
-def _render_hardware(recipe: dict[str, Any], vocab: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, hw: str, hf_id: str,
+def _render_hardware(recipe: dict[str, Any], vocab: Vocab, taxonomy: dict[str, Any], variant_key: str, hw: str, hf_id: str,
                      warnings: list[str]) -> dict[str, Any] | None:
     """json-api §4.4 for one hardware; None when it yields no rendering."""
     profile = profile_of(taxonomy, hw)

@@ -55,6 +55,7 @@ from .records import kv_serving, render_record
 from .strategies import kv_store_ids, nodes_for, offered_strategies, pd_pool_defaults, recommend_from
 from .tabs import builder_tabs
 from .topologies.mooncake import kv_option
+from .types import JSON, Selection, Vocab
 from .values import as_dict, as_list, get_key, is_num, is_omni
 
 
@@ -62,7 +63,7 @@ def node_count_value(v: Any) -> int | None:
     return int(v) if is_num(v) and v >= 1 and float(v).is_integer() else None
 
 
-def resolve(recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, Any] | None = None, with_views: bool = True) -> dict[str, Any]:
+def resolve(recipe: JSON, vocab: Vocab, selection: Selection | None = None, with_views: bool = True) -> dict[str, Any]:
     """Resolve one builder selection (keys documented in the module docstring).
 
     ``with_views=False`` leaves out ``install`` and ``tabs`` of non-omni records (the builder view

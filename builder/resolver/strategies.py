@@ -7,10 +7,11 @@ import re
 from typing import Any
 
 from .hardware import fits_single_node, hardware_lookup, is_scalable, node_vram_gb, profile_of, variant_of
+from .types import Vocab
 from .values import MAX_NODES, as_dict, as_list, get_key, is_num
 
 
-def strategy_catalogue(vocab: dict[str, Any]) -> dict[str, Any]:
+def strategy_catalogue(vocab: Vocab) -> dict[str, Any]:
     return as_dict(vocab.get("strategies"))
 
 
@@ -18,7 +19,7 @@ def deploy_type_of(strategy: Any) -> str:
     return get_key(strategy, "deploy_type") or "single_node"
 
 
-def kv_store_ids(vocab: dict[str, Any]) -> list[str]:
+def kv_store_ids(vocab: Vocab) -> list[str]:
     """Mooncake deployment ids in catalogue order."""
     return [k for k, s in strategy_catalogue(vocab).items() if deploy_type_of(s) == "kv_store_lb"]
 
@@ -126,7 +127,7 @@ def pd_pool_modes(recipe: dict[str, Any]) -> list[str]:
     return modes
 
 
-def offered_strategies(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> list[str]:
+def offered_strategies(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> list[str]:
     """Cluster §10.2: ordered strategy ids offered on ``hw`` (kv_store ids included)."""
     profile = profile_of(vocab.get("taxonomy") or {}, hw)
     strategies = strategy_catalogue(vocab)
@@ -150,23 +151,23 @@ def offered_strategies(recipe: dict[str, Any], vocab: dict[str, Any], variant_ke
     return out
 
 
-def is_multi_node(vocab: dict[str, Any], sid: str) -> bool:
+def is_multi_node(vocab: Vocab, sid: str) -> bool:
     return deploy_type_of(strategy_catalogue(vocab).get(sid)) == "multi_node"
 
 
-def nodes_for(recipe: dict[str, Any], vocab: dict[str, Any], sid: str, profile: dict[str, Any], hw: str) -> int:
+def nodes_for(recipe: dict[str, Any], vocab: Vocab, sid: str, profile: dict[str, Any], hw: str) -> int:
     """Cluster §10.3 step 4 ``nodesFor``: multi-node minimum 2, raised to the GPU floor."""
     return max(2 if is_multi_node(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
 
 
-def recommended_strategy(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> tuple[str, int]:
+def recommended_strategy(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> tuple[str, int]:
     """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``."""
     profile = profile_of(vocab.get("taxonomy") or {}, hw)
     offered = offered_strategies(recipe, vocab, variant_key, hw)
     return recommend_from(recipe, vocab, offered, profile, hw, variant_of(recipe, variant_key))
 
 
-def recommend_from(recipe: dict[str, Any], vocab: dict[str, Any], offered: list[str], profile: dict[str, Any], hw: str,
+def recommend_from(recipe: dict[str, Any], vocab: Vocab, offered: list[str], profile: dict[str, Any], hw: str,
                     variant: dict[str, Any]) -> tuple[str, int]:
     scalable = is_scalable(profile)
     multi = scalable and any(s.startswith("multi_node_") for s in offered)
@@ -180,7 +181,7 @@ def recommend_from(recipe: dict[str, Any], vocab: dict[str, Any], offered: list[
     return rec, max(base, nodes_for(recipe, vocab, rec, profile, hw))
 
 
-def pick_pd_nodes(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[str, Any], variant: dict[str, Any], hw: str) -> dict[str, Any] | str | None:
+def pick_pd_nodes(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], variant: dict[str, Any], hw: str) -> dict[str, Any] | str | None:
     """Cluster §10.4 ``pickPdNodes``: None (co-located), ``"skip"`` or per-role node counts."""
     if pd_fits_single_node(profile, variant):
         return None
@@ -199,7 +200,7 @@ def pick_pd_nodes(recipe: dict[str, Any], vocab: dict[str, Any], profile: dict[s
     return out
 
 
-def node_pills(recipe: dict[str, Any], vocab: dict[str, Any], hw: str) -> list[int]:
+def node_pills(recipe: dict[str, Any], vocab: Vocab, hw: str) -> list[int]:
     """Cluster §11: node-count pills ``[1, 2]`` plus the largest floor in (2, 16]."""
     profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
     floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw) for s in effective_compatible_strategies(recipe)]
@@ -207,7 +208,7 @@ def node_pills(recipe: dict[str, Any], vocab: dict[str, Any], hw: str) -> list[i
     return [1, 2, top] if 2 < top <= MAX_NODES else [1, 2]
 
 
-def builder_strategies(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, nodes: int) -> list[str]:
+def builder_strategies(recipe: dict[str, Any], vocab: Vocab, hw: str, nodes: int) -> list[str]:
     """Cluster §11 strategy row: hides kv_store ids, unreachable ids and the wrong node shape."""
     profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
     strategies = strategy_catalogue(vocab)
@@ -221,7 +222,7 @@ def builder_strategies(recipe: dict[str, Any], vocab: dict[str, Any], hw: str, n
     return out
 
 
-def initial_node_count(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> int:
+def initial_node_count(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> int:
     """Cluster §11: 2 when a multi-node/PD strategy exists, hardware scales and the variant does not fit."""
     profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
     multi = any(deploy_type_of(strategy_catalogue(vocab).get(s)) in ("multi_node", "pd_cluster")
@@ -229,7 +230,7 @@ def initial_node_count(recipe: dict[str, Any], vocab: dict[str, Any], variant_ke
     return 2 if multi and is_scalable(profile) and not fits_single_node(profile, variant_of(recipe, variant_key)) else 1
 
 
-def pd_pool_defaults(recipe: dict[str, Any], vocab: dict[str, Any], variant_key: str, hw: str) -> dict[str, Any]:
+def pd_pool_defaults(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> dict[str, Any]:
     """Cluster §11 builder PD pool defaults ``{role: {nodes, rank, parallelism}}`` (never co-located)."""
     profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
     so = as_dict(as_dict(recipe.get("strategy_overrides")).get("pd_cluster"))

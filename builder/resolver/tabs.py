@@ -9,6 +9,7 @@ from .hardware import profile_of
 from .shell import pip_view
 from .strategies import deploy_type_of, strategy_catalogue
 from .topologies.mooncake import mooncake_config_script, mooncake_parts
+from .types import Vocab
 from .values import as_dict, get_key
 
 
@@ -21,7 +22,7 @@ def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str
     return tab
 
 
-def builder_tabs(record: dict[str, Any], vocab: dict[str, Any], kv_id: str | None = None) -> list[dict[str, Any]]:
+def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None) -> list[dict[str, Any]]:
     """Cluster §9.10 / single-node §11.3: the builder's command tabs for a resolved record.
 
     Each tab is ``{label, command, env, pip}`` plus ``docker`` for ``vllm serve`` commands.

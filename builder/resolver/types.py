@@ -82,6 +82,21 @@ class Selection(TypedDict, total=False):
     docker: bool
 
 
+class PresetSelection(TypedDict):
+    """json-api §11.7 steps 1-7 of one preset point (``validate_presets`` vouches for hardware and strategy)."""
+
+    hardware: str
+    variant: str
+    substitute: bool
+    strategy: str
+    features: list[str]
+    modes: dict[str, str]
+    advanced_args: list[Any]
+    nodes: Any
+    kv_offload: str | None
+    tp: Any
+
+
 class Record(TypedDict, total=False):
     """A json-api §5.1 rendering record (the keys every record has; topologies add their own)."""
 

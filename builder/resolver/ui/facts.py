@@ -29,6 +29,7 @@ from ..strategies import (
     strategy_catalogue,
     strategy_supported,
 )
+from ..types import Vocab
 from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
@@ -138,7 +139,7 @@ def make_pill(value: Any, label: str, selected: bool = False, reason: str | None
 class BuilderFacts:
     """Everything derived from one (recipe, vocab) pair, shared by the state steps."""
 
-    def __init__(self, recipe: dict[str, Any], vocab: dict[str, Any]):
+    def __init__(self, recipe: dict[str, Any], vocab: Vocab):
         self.recipe, self.vocab = recipe, vocab
         self.taxonomy = as_dict(vocab.get("taxonomy"))
         self.strategies = strategy_catalogue(vocab)

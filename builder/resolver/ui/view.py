@@ -23,6 +23,7 @@ from ..presets import resolve_preset
 from ..resolve import applicable_notes, resolve
 from ..shell import pip_view
 from ..strategies import deploy_type_of, is_multi_node, node_pills
+from ..types import Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .commands import PLACEHOLDER, bench_command, command_tabs, curl_command, substitute_endpoints
 from .events import apply_event, apply_preset
@@ -160,7 +161,7 @@ def _stored(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def builder_state(recipe: dict[str, Any], vocab: dict[str, Any], state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> dict[str, Any]:
+def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> View:
     """The interactive builder's complete view for one UI state (site-features §6-§7).
 
     ``event`` None = page load: ``state`` holds the URL query parameters (strings, §7.1 names plus
@@ -211,10 +212,10 @@ def builder_state(recipe: dict[str, Any], vocab: dict[str, Any], state: dict[str
     return _view(facts, current, storage, endpoints)
 
 
-def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> dict[str, Any]:
+def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> View:
     hw, p = state["hardware"], facts.profile(state["hardware"])
     rows: list[dict[str, Any]] = [hardware_row(facts, state)]
-    view: dict[str, Any] = {"omni": facts.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
+    view: View = {"omni": facts.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
                   "preset": None, "presets": [], "curl": None, "bench": None, "target": None}
     presets = as_dict(facts.recipe.get("presets"))
     preset = as_dict(presets.get(state["preset"])) if state["preset"] else None
@@ -233,8 +234,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
                  "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command, "client": True}]
         host = js_str(endpoints.get("VLLM_HOST") or "localhost")
         port = endpoints.get("VLLM_PORT") or 8000
-        view.update(curl=omni_example(task, host, port, res["model_id"]) if task else None,
-                    target={"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000})
+        view.update({"curl": omni_example(task, host, port, res["model_id"]) if task else None,
+                     "target": {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}})
         summary = _summary(facts, state, None, None, None, task)
         sid, kv = None, None
     else:
@@ -254,8 +255,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             make_pill(a["id"], a["label"], a["id"] in state["advanced"], None, a["description"], shown=a["shown"])
             for a in adv], kind="checkbox", count=sum(1 for a in adv if a["id"] in state["advanced"] and a["shown"])))
         enabled = [f for f in enabled_features(facts, state) if feature_reason(facts, state, f, sid) is None]
-        modes = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k)) for k in facts.features}
-        modes = {k: m for k, m in modes.items() if m is not None}
+        effective = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k)) for k in facts.features}
+        modes = {k: m for k, m in effective.items() if m is not None}
         advanced_args = [a for o in adv if o["id"] in state["advanced"] and o["shown"] for a in o["args"]]
         if preset is not None:
             resolved = resolve_preset(facts.recipe, facts.vocab, state["preset"])
@@ -266,7 +267,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         else:
             record = None
         if record is None:
-            selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
+            selection: Selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
                          "nodes": state["nodes"], "features": enabled, "modes": modes, "advanced_args": advanced_args,
                          "kv_offload": kv, "cuda": state["cuda"]}
             if sid == "pd_cluster":
@@ -290,7 +291,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         host = js_str(endpoints.get(target["host_var"]) or "localhost")
         port = endpoints.get(target["port_var"]) or target["port"]
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
-        view.update(curl=curl_command(host, port, model), bench=bench_command(host, port, model), target=target)
+        view.update({"curl": curl_command(host, port, model), "bench": bench_command(host, port, model),
+                     "target": target})
         variant = variant_of(facts.recipe, state["variant"])
         need = variant.get("vram_minimum_gb")
         if state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node" and not fits_single_node(p, variant):
@@ -338,9 +340,9 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
     for name in (target.get("host_var"), target.get("port_var")):
         if name and name not in names:
             names.append(name)
-    view.update(state=state, query=_query(facts, state, sid, initial_install_tab(facts.recipe)), storage=storage, rows=rows,
-                install=install, summary=summary, tabs=tabs, placeholders=names, strategy=sid, kv_offload=kv,
-                hf_id=facts.recipe.get("hf_id"))
+    view.update({"state": state, "query": _query(facts, state, sid, initial_install_tab(facts.recipe)),
+                 "storage": storage, "rows": rows, "install": install, "summary": summary, "tabs": tabs,
+                 "placeholders": names, "strategy": sid, "kv_offload": kv, "hf_id": facts.recipe.get("hf_id")})
     return view
 
 
