@@ -89,7 +89,8 @@ def _check_matrix_and_guide(page: Any) -> None:
 
 def test_presets_notes_source(presets_site: dict[str, Any], presets_server: str, page_nojs: Any) -> None:
     doc = presets_site["output"].documents[MINIMAX]
-    assert list(doc["presets"]) == ["h200_agentx"]
+    assert list(doc["presets"]) == ["h200_agentx", "b200_agentx", "b200_agentx_c10", "b300_agentx", "gb200_agentx",
+                                    "gb200_agentx_tp8", "mi355x_agentx"]
     page = page_nojs
     page.goto(f"{presets_server}/{MINIMAX}")
     assert page.locator("#cmd-serve").inner_text() == doc["recommended_command"]["command"]
