@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import socket
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,12 +24,13 @@ from typing import Any
 
 from builder.api import ApiBuilder
 from builder.build import BuildOptions, render
+from builder.collisions import incremental_clash
 from builder.content import Content
 from builder.errors import ContentError
 from builder.loader import reload_recipe
 from builder.pyodide_assets import builder_data_files
 from builder.render import render_pages
-from builder.writer import update_tree, write_tree
+from builder.writer import UnsafeOutput, UnsafePath, check_out, update_tree, write_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 RELOAD_SCRIPT = (
@@ -59,6 +62,7 @@ class SiteState:
             return None
         recipe, problems = reload_recipe(self.content, rel, strict=self.options.strict)
         report(problems)
+        api_before = set(self.api.out.files)
         paths = self.api.rebuild_recipe(recipe)
         if paths is None:
             return None
@@ -71,6 +75,8 @@ class SiteState:
                 files.pop(path, None)
         files.update(render_pages(self.content, output, {recipe.hf_id}))
         files.update(builder_data_files(self.content, {recipe.hf_id}))
+        if incremental_clash(files, self.files, api_before, self.content, self.api):
+            return None  # the full render reports the outputs that collide
         return self.replace(files)
 
     def replace(self, files: dict[str, bytes]) -> set[str]:
@@ -203,11 +209,15 @@ def watch_paths(content: Path) -> list[Path]:
     return [p for p in (content, ROOT / "templates", ROOT / "static") if p.exists()]
 
 
-def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
-    """Apply one batch of file-system changes."""
+def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool = False) -> None:
+    """Apply one batch of file-system changes.
+
+    Whatever was saved, the server keeps serving: problems in the content are printed and
+    the previous site stays; so does it after an internal error, printed with its traceback."""
     started = time.perf_counter()
     try:
-        edited = edited_recipes(state, {Path(p).resolve() for _, p in changes})
+        # realpath, not Path.resolve(): a saved symlink loop must not raise
+        edited = None if everything else edited_recipes(state, {Path(os.path.realpath(p)) for _, p in changes})
         changed: set[str] | None = set()
         for rel in edited or []:
             done = state.recipe_edited(rel)
@@ -220,6 +230,14 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
         report(exc.problems)
         print("rebuild failed; the site is unchanged", file=sys.stderr)
         return
+    except (UnsafeOutput, UnsafePath, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print("rebuild failed; the site is unchanged", file=sys.stderr)
+        return
+    except Exception:  # a bug of ours: show it to whoever develops, keep serving the last site
+        traceback.print_exc()
+        print("rebuild failed with an internal error (please report it); the site is unchanged", file=sys.stderr)
+        return
     print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s", flush=True)
 
 
@@ -230,8 +248,8 @@ def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
     """
     if state.content is None:
         return None
-    root = state.options.content.resolve()
-    known = {(root / r.rel_path).resolve(): r.rel_path for r in state.content.recipes}
+    root = Path(os.path.realpath(state.options.content))
+    known = {Path(os.path.realpath(root / r.rel_path)): r.rel_path for r in state.content.recipes}
     edited = []
     for path in sorted(paths):
         if path in known and path.exists():
@@ -285,8 +303,43 @@ def start_dev_server(content: Path, out: Path) -> DevServer:
     return DevServer(process, port, lines)
 
 
+def watch_and_rebuild(state: SiteState, content: Path) -> None:
+    """Rebuild on every batch of changes, forever.
+
+    watchfiles gives up on a path it cannot decode (a file name that is not UTF-8): the
+    watcher is then started again and everything rebuilt, since changes may have been missed.
+    """
+    from watchfiles import watch as watch_files
+
+    announced = missed = False
+    while True:
+        try:
+            for changes in watch_files(
+                *watch_paths(content), debounce=50, step=20, yield_on_timeout=True, rust_timeout=500
+            ):
+                if not announced:
+                    print("watching for changes", flush=True)
+                    announced = True
+                if missed:
+                    missed = False
+                    print("watching again; rebuilding everything", flush=True)
+                    on_changes(state, set(), everything=True)
+                if changes:
+                    on_changes(state, changes)
+            return
+        except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
+            print(f"error: the file watcher stopped: {exc}", file=sys.stderr, flush=True)
+            missed = True
+            time.sleep(0.2)  # should it keep failing, without spinning
+
+
 def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
-    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted."""
+    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted (exit 2: an unsafe ``out``)."""
+    try:
+        check_out(out, content)
+    except UnsafeOutput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     state = SiteState(BuildOptions(content=content, out=out))
     try:
         state.full()
@@ -301,17 +354,7 @@ def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
     print(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
     try:
         if watch:
-            from watchfiles import watch as watch_files
-
-            announced = False
-            for changes in watch_files(
-                *watch_paths(content), debounce=50, step=20, yield_on_timeout=True, rust_timeout=500
-            ):
-                if not announced:
-                    print("watching for changes", flush=True)
-                    announced = True
-                if changes:
-                    on_changes(state, changes)
+            watch_and_rebuild(state, content)
         else:
             threading.Event().wait()
     except KeyboardInterrupt:

@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from builder import resolver
 from builder.content import Content, RecipeFile
+from builder.errors import ContentError
+from builder.identifiers import segment_problem
 
 
 class Refused(Exception):
     """An invalid choice; the message lists the valid ones."""
+
+
+def reported(action: Callable[[], int]) -> int:
+    """Run a command: content problems print as located lines (exit 1), a refused choice as
+    one ``error:`` line (exit 2)."""
+    try:
+        return action()
+    except ContentError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    except Refused as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 @dataclass
@@ -199,6 +217,10 @@ def new_recipe(root: Path, hf_id: str, today: str) -> Path:
     org, sep, repo = hf_id.partition("/")
     if not sep or not org or not repo or "/" in repo:
         raise Refused(f"expected <org>/<repo>, got {hf_id!r}")
+    for segment in (org, repo):
+        problem = segment_problem(segment)
+        if problem is not None:
+            raise Refused(problem)
     path = root / "models" / org / f"{repo}.yaml"
     if path.exists():
         raise Refused(f"{path} already exists")
