@@ -7,10 +7,11 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from builder import memory_cli
 from builder.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.errors import ContentError
 from builder.loader import load_content
-from builder.terminal import Choice, Refused, new_recipe, resolve_command
+from builder.terminal import Choice, Refused, new_recipe, reported, resolve_command
 
 
 def parser() -> argparse.ArgumentParser:
@@ -53,6 +54,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", type=Path, default=Path("site"))
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--no-watch", action="store_true", help="serve without watching for edits")
+    memory_cli.add_parsers(sub)
     return top
 
 
@@ -73,6 +75,8 @@ def check(content: Path, strict: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; returns the exit status."""
     args = parser().parse_args(argv)
+    if args.command in memory_cli.COMMANDS:
+        return memory_cli.run(args)
     if args.command == "build":
         source = {key: getattr(args, f"source_{key}") for key in SOURCE_KEYS}
         options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source)
@@ -105,17 +109,13 @@ def resolve(args: argparse.Namespace) -> int:
         docker=args.docker,
         as_json=args.json,
     )
-    try:
+
+    def run() -> int:
         content, _ = load_content(args.content)
         print(resolve_command(content, choice))
-    except ContentError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 1
-    except Refused as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        return 0
+
+    return reported(run)
 
 
 def new(content: Path, hf_id: str) -> int:
