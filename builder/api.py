@@ -281,9 +281,10 @@ class ArgvLint:
     def __init__(self) -> None:
         self.recipe: RecipeFile | None = None
         self.found: dict[tuple[str, str], list[str]] = {}
+        self.values: dict[tuple[str, str], str | None] = {}  # the argv item at fault, to locate it
 
     def start(self, recipe: RecipeFile) -> None:
-        self.recipe, self.found = recipe, {}
+        self.recipe, self.found, self.values = recipe, {}, {}
 
     def record(self, record: dict[str, Any], preset: str | None = None) -> list[vllm_lint.Finding]:
         """Lint one rendering record; remember which selection produced each problem."""
@@ -294,6 +295,7 @@ class ArgvLint:
                 f"strategy {record.get('strategy')}" + (f", {preset}" if preset else "")
             )
             self.found.setdefault((finding.flag, finding.reason), []).append(selection)
+            self.values.setdefault((finding.flag, finding.reason), finding.value)
         return findings
 
     def problems(self) -> list[Problem]:
@@ -301,7 +303,7 @@ class ArgvLint:
         assert self.recipe is not None
         out = []
         for (flag, reason), selections in self.found.items():
-            field = arg_origin(self.recipe.data, flag)
+            field = arg_origin(self.recipe.data, flag, self.values.get((flag, reason)))
             file, line = self.recipe.where(field)
             more = f" (+{len(selections) - 1} more renderings)" if len(selections) > 1 else ""
             message = f"{flag}: {reason} [vLLM {vllm_lint.VLLM_VERSION}; {selections[0]}{more}]"
@@ -309,8 +311,17 @@ class ArgvLint:
         return out
 
 
-def arg_origin(data: dict[str, Any], flag: str) -> str:
-    """The field path of the first recipe argument list item that writes ``flag``."""
+def arg_origin(data: dict[str, Any], flag: str, value: str | None = None) -> str:
+    """The field path of the first recipe argument list item that writes ``flag``.
+
+    With ``value`` (the argv item at fault), the first item that writes ``flag`` with that value
+    wins, so a flag given in several places is located where the bad value is.
+    """
+    if value is not None:
+        for path, args in arg_lists(data):
+            for i, token in enumerate(args):
+                if token == f"{flag}={value}" or (token == flag and i + 1 < len(args) and args[i + 1] == value):
+                    return join_path(path, i)
     for path, args in arg_lists(data):
         for i, token in enumerate(args):
             if isinstance(token, str) and (token == flag or token.startswith((flag + "=", flag + " "))):

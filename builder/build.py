@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from builder.api import ApiBuilder, dumps
+from builder.collisions import API, check_outputs, incremental_clash
 from builder.content import BuildOutput, Content, RecipeFile
 from builder.loader import load_content, reload_recipe
 from builder.paths import PROJECT_ROOT
 from builder.problems import ContentError, Problem
 from builder.schema import SCHEMA_PATH, recipe_schema
-from builder.writer import Staging
+from builder.writer import Staging, UnsafeOutput, UnsafePath, check_out
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
 
@@ -85,9 +86,13 @@ class Pipeline:
             raise ContentError(problems)
         files = dict(output.files)
         files[SCHEMA_PATH] = dumps(recipe_schema())
+        schema_part = ({SCHEMA_PATH: files[SCHEMA_PATH]}, "the recipe JSON Schema")
+        check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if options.html if html is None else html:
-            pages = _pages(content, output, parallel)
+            parts = _pages(content, output, parallel)
+            check_outputs([(files, API), *parts], content, api)
+            pages = {path: data for part, _ in parts for path, data in part.items()}
             anchors = anchor_problems(content.recipes, pages)
             if options.strict and anchors:
                 raise ContentError(result.problems + anchors)
@@ -109,6 +114,8 @@ class Pipeline:
             return None
         content, api = self.result.content, self.result.api
         recipe, problems = reload_recipe(content, rel, strict=self.options.strict)
+        api_before = set(api.out.files)
+        previous = self.result.files
         paths = api.rebuild_recipe(recipe)
         if paths is None:
             return None
@@ -122,24 +129,27 @@ class Pipeline:
         pages = edited_pages(content, output, {recipe.hf_id})
         files.update(pages)
         files.update(builder_data_files(content, {recipe.hf_id}))
+        if incremental_clash(files, previous, api_before, content, api):
+            return None  # the full run reports the outputs that collide
         problems = problems + anchor_problems([recipe], pages)
         self.result.files = files
         return files, problems
 
 
-def _pages(content: Content, output: BuildOutput, parallel: bool) -> dict[str, bytes]:
+def _pages(content: Content, output: BuildOutput, parallel: bool) -> list[tuple[dict[str, bytes], str]]:
     """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
-    the resolver itself, and each recipe's builder data.
+    the resolver itself, and each recipe's builder data; each part named for collision reports.
 
     ``parallel`` builds on two cores (it forks: only while no other thread runs)."""
     from builder.browser_bundle import builder_data_files, pyodide_files, resolver_files
     from builder.site import site_pages, site_pages_parallel
 
-    files = (site_pages_parallel if parallel else site_pages)(content, output)
-    files.update(pyodide_files(PROJECT_ROOT))
-    files.update(resolver_files(PROJECT_ROOT))
-    files.update(builder_data_files(content))
-    return files
+    return [
+        ((site_pages_parallel if parallel else site_pages)(content, output), "the site's pages"),
+        (pyodide_files(PROJECT_ROOT), "the Pyodide runtime"),
+        (resolver_files(PROJECT_ROOT), "the in-browser resolver"),
+        (builder_data_files(content), "the command builder's data"),
+    ]
 
 
 def anchor_problems(recipes: list[RecipeFile], pages: dict[str, bytes]) -> list[Problem]:
@@ -159,9 +169,17 @@ def render(options: BuildOptions) -> BuildResult:
 def build(options: BuildOptions) -> int:
     """Build and write the site; print problems as ``path:line: field: message``.
 
+    Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
+    that :func:`~builder.writer.check_out` refuses, checked before anything is read).
+
     The HTML pages render on two processes; the JSON files and the pages are then written
     to the staging folder by two threads (file I/O releases the GIL), which is swapped in.
     """
+    try:
+        check_out(options.out, options.content)
+    except UnsafeOutput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         result = Pipeline(options).run(parallel=True)
     except ContentError as exc:
@@ -174,12 +192,21 @@ def build(options: BuildOptions) -> int:
         print(problem, file=sys.stderr)
     for warning in result.output.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    with Staging(options.out) as staging:
-        pages = {path: data for path, data in result.files.items() if path not in result.output.files}
-        writing = staging.write_in_background({path: result.output.files[path] for path in result.output.files})
-        staging.write(pages)
-        writing.join()
-        staging.commit()
+    pages = {path: data for path, data in result.files.items() if path not in result.output.files}
+    try:
+        with Staging(options.out) as staging:
+            writing = staging.write_in_background(result.output.files)
+            try:
+                staging.write(pages)
+            finally:
+                writing.join()
+            staging.commit()
+    except UnsafeOutput as exc:  # the folder changed since the check above
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnsafePath) as exc:
+        print(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged", file=sys.stderr)
+        return 1
     docs = result.output.documents
     print(
         f"built {len(result.content.recipes)} recipes, {len(docs)} documents, "

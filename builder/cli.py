@@ -7,8 +7,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from builder import memory_cli
 from builder.build import SOURCE_KEYS, BuildOptions, build, render
-from builder.commands import Refused
+from builder.commands import Refused, reported
 from builder.commands.new import new_recipe
 from builder.commands.resolve import Choice, resolve_command
 from builder.loader import load_content
@@ -55,6 +56,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--out", type=Path, default=Path("site"))
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--no-watch", action="store_true", help="serve without watching for edits")
+    memory_cli.add_parsers(sub)
     return top
 
 
@@ -75,6 +77,8 @@ def check(content: Path, strict: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; returns the exit status."""
     args = parser().parse_args(argv)
+    if args.command in memory_cli.COMMANDS:
+        return memory_cli.run(args)
     if args.command == "build":
         source = {key: getattr(args, f"source_{key}") for key in SOURCE_KEYS}
         options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source)
@@ -107,17 +111,13 @@ def resolve(args: argparse.Namespace) -> int:
         docker=args.docker,
         as_json=args.json,
     )
-    try:
+
+    def run() -> int:
         content, _ = load_content(args.content)
         print(resolve_command(content, choice))
-    except ContentError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 1
-    except Refused as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+        return 0
+
+    return reported(run)
 
 
 def new(content: Path, hf_id: str) -> int:

@@ -7,7 +7,11 @@ a warning).
 
 from __future__ import annotations
 
+import errno
+import math
 import os
+import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +21,11 @@ from pydantic import BaseModel, ValidationError
 from builder import schemas
 from builder.content import Content, RecipeFile, Vocabulary
 from builder.fieldpaths import join_path, locate
+from builder.identifiers import CASE_CLASH, key_problems, recipe_problems, segment_problem
 from builder.problems import ContentError, Problem
+from builder.shell_safety import document_problems as shell_problems
 from builder.validate import validate_recipe
-from builder.yaml12 import YamlError, load
+from builder.yaml12 import MAX_FILE_BYTES, YamlError, load
 
 
 class _Collector:
@@ -36,22 +42,85 @@ class _Collector:
 
 
 def list_sorted(folder: Path) -> list[str]:
-    """Entry names of a folder in byte-wise ascending order (json-api §1.1)."""
-    return sorted(os.listdir(folder), key=lambda name: name.encode())
+    """Entry names of a folder in byte-wise ascending order (json-api §1.1).
+
+    Names that are not UTF-8 stay in (as ``os.listdir`` gives them); :func:`read_yaml`
+    reports them."""
+    return sorted(os.listdir(folder), key=os.fsencode)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def shown_name(rel: str) -> str:
+    """A path fit to print: bytes that are not UTF-8 and control characters as ``\\xNN``."""
+    text = os.fsencode(rel).decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def read_yaml(root: Path, rel: str, out: _Collector) -> tuple[Any, dict[str, int]] | None:
-    """Load one YAML file, reporting load problems."""
-    try:
-        text = (root / rel).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        out.error(rel, 0, "", f"cannot read file: {exc}")
+    """Load one YAML file, reporting load problems.
+
+    Only regular files inside the content root are opened (a FIFO would block the build):
+    anything else is skipped with a warning."""
+    shown = shown_name(rel)
+    if shown != rel:
+        invalid = os.fsencode(rel).decode("utf-8", "replace") != rel
+        out.error(shown, 0, "", "file name is not valid UTF-8" if invalid else "file name contains control characters")
+        return None
+    data = _read_regular_file(root, rel, out)
+    if data is None:
         return None
     try:
-        return load(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = len(data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8")) + 1
+        out.error(rel, line, "", f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})")
+        return None
+    try:
+        return load(text.replace("\r\n", "\n").replace("\r", "\n"))  # universal newlines, as open() reads
     except YamlError as exc:
         out.error(rel, exc.line, exc.field, exc.message)
         return None
+
+
+def _read_regular_file(root: Path, rel: str, out: _Collector) -> bytes | None:
+    """The bytes of ``root/rel`` when it is a regular file inside the root of at most MAX_FILE_BYTES."""
+    path = root / rel
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ELOOP) and os.path.lexists(path):  # a dangling or looping link
+            out.warn(rel, 0, "", "not a regular file, skipped")
+        else:
+            out.error(rel, 0, "", f"cannot read file: {exc.strerror}")
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        out.warn(rel, 0, "", "not a regular file, skipped")
+        return None
+    real_root = os.path.realpath(root)
+    if os.path.commonpath([real_root, os.path.realpath(path)]) != real_root:
+        out.warn(rel, 0, "", "a link to a file outside the content root, skipped")
+        return None
+    too_large = f"file is too large: {{}} bytes (the limit is {MAX_FILE_BYTES:,})"
+    if info.st_size > MAX_FILE_BYTES:
+        out.error(rel, 0, "", too_large.format(f"{info.st_size:,}"))
+        return None
+    try:
+        # O_NONBLOCK: should a FIFO have replaced the file since stat(), opening it does not wait
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                out.warn(rel, 0, "", "not a regular file, skipped")
+                return None
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        out.error(rel, 0, "", f"cannot read file: {exc.strerror}")
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        out.error(rel, 0, "", too_large.format(f"more than {MAX_FILE_BYTES:,}"))
+        return None
+    return data
 
 
 def read_mapping(root: Path, rel: str, out: _Collector) -> tuple[dict[str, Any], dict[str, int]] | None:
@@ -69,7 +138,12 @@ def mappings_in(
     root: Path, folder: str, out: _Collector, suffixes: tuple[str, ...] = (".yaml",)
 ) -> Iterator[tuple[str, dict[str, Any], dict[str, int]]]:
     """(relative path, data, lines) of every YAML mapping file in a folder, in byte-wise name order."""
-    for name in list_sorted(root / folder):
+    try:
+        names = list_sorted(root / folder)
+    except OSError as exc:
+        out.error(folder, 0, "", f"cannot read folder: {exc.strerror}")
+        return
+    for name in names:
         if name.endswith(suffixes):
             rel = f"{folder}/{name}"
             loaded = read_mapping(root, rel, out)
@@ -97,6 +171,10 @@ def _describe(value: Any) -> str:
     """A short description of a wrong value, for messages."""
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else "-.inf" if value < 0 else ".inf"
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"a number of {len(str(abs(value))) if value.bit_length() < 4000 else 'over 1200'} digits"
     if isinstance(value, int | float):
         return f"number {value}"
     if isinstance(value, str):
@@ -124,11 +202,13 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[str, Any]:
 
 
 _MISSING = object()
+_BOUNDS = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}
 
 
 def _is_tag(part: str) -> bool:
     """pydantic adds the member type of a union to locations (``str``, ``dict[str,int]``...)."""
-    return part in {"str", "int", "float", "bool", "none"} or "[" in part or part[:1].isupper()
+    return (part in {"str", "int", "float", "bool", "none"} or "[" in part or part[:1].isupper()
+            or part.startswith("constrained-"))
 
 
 def validation_problems(exc: ValidationError, data: Any, rel: str, where: Any) -> list[Problem]:
@@ -139,9 +219,28 @@ def validation_problems(exc: ValidationError, data: Any, rel: str, where: Any) -
         grouped.setdefault(path, (value, []))[1].append(err)
     problems = []
     for path, (value, errors) in grouped.items():
+        if _matched_deeper(path, errors, grouped):
+            continue
         file, line = where(path)
         problems.append(Problem(file, line, path, _message(value, errors)))
     return problems
+
+
+def _matched_deeper(path: str, errors: list[dict[str, Any]], grouped: dict[str, Any]) -> bool:
+    """Only type mismatches here, while a container member of the union failed deeper down.
+
+    ``tp: {h100: 2000}`` fails ``int`` at ``tp`` and ``<= 1024`` at ``tp.h100``: the value is a
+    mapping, so only the deeper problem is worth reporting.
+    """
+    if not all(e["type"] in _NOUNS for e in errors):
+        return False
+    return any(other.startswith((path + ".", path + "[") if path else "") and other != path for other in grouped)
+
+
+_URL_RULES = {
+    "unsafe_url": "must be an http(s) URL or a site-relative path",
+    "not_absolute_url": "must be an absolute http(s) URL",
+}
 
 
 def _message(value: Any, errors: list[dict[str, Any]]) -> str:
@@ -151,10 +250,22 @@ def _message(value: Any, errors: list[dict[str, Any]]) -> str:
         return "required field is missing"
     if "too_short" in types:
         return "must not be empty"
-    bound = next((e for e in errors if e["type"] in ("greater_than_equal", "greater_than")), None)
+    if "finite_number" in types:
+        return f"must be a finite number, got {_describe(value)}"
+    if "string_too_long" in types:
+        limit = next(e for e in errors if e["type"] == "string_too_long")["ctx"]["max_length"]
+        return f"must be at most {limit} characters, got {len(value)}"
+    if "too_long" in types:
+        ctx = next(e for e in errors if e["type"] == "too_long")["ctx"]
+        noun = "items" if ctx.get("field_type") == "List" else "entries"
+        count = len(value) if isinstance(value, list | dict) else ctx.get("actual_length")
+        return f"must have at most {ctx['max_length']} {noun}, got {count}"
+    url_rule = next((_URL_RULES[t] for t in types if t in _URL_RULES), None)
+    if url_rule is not None:
+        return f"{url_rule}, got {_describe(value)}"
+    bound = next((e for e in errors if e["type"] in _BOUNDS), None)
     if bound is not None:
-        sign = ">=" if bound["type"] == "greater_than_equal" else ">"
-        return f"must be {sign} {next(iter(bound['ctx'].values()))}, got {_describe(value)}"
+        return f"must be {_BOUNDS[bound['type']]} {next(iter(bound['ctx'].values()))}, got {_describe(value)}"
     if "literal_error" in types:
         expected = next(e for e in errors if e["type"] == "literal_error")["ctx"]["expected"]
         return f"expected one of {expected}, got {_describe(value)}"
@@ -166,14 +277,55 @@ def _message(value: Any, errors: list[dict[str, Any]]) -> str:
     return "; ".join(dict.fromkeys(e["msg"] for e in errors))
 
 
+MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript reads larger integers inexactly
+
+
+def number_problems(data: Any, where: Any) -> list[Problem]:
+    """Every number that JSON or the browser cannot carry faithfully, anywhere in ``data``.
+
+    ``.inf``/``.nan`` would make the published JSON unparseable (and pass ``>= 0``
+    checks); integers beyond 2^53 - 1 change value in JavaScript. Walks free-form places
+    (args, env values, ``parallelism``, ``json_args``...) too, in document order.
+    """
+    found: list[Problem] = []
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, bool):
+            continue
+        message = None
+        if isinstance(value, float) and not math.isfinite(value):
+            message = f"must be a finite number, got {_describe(value)}"
+        elif isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+            message = f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}, got {_describe(value)}"
+        elif isinstance(value, dict):
+            stack.extend((join_path(path, key), child) for key, child in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((join_path(path, i), child) for i, child in reversed(list(enumerate(value))))
+        if message is not None:
+            file, line = where(path)
+            found.append(Problem(file, line, path, message))
+    return found
+
+
 def check_model(
     model: type[BaseModel], data: Any, rel: str, where: Any, out: _Collector
 ) -> BaseModel | None:
-    """Validate ``data`` against ``model``; unknown keys become warnings."""
+    """Validate ``data`` against ``model``; unknown keys become warnings.
+
+    Numbers are checked everywhere first, free-form places included (:func:`number_problems`);
+    the schema's own complaint about such a number is not repeated.
+    """
+    bad_numbers = number_problems(data, where)
     try:
         instance = model.model_validate(data)
     except ValidationError as exc:
-        out.problems.extend(validation_problems(exc, data, rel, where))
+        flagged = {p.field for p in bad_numbers}
+        out.problems.extend(bad_numbers)
+        out.problems.extend(p for p in validation_problems(exc, data, rel, where) if p.field not in flagged)
+        return None
+    if bad_numbers:
+        out.problems.extend(bad_numbers)
         return None
     for path in schemas.unknown_keys(instance):
         file, line = where(path)
@@ -198,19 +350,51 @@ def _load_catalogue(
     if not (root / folder).is_dir():
         out.error(folder, 0, "", "folder is missing")
         return result
+    first_of: dict[str, tuple[str, str]] = {}
     for rel, data, lines in mappings_in(root, folder, out):
-        if check_model(model, data, rel, _where_in(rel, lines), out) is not None:
+        if check_model(model, data, rel, _where_in(rel, lines), out) is not None and _file_id_ok(
+            data["name"], rel, "name", lines, first_of, out
+        ):
             result[data["name"]] = data
+            out.problems.extend(shell_problems(data, _where_in(rel, lines)))
     return result
 
 
-def _checked_file(root: Path, rel: str, model: type[BaseModel], out: _Collector) -> dict[str, Any] | None:
-    """A top-level vocabulary file read and checked against its schema (None when broken)."""
+def _checked_file(
+    root: Path, rel: str, model: type[BaseModel], out: _Collector
+) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """A top-level vocabulary file read and checked against its schema and the shell rules
+    (None when broken)."""
     loaded = read_mapping(root, rel, out)
     if loaded is None:
         return None
     data, lines = loaded
-    return data if check_model(model, data, rel, _where_in(rel, lines), out) is not None else None
+    where = _where_in(rel, lines)
+    if check_model(model, data, rel, where, out) is None:
+        return None
+    out.problems.extend(shell_problems(data, where))
+    return data, lines
+
+
+def _file_id_ok(
+    value: str, rel: str, field: str, lines: dict[str, int], first_of: dict[str, tuple[str, str]], out: _Collector
+) -> bool:
+    """An id read from ``field`` that names an output file: the identifier pattern, and unique
+    (also case-folded) among the files of its folder."""
+    problem = segment_problem(value) or _earlier_use(value, rel, first_of, f"the {field} of")
+    if problem is not None:
+        out.error(rel, lines.get(field, 0), field, problem)
+    return problem is None
+
+
+def _earlier_use(value: str, rel: str, first_of: dict[str, tuple[str, str]], owner: str) -> str | None:
+    """A message when ``value`` (or a case variant) was already taken by another file, else None."""
+    earlier, earlier_rel = first_of.setdefault(value.casefold(), (value, rel))
+    if earlier_rel == rel:
+        return None
+    if earlier == value:
+        return f"{value!r} is also {owner} {earlier_rel}"
+    return f"{value!r} differs only in case from {earlier!r}, {owner} {earlier_rel}{CASE_CLASH}"
 
 
 def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
@@ -220,10 +404,14 @@ def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
         out.error("taxonomy.yaml", 0, "", "file is missing")
     else:
         checked = _checked_file(root, "taxonomy.yaml", schemas.Taxonomy, out)
-        taxonomy = taxonomy if checked is None else checked
+        if checked is not None:
+            taxonomy, lines = checked
+            for field, message in key_problems(taxonomy["hardware_profiles"], "hardware_profiles"):
+                out.error("taxonomy.yaml", lines.get(field, 0), field, message)
     platforms = None
     if (root / "platforms.yaml").is_file():
-        platforms = _checked_file(root, "platforms.yaml", schemas.Platforms, out)
+        checked = _checked_file(root, "platforms.yaml", schemas.Platforms, out)
+        platforms = None if checked is None else checked[0]
     strategies = _load_catalogue(root, "strategies", schemas.Strategy, out)
     kv_store = _load_catalogue(root, "kv_store", schemas.KvStore, out)
     return Vocabulary(taxonomy=taxonomy, strategies=strategies, kv_store=kv_store, platforms=platforms)
@@ -232,30 +420,88 @@ def load_vocabulary(root: Path, out: _Collector) -> Vocabulary:
 # ── recipes and overlays ──────────────────────────────────────────────────
 
 
-def recipe_paths(root: Path) -> list[str]:
-    """Recipe files under ``models/`` in walk order (json-api §1.1), relative to root."""
+RECIPE_SUFFIXES = (".yaml", ".yml")
+OUTSIDE_ORG = "a recipe file must be inside an organisation folder: models/<org>/<repo>.yaml"
+IN_SUBFOLDER = "a recipe file must be directly inside its organisation folder: models/<org>/<repo>.yaml"
+FOLDER_LINK = "a symbolic link to a folder is not followed: recipes must be real files under models/"
+
+
+def recipe_paths(root: Path, out: _Collector | None = None) -> list[str]:
+    """Recipe files ``models/<org>/<repo>.yaml|.yml`` in walk order (json-api §1.1), relative to root.
+
+    Reported to ``out`` and left out: files directly in ``models/`` or in subfolders of an
+    organisation folder, symbolic links to folders (never followed), ids that fail the
+    identifier pattern (:mod:`builder.identifiers`), and a second file whose id equals an
+    earlier one, exactly (``X.yaml`` beside ``X.yml``) or case-folded.
+    """
+    report = out or _Collector()
+    models_dir = root / "models"
+    if not models_dir.is_dir():
+        return []
     found: list[str] = []
-
-    def walk(folder: Path, rel: str) -> None:
-        for name in list_sorted(folder):
-            child = folder / name
-            if child.is_dir():
-                walk(child, f"{rel}/{name}")
-            elif name.endswith((".yaml", ".yml")):
-                found.append(f"{rel}/{name}")
-
-    if (root / "models").is_dir():
-        walk(root / "models", "models")
+    first_of: dict[str, tuple[str, str]] = {}  # case-folded id -> (id, file)
+    for org_entry in _entries(models_dir, "models", report):
+        org_rel = f"models/{org_entry.name}"
+        if org_entry.is_symlink() and os.path.isdir(org_entry.path):
+            report.error(shown_name(org_rel), 0, "", FOLDER_LINK)
+        elif not org_entry.is_dir(follow_symlinks=False):
+            if org_entry.name.endswith(RECIPE_SUFFIXES):
+                report.error(shown_name(org_rel), 0, "", OUTSIDE_ORG)
+        else:
+            for entry in _entries(Path(org_entry.path), org_rel, report):
+                rel = f"{org_rel}/{entry.name}"
+                if entry.is_dir(follow_symlinks=False):
+                    _report_nested(Path(entry.path), rel, report)
+                elif entry.is_symlink() and os.path.isdir(entry.path):
+                    report.error(shown_name(rel), 0, "", FOLDER_LINK)
+                elif entry.name.endswith(RECIPE_SUFFIXES) and _recipe_id_ok(rel, first_of, report):
+                    found.append(rel)
     return found
 
 
+def _entries(folder: Path, rel: str, out: _Collector) -> list[os.DirEntry[str]]:
+    """The entries of a folder in byte-wise name order (json-api §1.1); none when it cannot be listed."""
+    try:
+        with os.scandir(folder) as scan:
+            return sorted(scan, key=lambda entry: os.fsencode(entry.name))
+    except OSError as exc:
+        out.error(rel, 0, "", f"cannot list folder: {exc.strerror}")
+        return []
+
+
+def _report_nested(folder: Path, rel: str, out: _Collector) -> None:
+    """Every YAML file and folder link below an organisation's subfolder is an error (never read)."""
+    for entry in _entries(folder, rel, out):
+        child = f"{rel}/{entry.name}"
+        if entry.is_dir(follow_symlinks=False):
+            _report_nested(Path(entry.path), child, out)
+        elif entry.is_symlink() and os.path.isdir(entry.path):
+            out.error(shown_name(child), 0, "", FOLDER_LINK)
+        elif entry.name.endswith(RECIPE_SUFFIXES):
+            out.error(shown_name(child), 0, "", IN_SUBFOLDER)
+
+
+def _recipe_id_ok(rel: str, first_of: dict[str, tuple[str, str]], out: _Collector) -> bool:
+    """Check the id of ``models/<org>/<repo>.yaml``: the identifier pattern, and no earlier equal id."""
+    hf_id = hf_id_of(rel)
+    assert hf_id is not None
+    for segment in hf_id.split("/"):
+        problem = segment_problem(segment)
+        if problem is not None:
+            out.error(shown_name(rel), 0, "", f"recipe id {hf_id!r} comes from the file path, and {problem}")
+            return False
+    problem = _earlier_use(hf_id, rel, first_of, "the recipe id of")
+    if problem is not None:
+        out.error(shown_name(rel), 0, "", f"recipe id {problem}")
+    return problem is None
+
+
 def hf_id_of(rel: str) -> str | None:
-    """``models/<org>/.../<repo>.yaml`` -> ``<org>/<repo>``; None without an org folder."""
-    parts = rel.split("/")[1:]
-    if len(parts) < 2:
+    """``models/<org>/<repo>.yaml`` (or ``.yml``) -> ``<org>/<repo>``; None for any other path."""
+    parts = rel.split("/")
+    if len(parts) != 3 or parts[0] != "models" or not parts[2].endswith(RECIPE_SUFFIXES):
         return None
-    repo = parts[-1].removesuffix(".yaml").removesuffix(".yml")
-    return f"{parts[0]}/{repo}"
+    return f"{parts[1]}/{parts[2].removesuffix('.yaml').removesuffix('.yml')}"
 
 
 def merge_overlay(
@@ -296,7 +542,7 @@ def load_recipe(root: Path, rel: str, out: _Collector) -> RecipeFile | None:
     """Load one recipe and merge its overlays (``overlays/<org>/<repo>/*.yaml``)."""
     hf_id = hf_id_of(rel)
     if hf_id is None:
-        out.error(rel, 0, "", "a recipe file must be inside an organisation folder: models/<org>/<repo>.yaml")
+        out.error(rel, 0, "", OUTSIDE_ORG if rel.count("/") < 2 else IN_SUBFOLDER)
         return None
     loaded = read_mapping(root, rel, out)
     if loaded is None:
@@ -318,6 +564,9 @@ def read_recipe(
     recipe = load_recipe(root, rel, out)
     if recipe is None or check_model(schemas.Recipe, recipe.data, rel, recipe.where, out) is None:
         return None
+    for field, message in recipe_problems(recipe.data):
+        out.error(*recipe.where(field), field, message)
+    out.problems.extend(shell_problems(recipe.data, recipe.where))
     out.problems.extend(validate_recipe(recipe, vocab, cross_references=vocab_ok))
     return recipe
 
@@ -343,7 +592,7 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
     # with a broken vocabulary, checks against it would only repeat its errors in every recipe
     vocab_ok = not any(not p.warning for p in out.problems)
     recipes: list[RecipeFile] = []
-    for rel in recipe_paths(root):
+    for rel in recipe_paths(root, out):
         recipe = read_recipe(root, rel, vocab, out, vocab_ok)
         if recipe is not None:
             recipes.append(recipe)
@@ -354,8 +603,11 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
             site = loaded[0]
     quickstarts: list[dict[str, Any]] = []
     if (root / "quickstart").is_dir():
+        first_of: dict[str, tuple[str, str]] = {}
         for rel, data, lines in mappings_in(root, "quickstart", out):
-            if check_model(schemas.Quickstart, data, rel, _where_in(rel, lines), out):
+            if check_model(schemas.Quickstart, data, rel, _where_in(rel, lines), out) and _file_id_ok(
+                data["hardware_profile"], rel, "hardware_profile", lines, first_of, out
+            ):
                 quickstarts.append(data)
     problems = out.problems
     if any(not p.warning or strict for p in problems):

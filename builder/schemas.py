@@ -7,102 +7,170 @@ by :func:`unknown_keys`.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from builder.fieldpaths import join_path
+from builder.urls import MAX_URL_LENGTH, is_absolute_http, is_safe_link
 
-Scalar = str | int | float | bool
-Env = dict[str, Scalar | None]
-Args = list[str]
+# ── bounds (measured on ../shared/upstream and recipes/, set well above them) ──
+# Upstream maxima: gpu_count 8, vram_gb 2304, vram_minimum_gb 5871, tp 8,
+# strategy_min_gpus 32, preset nodes 2, 21 args per list, 24 env entries, guide 27,473
+# characters, 4 variants, 12 points per preset, 27 hardware profiles.
+MAX_GPUS_PER_NODE = 64
+MAX_NODES = 16  # the resolver's MAX_NODES: the largest cluster it offers
+MAX_PARALLEL_SIZE = 1024  # TP/PP/DP sizes
+MAX_MIN_GPUS = MAX_NODES * MAX_GPUS_PER_NODE  # the largest GPU floor a cluster can meet
+MAX_VRAM_GB = 8192  # per node
+MAX_VARIANT_VRAM_GB = 65536
+MAX_INSTANCES = 64  # Mooncake instances behind one router
+MAX_CONCURRENCY = 1_000_000
+MAX_ARGS = 256  # tokens in one args list, entries in one env mapping
+MAX_ENTRIES = 256  # ids in a list, hardware keys in a mapping, features, notes...
+MAX_VARIANTS = 64
+MAX_PRESETS = 64
+MAX_POINTS = 64  # per preset
+MAX_TEXT = 10_000  # characters of a plain string (labels, descriptions, args, commands)
+MAX_MARKDOWN = 200_000  # characters of a guide, a runbook or a note body
+
+
+def _safe_link(value: str) -> str:
+    if not is_safe_link(value):
+        raise PydanticCustomError("unsafe_url", "must be an http(s) URL or a site-relative path")
+    return value
+
+
+def _absolute_http(value: str) -> str:
+    if not is_absolute_http(value):
+        raise PydanticCustomError("not_absolute_url", "must be an absolute http(s) URL")
+    return value
+
+
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Markdown = Annotated[str, Field(max_length=MAX_MARKDOWN)]
+SafeUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_safe_link)]
+"""A URL that may become a link: http(s) or site-relative (:mod:`builder.urls`)."""
+AbsoluteUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_absolute_http)]
+"""An absolute http(s) URL (``base_url``)."""
+GpuCount = Annotated[int, Field(ge=1, le=MAX_GPUS_PER_NODE)]
+ParallelSize = Annotated[int, Field(ge=1, le=MAX_PARALLEL_SIZE)]
+NodeCount = Annotated[int, Field(ge=1, le=MAX_NODES)]
+MinGpus = Annotated[int, Field(ge=0, le=MAX_MIN_GPUS)]
+Scalar = Text | int | float | bool
+Env = Annotated[dict[str, Scalar | None], Field(max_length=MAX_ARGS)]
+Args = Annotated[list[Text], Field(max_length=MAX_ARGS)]
+Names = Annotated[list[Text], Field(max_length=MAX_ENTRIES)]
+HardwareText = Annotated[dict[str, Text], Field(max_length=MAX_ENTRIES)]
+"""A hardware-keyed mapping of strings (``meta.hardware``, ``strategy_hardware.<s>``...)."""
 
 
 class Open(BaseModel):
-    """Base: strict types, unknown keys kept (and reported as warnings)."""
+    """Base: strict types, finite numbers, unknown keys kept (and reported as warnings)."""
 
-    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True, allow_inf_nan=False)
 
 
 # ── vocabulary ────────────────────────────────────────────────────────────
 
 
 class HardwareProfile(Open):
-    brand: str
-    generation: str | list[str] | None = None
-    gpu_generation: str | None = None
-    compute_arch: str | None = None
-    display_name: str
-    description: str | None = None
-    gpu_count: int = Field(ge=1)
-    vram_gb: int | float = Field(ge=0)
+    brand: Text
+    generation: Text | Names | None = None
+    gpu_generation: Text | None = None
+    compute_arch: Text | None = None
+    display_name: Text
+    description: Text | None = None
+    gpu_count: GpuCount
+    vram_gb: int | float = Field(ge=0, le=MAX_VRAM_GB)
     multi_node: bool | None = None
     restricted: bool | None = None
     scalable: bool | None = None
 
 
 class Task(Open):
-    label: str | None = None
-    description: str | None = None
-    icon: str | None = None
+    label: Text | None = None
+    description: Text | None = None
+    icon: Text | None = None
 
 
 class KvOffloadCompanion(Open):
-    label: str | None = None
-    description: str | None = None
-    command: str
+    label: Text | None = None
+    description: Text | None = None
+    command: Text
 
 
 class KvOffloadOption(Open):
-    label: str | None = None
-    group: str | None = None
-    description: str | None = None
+    label: Text | None = None
+    group: Text | None = None
+    description: Text | None = None
     args: Args = []
     env: Env = {}
-    strategies: list[str] = []
-    brands: list[str] = []
+    strategies: Names = []
+    brands: Names = []
     requires_opt_in: bool | None = None
-    display_name: str | None = None
+    display_name: Text | None = None
     order: int | None = None
-    docs_url: str | None = None
-    install: str | None = None
+    docs_url: SafeUrl | None = None
+    install: Text | None = None
     companion: KvOffloadCompanion | None = None
 
 
+class KvOffloadGroup(Open):
+    display_name: Text | None = None
+    label: Text | None = None
+    order: int | None = None
+    sub_row_label: Text | None = None
+    docs_url: SafeUrl | None = None
+    tooltip: Text | None = None
+    description: Text | None = None
+
+
 class Taxonomy(Open):
-    hardware_profiles: dict[str, HardwareProfile]
+    hardware_profiles: Annotated[dict[str, HardwareProfile], Field(max_length=MAX_ENTRIES)]
     tasks: dict[str, Any] | list[Any] | None = None
     strategies: dict[str, Any] | list[Any] | None = None
-    kv_offload_groups: dict[str, Any] | list[Any] | None = None
-    kv_offload: dict[str, KvOffloadOption] = {}
+    kv_offload_groups: dict[str, KvOffloadGroup] | None = None
+    kv_offload: Annotated[dict[str, KvOffloadOption], Field(max_length=MAX_ENTRIES)] = {}
+
+
+class StrategyRole(Open):
+    """``prefill``/``decode`` of the PD strategy."""
+
+    vllm_args: Args = []
+    env: Env = {}
+    parallelism: Text | None = None
+    parallel_flag: Text | None = None
+    tp: ParallelSize | None = None
 
 
 class Strategy(Open):
-    name: str
+    name: Text
     deploy_type: Literal["single_node", "multi_node", "pd_cluster", "kv_store_lb"] = "single_node"
-    display_name: str | None = None
-    short_label: str | None = None
-    orientation: str | None = None
-    description: str | None = None
+    display_name: Text | None = None
+    short_label: Text | None = None
+    orientation: Text | None = None
+    description: Text | None = None
     vllm_args: Args = []
-    parallel_flag: str | None = None
+    parallel_flag: Text | None = None
     env: Env | None = None
     hardware_match: dict[str, Any] | None = None
-    parallelism: str | dict[str, Any] | None = None
-    prefill: dict[str, Any] | None = None
-    decode: dict[str, Any] | None = None
+    parallelism: Text | dict[str, Any] | None = None
+    prefill: StrategyRole | None = None
+    decode: StrategyRole | None = None
     router: dict[str, Any] | None = None
 
 
 class KvStore(Open):
-    name: str
+    name: Text
     deploy_type: Literal["kv_store_lb"]
-    display_name: str | None = None
-    label: str | None = None
+    display_name: Text | None = None
+    label: Text | None = None
     order: int | None = None
-    description: str | None = None
-    min_vllm_version: str | None = None
-    default_instances: int | None = None
+    description: Text | None = None
+    min_vllm_version: Text | None = None
+    default_instances: int | None = Field(default=None, ge=1, le=MAX_INSTANCES)
     router: dict[str, Any] | None = None
     vllm: dict[str, Any] | None = None
     pd: dict[str, Any] | None = None
@@ -112,30 +180,33 @@ class KvStore(Open):
 
 
 class Platform(Open):
-    id: str
-    name: str
-    url: str | None = None
-    blurb: str | None = None
-    install: str | None = None
+    id: Text
+    name: Text
+    url: SafeUrl | None = None
+    script: SafeUrl | None = None
+    blurb: Text | None = None
+    install: Text | None = None
 
 
 class Platforms(Open):
-    platforms: list[Platform] = []
+    platforms: Annotated[list[Platform], Field(max_length=MAX_ENTRIES)] = []
 
 
 class SourceSettings(Open):
-    name: str | None = None
-    repo: str | None = None
-    ref: str | None = None
-    sha: str | None = None
-    prefix: str | None = None
+    name: Text | None = None
+    repo: Text | None = None
+    ref: Text | None = None
+    sha: Text | None = None
+    prefix: Text | None = None
 
 
 class Site(Open):
     """``site.yaml``: optional settings of a content root."""
 
-    base_url: str | None = None
-    repo_url: str | None = None
+    base_url: AbsoluteUrl | None = None
+    site_url: AbsoluteUrl | None = None  # read when base_url is absent
+    repo_url: SafeUrl | None = None
+    docs_url: SafeUrl | None = None
     source: SourceSettings | None = None
 
 
@@ -143,31 +214,42 @@ class Quickstart(BaseModel):
     """``quickstart/*.yaml``: a hardware quickstart, published verbatim."""
 
     model_config = ConfigDict(extra="allow", strict=True)
-    hardware_profile: str
+    hardware_profile: Text
 
 
 # ── recipes ───────────────────────────────────────────────────────────────
 
 
+class PlatformRef(Open):
+    """An entry of ``meta.platforms``: a platform id and per-recipe overrides."""
+
+    id: Text
+    name: Text | None = None
+    url: SafeUrl | None = None
+    script: SafeUrl | None = None
+    blurb: Text | None = None
+    install: Text | None = None
+
+
 class Meta(Open):
-    title: str
-    provider: str
-    description: str | None = None
-    slug: str | None = None
-    tasks: list[str] = []
-    hardware: dict[str, str] = {}
-    default_hardware: str | None = None
-    date_added: str | None = None
-    date_updated: str | None = None
-    performance_headline: str | None = None
-    related_recipes: list[str] = []
-    difficulty: str | None = None
-    platforms: list[dict[str, Any]] = []
+    title: Text
+    provider: Text
+    description: Text | None = None
+    slug: Text | None = None
+    tasks: Names = []
+    hardware: HardwareText = {}
+    default_hardware: Text | None = None
+    date_added: Text | None = None
+    date_updated: Text | None = None
+    performance_headline: Text | None = None
+    related_recipes: Names = []
+    difficulty: Text | None = None
+    platforms: Annotated[list[PlatformRef], Field(max_length=MAX_ENTRIES)] = []
 
 
 class InstallStep(Open):
-    command: str | None = None
-    note: str | None = None
+    command: Text | None = None
+    note: Text | None = None
 
 
 class Install(Open):
@@ -176,46 +258,48 @@ class Install(Open):
 
 
 class Model(Open):
-    model_id: str
-    parameter_count: str | None = None
-    active_parameters: str | None = None
-    architecture: str | None = None
-    context_length: int | None = None
-    min_vllm_version: str | None = None
+    model_id: Text
+    parameter_count: Text | None = None
+    active_parameters: Text | None = None
+    architecture: Text | None = None
+    context_length: int | None = Field(default=None, ge=0)
+    min_vllm_version: Text | None = None
     nightly_required: bool | None = None
     base_args: Args = []
     base_env: Env = {}
-    docker_image: str | dict[str, str | dict[str, str]] | None = None
+    docker_image: Text | dict[str, Text | dict[str, Text]] | None = None
     install: Install | None = None
     supports_dcp: bool | None = None
     flashinfer_autotune: bool | None = None
-    smg_grpc: dict[str, str] | None = None
+    smg_grpc: dict[str, Text] | None = None
     docker_source: dict[str, Any] | None = None
+    architecture_config: Architecture | None = None  # config.json facts (import-config)
 
 
 class HardwareBlock(Open):
     extra_args: Args = []
     extra_env: Env = {}
-    docker_image: str | None = None
-    install_note: str | None = None
+    docker_image: Text | None = None
+    install_note: Text | None = None
 
 
 class Variant(Open):
-    precision: str | None = None
-    vram_minimum_gb: int | float | None = Field(default=None, ge=0)
-    description: str | None = None
-    label: str | None = None
-    model_id: str | None = None
+    precision: Text | None = None
+    vram_minimum_gb: int | float | None = Field(default=None, ge=0, le=MAX_VARIANT_VRAM_GB)
+    description: Text | None = None
+    label: Text | None = None
+    model_id: Text | None = None
     extra_args: Args = []
     extra_env: Env = {}
-    hardware_overrides: dict[str, HardwareBlock] = {}
-    supported_hardware: list[str] = []
-    precision_hardware: dict[str, str | list[str]] | None = None
-    tp: int | dict[str, int] | None = None
-    default_modes: dict[str, str] = {}
-    docker_image: str | dict[str, Any] | None = None
-    min_vllm_version: str | None = None
+    hardware_overrides: Annotated[dict[str, HardwareBlock], Field(max_length=MAX_ENTRIES)] = {}
+    supported_hardware: Names = []
+    precision_hardware: dict[str, Text | Names] | None = None
+    tp: ParallelSize | dict[str, ParallelSize] | None = None
+    default_modes: HardwareText = {}
+    docker_image: Text | dict[str, Any] | None = None
+    min_vllm_version: Text | None = None
     nightly_required: bool | None = None
+    architecture_config: Architecture | None = None  # config.json facts of this variant's checkpoint
 
 
 class ArgsBlock(Open):
@@ -223,37 +307,37 @@ class ArgsBlock(Open):
 
 
 class Companion(Open):
-    label: str | None = None
-    description: str | None = None
-    command: str
+    label: Text | None = None
+    description: Text | None = None
+    command: Text
 
 
 class Mode(Open):
     args: Any = None  # checked by the feature-mode rules (json-api §3.2)
-    label: str | None = None
-    description: str | None = None
+    label: Text | None = None
+    description: Text | None = None
     variants: Any = None
-    hardware: dict[str, str] = {}
+    hardware: HardwareText = {}
     hardware_overrides: dict[str, ArgsBlock] = {}
 
 
 class Feature(Open):
-    description: str | None = None
-    label: str | None = None
+    description: Text | None = None
+    label: Text | None = None
     args: Args | None = None
     modes: Any = None  # a mapping of Mode, checked by the feature-mode rules
-    default_mode: str | None = None
-    strategies: list[str] = []
+    default_mode: Text | None = None
+    strategies: Names = []
     hardware_overrides: dict[str, ArgsBlock] = {}
-    hardware: dict[str, str] = {}
+    hardware: HardwareText = {}
     companion: Companion | None = None
 
 
 class PoolRole(Open):
-    nodes: int | dict[str, int] | None = None
-    parallelism: str | None = None
-    parallel_flag: str | None = None
-    tp: int | None = None
+    nodes: NodeCount | dict[str, NodeCount] | None = None
+    parallelism: Text | None = None
+    parallel_flag: Text | None = None
+    tp: ParallelSize | None = None
     extra_args: Args = []
     vllm_args: Args = []
     env: Env = {}
@@ -261,7 +345,7 @@ class PoolRole(Open):
 
 
 class StrategyOverride(Open):
-    tp: int | dict[str, int] | None = None
+    tp: ParallelSize | dict[str, ParallelSize] | None = None
     extra_args: Args = []
     vllm_args: Args = []
     env: Env = {}
@@ -269,101 +353,197 @@ class StrategyOverride(Open):
     hardware_overrides: dict[str, HardwareBlock] = {}
     prefill: PoolRole | None = None
     decode: PoolRole | None = None
-    pool_modes: list[str] = []
-    parallel_flag: str | None = None
+    pool_modes: Names = []
+    parallel_flag: Text | None = None
     router: dict[str, Any] | None = None
 
 
 class Dependency(Open):
-    command: str
-    note: str | None = None
+    command: Text
+    note: Text | None = None
     optional: bool | None = None
-    brand: str | list[str] | None = None
-    install_modes: list[str] = []
+    brand: Text | Names | None = None
+    install_modes: Names = []
 
 
 class PresetSource(Open):
-    label: str | None = None
-    href: str | None = None
-    key: str | None = None
-    revision: str | None = None
+    label: Text | None = None
+    href: SafeUrl | None = None
+    key: Text | None = None
+    revision: Text | None = None
 
 
 class PresetImage(Open):
-    vllm: str
-    pip: list[str] = []
+    vllm: Text
+    pip: Names = []
 
 
 class PresetSelect(Open):
-    features: dict[str, bool | str] = {}
-    kv_offload: str | None = None
-    nodes: int | None = None
+    features: Annotated[dict[str, bool | Text], Field(max_length=MAX_ENTRIES)] = {}
+    kv_offload: Text | None = None
+    nodes: NodeCount | None = None
 
 
 class PresetPoint(Open):
-    label: str
-    concurrency: int
-    tp: int | None = None
+    label: Text
+    concurrency: int = Field(ge=1, le=MAX_CONCURRENCY)
+    tp: ParallelSize | None = None
     args: Args = []
-    remove_args: list[str] = []
+    remove_args: Names = []
     select: PresetSelect | None = None
     env: Env = {}
     json_args: dict[str, Any] = {}
 
 
 class Preset(Open):
-    label: str
-    hardware: str
-    strategy: str
-    variants: list[str] = []
-    workload: str | None = None
-    description: str | None = None
+    label: Text
+    hardware: Text
+    strategy: Text
+    variants: Names = []
+    workload: Text | None = None
+    description: Text | None = None
     source: PresetSource | None = None
-    image: str | PresetImage | None = None
-    tp: int | None = None
+    image: Text | PresetImage | None = None
+    tp: ParallelSize | None = None
     select: PresetSelect | None = None
     args: Args = []
-    remove_args: list[str] = []
+    remove_args: Names = []
     env: Env = {}
     json_args: dict[str, Any] = {}
-    points: dict[str, PresetPoint] = Field(min_length=1)
-    runbook: str | None = None
+    points: dict[str, PresetPoint] = Field(min_length=1, max_length=MAX_POINTS)
+    runbook: Markdown | None = None
 
 
 class NoteWhen(Open):
-    hardware: list[str] = []
-    variant: list[str] = []
-    strategy: list[str] = []
+    hardware: Names = []
+    variant: Names = []
+    strategy: Names = []
+
+
+class NoteLink(Open):
+    label: Text | None = None
+    href: SafeUrl | None = None
+
+
+class HardwareNote(Open):
+    """``hardware_notes.<hardware>``: shown by the command builder for that hardware."""
+
+    title: Text | None = None
+    body: Markdown | None = None
+    link: SafeUrl | NoteLink | None = None
+    url: SafeUrl | None = None  # read when link is absent
+    link_text: Text | None = None
 
 
 class Note(Open):
-    title: str
+    title: Text
     when: NoteWhen | None = None
-    body: str
+    body: Markdown
 
 
 class Recipe(Open):
     meta: Meta
     model: Model | None = None
-    features: dict[str, Feature] = {}
-    opt_in_features: list[str] = []
-    variants: dict[str, Variant] = {}
-    hardware_overrides: dict[str, HardwareBlock] = {}
-    compatible_strategies: list[str] = []
-    default_strategy: str | None = None
-    strategy_overrides: dict[str, StrategyOverride] = {}
-    strategy_hardware: dict[str, dict[str, str]] = {}
-    strategy_min_gpus: int | dict[str, int | dict[str, int]] = {}
-    hardware_opt_in_features: dict[str, list[str]] = {}
-    kv_offload_support: dict[str, str] = {}
-    kv_cache_strategy_hardware: dict[str, dict[str, str]] = {}
-    hardware_notes: dict[str, Any] = {}
-    dependencies: list[Dependency] = []
+    features: Annotated[dict[str, Feature], Field(max_length=MAX_ENTRIES)] = {}
+    opt_in_features: Names = []
+    variants: Annotated[dict[str, Variant], Field(max_length=MAX_VARIANTS)] = {}
+    hardware_overrides: Annotated[dict[str, HardwareBlock], Field(max_length=MAX_ENTRIES)] = {}
+    compatible_strategies: Names = []
+    default_strategy: Text | None = None
+    strategy_overrides: Annotated[dict[str, StrategyOverride], Field(max_length=MAX_ENTRIES)] = {}
+    strategy_hardware: Annotated[dict[str, HardwareText], Field(max_length=MAX_ENTRIES)] = {}
+    strategy_min_gpus: MinGpus | dict[str, MinGpus | dict[str, MinGpus]] = {}
+    hardware_opt_in_features: Annotated[dict[str, Names], Field(max_length=MAX_ENTRIES)] = {}
+    kv_offload_support: HardwareText = {}
+    kv_cache_strategy_hardware: Annotated[dict[str, HardwareText], Field(max_length=MAX_ENTRIES)] = {}
+    hardware_notes: Annotated[dict[str, HardwareNote], Field(max_length=MAX_ENTRIES)] = {}
+    dependencies: Annotated[list[Dependency], Field(max_length=MAX_ENTRIES)] = []
     omni: dict[str, Any] | None = None
-    presets: dict[str, Preset] = {}
-    notes: list[Note] = []
-    guide: str | None = None
+    presets: Annotated[dict[str, Preset], Field(max_length=MAX_PRESETS)] = {}
+    notes: Annotated[list[Note], Field(max_length=MAX_ENTRIES)] = []
+    guide: Markdown | None = None
     advanced_options: list[Any] = []
+
+
+# ── architecture facts (config.json) for the memory model ─────────────────
+
+
+def _fact(key: str, required: bool = False) -> Any:
+    """An integer fact bounded as :data:`builder.memory_model.INT_FACTS` bounds it."""
+    from builder.memory_model import INT_FACTS
+
+    low, high = INT_FACTS[key]
+    return Field(ge=low, le=high) if required else Field(default=None, ge=low, le=high)
+
+
+class ArchitectureQuantization(Open):
+    quant_method: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    bits: int | None = Field(default=None, ge=1, le=32)
+    weight_type: Literal["float", "int"] | None = None
+    group_size: int | None = Field(default=None, ge=1, le=1 << 20)
+    weight_block_size: Annotated[list[Annotated[int, Field(ge=1, le=1 << 20)]], Field(min_length=2, max_length=2)] | None = None
+
+
+class ArchitectureRope(Open):
+    rope_type: Annotated[str, Field(max_length=64)] | None = None
+    factor: float | None = Field(default=None, gt=0, le=1 << 20)
+    original_max_position_embeddings: int | None = Field(default=None, ge=1, le=1 << 34)
+
+
+class ArchitectureVision(Open):
+    hidden_size: int = Field(ge=1, le=1 << 20)
+    num_hidden_layers: int = Field(ge=1, le=1 << 20)
+    intermediate_size: int | None = Field(default=None, ge=1, le=1 << 20)
+
+
+class Architecture(Open):
+    """``config.json`` facts of a model (Hugging Face key names), written by ``import-config``."""
+
+    model_type: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    torch_dtype: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    num_hidden_layers: int = _fact("num_hidden_layers", required=True)
+    hidden_size: int = _fact("hidden_size", required=True)
+    num_attention_heads: int = _fact("num_attention_heads", required=True)
+    vocab_size: int = _fact("vocab_size", required=True)
+    num_key_value_heads: int | None = _fact("num_key_value_heads")
+    head_dim: int | None = _fact("head_dim")
+    intermediate_size: int | None = _fact("intermediate_size")
+    intermediate_size_mlp: int | None = _fact("intermediate_size_mlp")
+    max_position_embeddings: int | None = _fact("max_position_embeddings")
+    tie_word_embeddings: bool | None = None
+    attention_bias: bool | None = None
+    multi_query: bool | None = None
+    n_routed_experts: int | None = _fact("n_routed_experts")
+    num_experts: int | None = _fact("num_experts")
+    num_local_experts: int | None = _fact("num_local_experts")
+    num_experts_per_tok: int | None = _fact("num_experts_per_tok")
+    moe_intermediate_size: int | None = _fact("moe_intermediate_size")
+    shared_expert_intermediate_size: int | None = _fact("shared_expert_intermediate_size")
+    n_shared_experts: int | None = _fact("n_shared_experts")
+    first_k_dense_replace: int | None = _fact("first_k_dense_replace")
+    moe_layer_freq: int | None = _fact("moe_layer_freq")
+    decoder_sparse_step: int | None = _fact("decoder_sparse_step")
+    interleave_moe_layer_step: int | None = _fact("interleave_moe_layer_step")
+    mlp_only_layers: Annotated[list[Annotated[int, Field(ge=0, le=4095)]], Field(max_length=4096)] | None = None
+    kv_lora_rank: int | None = _fact("kv_lora_rank")
+    q_lora_rank: int | None = _fact("q_lora_rank")
+    qk_rope_head_dim: int | None = _fact("qk_rope_head_dim")
+    qk_nope_head_dim: int | None = _fact("qk_nope_head_dim")
+    v_head_dim: int | None = _fact("v_head_dim")
+    sliding_window: int | None = _fact("sliding_window")
+    use_sliding_window: bool | None = None
+    sliding_window_pattern: int | None = _fact("sliding_window_pattern")
+    max_window_layers: int | None = _fact("max_window_layers")
+    layer_types: (
+        Annotated[list[Literal["full_attention", "sliding_attention", "chunked_attention"]], Field(max_length=4096)]
+        | None
+    ) = None
+    attention_chunk_size: int | None = _fact("attention_chunk_size")
+    no_rope_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    partial_rotary_factor: float | None = Field(default=None, gt=0, le=1)
+    rope_scaling: ArchitectureRope | None = None
+    quantization_config: ArchitectureQuantization | None = None
+    vision_config: ArchitectureVision | None = None
 
 
 def unknown_keys(model: BaseModel, path: str = "") -> list[str]:

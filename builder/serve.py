@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import socket
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,7 +26,7 @@ from builder.build import BuildOptions, Pipeline
 from builder.content import Content
 from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.problems import ContentError
-from builder.writer import update_tree, write_tree
+from builder.writer import UnsafeOutput, UnsafePath, check_out, update_tree, write_tree
 
 RELOAD_SCRIPT = (
     b"<script>new EventSource('/__events').onmessage=function(){location.reload()}</script>"
@@ -193,11 +195,15 @@ def watch_paths(content: Path) -> list[Path]:
     return [p for p in (content, TEMPLATES_DIR, STATIC_DIR) if p.exists()]
 
 
-def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
-    """Apply one batch of file-system changes."""
+def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool = False) -> None:
+    """Apply one batch of file-system changes.
+
+    Whatever was saved, the server keeps serving: problems in the content are printed and
+    the previous site stays; so does it after an internal error, printed with its traceback."""
     started = time.perf_counter()
     try:
-        edited = edited_recipes(state, {Path(p).resolve() for _, p in changes})
+        # realpath, not Path.resolve(): a saved symlink loop must not raise
+        edited = None if everything else edited_recipes(state, {Path(os.path.realpath(p)) for _, p in changes})
         changed: set[str] | None = set()
         for rel in edited or []:
             done = state.recipe_edited(rel)
@@ -210,6 +216,14 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]]) -> None:
         report(exc.problems)
         print("rebuild failed; the site is unchanged", file=sys.stderr)
         return
+    except (UnsafeOutput, UnsafePath, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print("rebuild failed; the site is unchanged", file=sys.stderr)
+        return
+    except Exception:  # a bug of ours: show it to whoever develops, keep serving the last site
+        traceback.print_exc()
+        print("rebuild failed with an internal error (please report it); the site is unchanged", file=sys.stderr)
+        return
     print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s", flush=True)
 
 
@@ -220,8 +234,8 @@ def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
     """
     if state.content is None:
         return None
-    root = state.options.content.resolve()
-    known = {(root / r.rel_path).resolve(): r.rel_path for r in state.content.recipes}
+    root = Path(os.path.realpath(state.options.content))
+    known = {Path(os.path.realpath(root / r.rel_path)): r.rel_path for r in state.content.recipes}
     edited = []
     for path in sorted(paths):
         if path in known and path.exists():
@@ -275,8 +289,43 @@ def start_dev_server(content: Path, out: Path) -> DevServer:
     return DevServer(process, port, lines)
 
 
+def watch_and_rebuild(state: SiteState, content: Path) -> None:
+    """Rebuild on every batch of changes, forever.
+
+    watchfiles gives up on a path it cannot decode (a file name that is not UTF-8): the
+    watcher is then started again and everything rebuilt, since changes may have been missed.
+    """
+    from watchfiles import watch as watch_files
+
+    announced = missed = False
+    while True:
+        try:
+            for changes in watch_files(
+                *watch_paths(content), debounce=50, step=20, yield_on_timeout=True, rust_timeout=500
+            ):
+                if not announced:
+                    print("watching for changes", flush=True)
+                    announced = True
+                if missed:
+                    missed = False
+                    print("watching again; rebuilding everything", flush=True)
+                    on_changes(state, set(), everything=True)
+                if changes:
+                    on_changes(state, changes)
+            return
+        except RuntimeError as exc:  # watchfiles' WatchfilesRustInternalError
+            print(f"error: the file watcher stopped: {exc}", file=sys.stderr, flush=True)
+            missed = True
+            time.sleep(0.2)  # should it keep failing, without spinning
+
+
 def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
-    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted."""
+    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted (exit 2: an unsafe ``out``)."""
+    try:
+        check_out(out, content)
+    except UnsafeOutput as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     state = SiteState(BuildOptions(content=content, out=out))
     try:
         state.full()
@@ -291,17 +340,7 @@ def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
     print(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
     try:
         if watch:
-            from watchfiles import watch as watch_files
-
-            announced = False
-            for changes in watch_files(
-                *watch_paths(content), debounce=50, step=20, yield_on_timeout=True, rust_timeout=500
-            ):
-                if not announced:
-                    print("watching for changes", flush=True)
-                    announced = True
-                if changes:
-                    on_changes(state, changes)
+            watch_and_rebuild(state, content)
         else:
             threading.Event().wait()
     except KeyboardInterrupt:

@@ -41,8 +41,15 @@ def validate_recipe(recipe: RecipeFile, vocab: Vocabulary, cross_references: boo
         for field, name, exact in hardware_references(data):
             if name not in (profiles if exact else keys):
                 report(field, f"unknown hardware {name!r}", warning=True)
-        for field, message in preset_problems(data, vocab):
-            report(field, message)
+        renderings, tokens = rendering_count(data, vocab), argv_token_count(data)
+        if renderings > MAX_RENDERINGS:
+            report("", f"too many renderings ({renderings} > {MAX_RENDERINGS})")
+        elif renderings * tokens > MAX_RENDERED_TOKENS:
+            report("", f"too many renderings for its argument lists ({renderings} renderings × {tokens} "
+                       f"argument tokens = {renderings * tokens} > {MAX_RENDERED_TOKENS})")
+        else:  # validating presets renders every point
+            for field, message in preset_problems(data, vocab):
+                report(field, message)
     for field, message in recipe_lints(data):
         report(field, message, warning=True)
     return problems
@@ -171,6 +178,68 @@ def hardware_references(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]
     for i, note in enumerate(data.get("notes") or []):
         for j, hw in enumerate(((note or {}).get("when") or {}).get("hardware") or []):
             yield f"notes[{i}].when.hardware[{j}]", hw, True
+
+
+MAX_RENDERINGS = 5000
+"""Commands one recipe may make the build render, counted per node (one argv each):
+measured about 1.5 s of CPU for the JSON (3.5 s with pages); the largest upstream recipe needs 540."""
+
+
+MAX_RENDERED_TOKENS = 500_000
+"""Renderings × argument tokens (rendering and linting cost grows with both): about 3.5 s;
+upstream needs at most 50,076, recipes/ 148,506 (MiniMax-M3: 467 × 318)."""
+_ARG_LISTS = frozenset({"args", "base_args", "extra_args", "vllm_args"})
+_ARGV_BASE_TOKENS = 32  # model id, parallelism flags and the strategy's own arguments
+
+
+def argv_token_count(data: Any) -> int:
+    """Every token of every argument list in the recipe plus a base: a bound on one argv's length."""
+    total, stack = _ARGV_BASE_TOKENS, [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in _ARG_LISTS and isinstance(value, list):
+                    total += len(value)
+                else:
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return total
+
+
+def rendering_count(data: dict[str, Any], vocab: Vocabulary) -> int:
+    """An upper estimate of the node commands the build renders for one recipe.
+
+    Per published base (the ``default`` variant and every variant with its own
+    ``model_id``): for every offered hardware, the recommended command and one per other
+    offered strategy, each counted once per node. Per preset point: two renderings (the
+    validation and the published one), also per node.
+    """
+    rvocab = {"taxonomy": vocab.taxonomy, "strategies": vocab.strategy_map}
+    taxonomy = vocab.taxonomy
+    profiles = taxonomy.get("hardware_profiles") or {}
+    variants = {} if resolver.is_omni(data) else data.get("variants") or {}  # omni: no matrix
+    bases = [key for key, variant in variants.items()
+             if key == "default" or "/" in str((variant or {}).get("model_id") or "")]
+    total = 0
+    offered_on: dict[str, list[str]] = {}
+    for base in bases:
+        for hw in resolver.offered_hardware(data, taxonomy, base):
+            profile = profiles.get(hw) or {}
+            if hw not in offered_on:
+                offered_on[hw] = resolver.offered_strategies(data, rvocab, base, hw)
+            _, nodes = resolver.recommended_strategy(data, rvocab, base, hw)
+            total += max(1, nodes)
+            total += sum(resolver.nodes_for(data, rvocab, sid, profile, hw) for sid in offered_on[hw])
+    for preset in (data.get("presets") or {}).values():
+        hw, sid = preset.get("hardware"), preset.get("strategy")
+        floor = resolver.nodes_for(data, rvocab, sid, profiles.get(hw) or {}, hw)
+        preset_nodes = (preset.get("select") or {}).get("nodes")
+        for point in (preset.get("points") or {}).values():
+            nodes = (point.get("select") or {}).get("nodes") or preset_nodes or floor
+            total += 2 * max(1, nodes)
+    return total
 
 
 def preset_problems(data: dict[str, Any], vocab: Vocabulary) -> list[tuple[str, str]]:

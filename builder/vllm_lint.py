@@ -13,8 +13,18 @@ a boolean flag, missing value, stray argument, choices, int / float / human-read
 JSON syntax and the keys of JSON-valued config flags (nested, also via dotted sub-flags and
 ``--flag=value``), ``--lora-modules`` items, ``--config`` file type, ``--help`` / ``--``, and the
 same flag given twice (vLLM only warns). A value that is a whole placeholder (``$HEAD_IP``,
-``$PREFILL_DP_RPC_PORT``) stands for a valid value. Not checked: value types inside JSON configs
-(e.g. an unknown attention backend name), tool/reasoning parser names (checked by vLLM at start-up).
+``$PREFILL_DP_RPC_PORT``) stands for a valid value.
+
+Names vLLM looks up only when the server starts (the catalogue's ``names``): tool-call and
+reasoning parsers, attention backends and quantization methods, given as ``--flag value``,
+``--flag=value`` or as a key of a JSON-valued flag (``--attention-config '{"backend": "X"}'``,
+``--attention_config.backend X``, ``--speculative-config '{"attention_backend": "X"}'``,
+``--reasoning-config '{"reasoning_parser": "x"}'``), matched as vLLM matches them (attention
+backends case-insensitively, quantization lower-cased, ``auto`` / ``none`` as unset). Those
+problems carry ``startup=True`` unless vLLM's parser already rejects the name there. A parser
+name is not checked when the argv loads a parser plugin (``--tool-parser-plugin``,
+``--reasoning-parser-plugin``), which may register it. Not checked: other value types inside JSON
+configs.
 
 API for the build::
 
@@ -43,6 +53,7 @@ _HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
 _JSON_HUMAN_NUMBER = re.compile(r"\b\d+(?:\.\d+)?[kKmMgGtT]\b")
 _JSON_STRING = re.compile(r'("(?:[^"\\]|\\.)*")')
 _LOOKS_LIKE_OBJECT = re.compile(r"(?s)^\s*{.*}\s*$")
+_NAME_WORD = re.compile(r"[-_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +62,8 @@ class FlagProblem:
 
     flag: str
     reason: str
+    startup: bool = False  # vLLM's parser accepts the argv; the server fails (or ignores it) at start-up
+    value: str | None = None  # the argv item holding the bad value, to tell apart repeats of ``flag``
 
     def message(self) -> str:
         """One-line form: ``--flag: reason``."""
@@ -64,6 +77,7 @@ class Finding:
     label: str
     flag: str
     reason: str
+    value: str | None = None  # as FlagProblem.value
 
     def message(self) -> str:
         """One-line form: ``label: --flag: reason``."""
@@ -83,6 +97,53 @@ class Option:
     schema: dict[str, Any] | None  # JSON key schema {class, extra, keys}
     repeatable: bool  # append-style actions
     exits: bool  # --help / -h: prints and exits instead of serving
+
+
+@dataclass(frozen=True, slots=True)
+class NameSource:
+    """Where a start-up name is given: a flag (``key`` None) or a key of a JSON-valued flag."""
+
+    kind: str  # tool_call_parser, reasoning_parser, attention_backend, quantization
+    key: str | None
+    parser_checks: bool  # vLLM's parser already rejects an unknown name here
+
+
+@dataclass(frozen=True, slots=True)
+class NameSet:
+    """The names of one kind vLLM accepts, and how it matches a value against them."""
+
+    kind: str
+    case: str  # "exact", "upper" or "lower": how vLLM folds a value before the lookup
+    unset_words: frozenset[str]  # any case: the value means "not set" (auto, none)
+    values: frozenset[str]
+
+    def fold(self, value: str) -> str:
+        """The value as vLLM looks it up."""
+        return value.upper() if self.case == "upper" else value.lower() if self.case == "lower" else value
+
+    def accepts(self, value: str) -> bool:
+        """Whether vLLM takes ``value`` (a known name, or a word meaning unset)."""
+        return value.lower() in self.unset_words or self.fold(value) in self.values
+
+    def closest(self, value: str) -> str | None:
+        """The registered name ``value`` most likely meant, if any is close (compared in lower case).
+
+        Names sharing the value's first word (``qwen3`` of ``qwen3-coder``) are the only
+        candidates when there are any, so ``B12X_MLA_SPARSE`` gets no unrelated ``*_MLA_SPARSE``.
+        """
+        by_lower = {v.lower(): v for v in sorted(self.values)}
+        wanted = value.lower()
+        head = _NAME_WORD.split(wanted, 1)[0]
+        family = [v for v in by_lower if _NAME_WORD.split(v, 1)[0] == head]
+        pool, cutoff = (family, 0.6) if family else (list(by_lower), 0.8)
+        close = difflib.get_close_matches(wanted, pool, n=1, cutoff=cutoff)
+        return by_lower[close[0]] if close else None
+
+
+NAME_LABELS = {"tool_call_parser": "tool call parser", "reasoning_parser": "reasoning parser",
+               "attention_backend": "attention backend", "quantization": "quantization method"}
+# A parser plugin may register any name: the kind is not checked when its plugin flag is given.
+PLUGIN_DESTS = {"tool_call_parser": "tool_parser_plugin", "reasoning_parser": "reasoning_parser_plugin"}
 
 
 class Catalogue:
@@ -108,6 +169,13 @@ class Catalogue:
             for s in o["strings"]:
                 self.options[s] = opt
         self.long_names = sorted(s for s in self.options if s.startswith("--"))
+        self.names: dict[str, NameSet] = {}
+        self.name_sources: dict[str, list[NameSource]] = {}  # dest -> where names are given
+        for kind, n in data.get("names", {}).items():
+            self.names[kind] = NameSet(kind, n["case"], frozenset(n["unset_words"]), frozenset(n["values"]))
+            for w in n["where"]:
+                self.name_sources.setdefault(w["dest"], []).append(
+                    NameSource(kind, w.get("key"), bool(w["parser_checks"])))
 
     @classmethod
     def load(cls, path: Path | str = CATALOGUE_PATH) -> Catalogue:
@@ -210,8 +278,45 @@ def _parse_json_value(opt: Option, value: str) -> Any:
     return json.loads(value)
 
 
-def _check_value(opt: Option, flag: str, value: str, out: list[FlagProblem]) -> None:
-    """Type, choices and JSON checks of one value."""
+@dataclass(frozen=True, slots=True)
+class _NameUse:
+    """A start-up name as given in the argv, checked once the whole argv is read (plugins)."""
+
+    flag: str
+    source: NameSource
+    value: str
+    item: str  # the argv item it came from (the JSON text for a key)
+
+
+def _json_names(dest: str, obj: Any, flag: str, item: str, names: list[_NameUse]) -> None:
+    """Collect the start-up names held by keys of a JSON value of flag ``dest``."""
+    if not isinstance(obj, dict):
+        return
+    for source in catalogue().name_sources.get(dest, ()):
+        value = obj.get(source.key) if source.key is not None else None
+        if isinstance(value, str) and value and not is_placeholder(value):
+            names.append(_NameUse(flag, source, value, item))
+
+
+def _name_problems(names: list[_NameUse], given: set[str]) -> list[FlagProblem]:
+    """Unknown start-up names; ``given`` holds the dests of the flags present in the argv."""
+    cat = catalogue()
+    out: list[FlagProblem] = []
+    for use in names:
+        kind = use.source.kind
+        name_set = cat.names[kind]
+        if name_set.accepts(use.value) or PLUGIN_DESTS.get(kind) in given:
+            continue
+        where = f" at key '{use.source.key}'" if use.source.key else ""
+        close = name_set.closest(use.value)
+        hint = f" (did you mean {close}?)" if close else ""
+        out.append(FlagProblem(use.flag, f"unknown {NAME_LABELS.get(kind, kind)} {use.value!r}{where}{hint}",
+                           startup=not use.source.parser_checks, value=use.item))
+    return out
+
+
+def _check_value(opt: Option, flag: str, value: str, out: list[FlagProblem], names: list[_NameUse]) -> None:
+    """Type, choices and JSON checks of one value; start-up names are collected into ``names``."""
     if is_placeholder(value):
         return
     if opt.type == "lora":  # LoRAParserAction: name=path, else a JSON object
@@ -245,6 +350,7 @@ def _check_value(opt: Option, flag: str, value: str, out: list[FlagProblem]) -> 
                 out.append(FlagProblem(flag, f"expects a JSON object, got {value!r}"))
                 return
             _check_keys(obj, opt.schema, "", flag, out)
+        _json_names(opt.dest, obj, flag, value, names)
         return
     try:
         canon = _convert(opt, value)
@@ -254,8 +360,13 @@ def _check_value(opt: Option, flag: str, value: str, out: list[FlagProblem]) -> 
     if opt.choices is not None and canon not in opt.choices:
         shown = ", ".join(sorted(c for c in opt.choices if c is not None))
         out.append(FlagProblem(flag, f"invalid choice {value!r} (choose from {shown})"))
+    elif canon:
+        for source in catalogue().name_sources.get(opt.dest, ()):
+            if source.key is None:
+                names.append(_NameUse(flag, source, canon, value))
 
 
+@lru_cache(maxsize=4096)  # one fuzzy match per distinct flag, not per rendering
 def _unknown(flag: str) -> FlagProblem:
     """The unknown-flag problem, with a hint when argparse would silently abbreviate it."""
     cat = catalogue()
@@ -281,6 +392,7 @@ class _Dotted:
     written: str
     root: str  # rewritten root flag, e.g. --attention-config
     value: dict[str, Any]
+    raw: str  # the value as written
 
 
 def _nest(path: list[str], value: Any) -> dict[str, Any]:
@@ -370,7 +482,7 @@ def _preprocess(args: list[str], out: list[FlagProblem]) -> tuple[list[str], lis
         nested = _nest(path, parsed)
         for dup in _merge(merged.setdefault(root, {}), nested):
             out.append(FlagProblem(written, f"given twice ({root}.{dup}); last value wins"))
-        dotted.append(_Dotted(written, root, nested))
+        dotted.append(_Dotted(written, root, nested, value))
     return keep, dotted
 
 
@@ -385,6 +497,7 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
     tokens, dotted = _preprocess(list(argv[2:]), out)
     seen: dict[str, str] = {}  # dest -> flag as written
     plain_json: set[str] = set()  # roots given as --flag <json>
+    names: list[_NameUse] = []  # start-up names, checked at the end
     i, n = 0, len(tokens)
     model_taken = False
     prev_bool: str | None = None
@@ -447,7 +560,7 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
         if opt.schema is not None:
             plain_json.add(opt.dest)
         for v in values:
-            _check_value(opt, flag, v, out)
+            _check_value(opt, flag, v, out, names)
     reported: set[str] = set()
     for d in dotted:
         opt = cat.options.get(d.root)
@@ -466,6 +579,9 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
                                           "elsewhere (given twice)"))
             plain_json.discard(opt.dest)
         _check_keys(d.value, opt.schema, "", d.written, out)
+        _json_names(opt.dest, d.value, d.written, d.raw, names)
+    given = set(seen) | {o.dest for d in dotted if (o := cat.options.get(d.root)) is not None}
+    out += _name_problems(names, given)
     return tuple(out)
 
 
@@ -524,7 +640,7 @@ def iter_argvs(record: Any, label: str = "") -> Iterator[tuple[str, list[str]]]:
 
 def lint_record(record: Any) -> list[Finding]:
     """Lint every argv of one published record; one Finding per (argv label, problem)."""
-    return [Finding(label, p.flag, p.reason)
+    return [Finding(label, p.flag, p.reason, p.value)
             for label, argv in iter_argvs(record) for p in lint_argv(argv)]
 
 

@@ -151,6 +151,19 @@ def test_new_writes_a_skeleton_that_passes_check(tmp_path: Path, capsys) -> None
     assert run(capsys, "new", "Widget", "--content", str(root))[2] == "error: expected <org>/<repo>, got 'Widget'\n"
 
 
+def test_new_refuses_a_name_that_would_leave_models(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "content"
+    shutil.copytree(RECIPES, root)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    status, out, err = run(capsys, "new", "../x", "--content", str(root))
+    assert (status, out) == (2, "")
+    assert err == (
+        "error: '..' cannot be used in a path: use letters, digits, '.', '_' and '-', "
+        "starting with a letter or a digit\n"
+    )
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
 # ── schema ──
 
 
@@ -225,6 +238,9 @@ def test_check_reports_commands_vllm_would_reject(capsys) -> None:
     assert status == 0
     vllm = [line for line in err.splitlines() if "[vLLM 0.33.0;" in line]
     assert vllm == [
+        "models/Qwen/Qwen3.8-27B.yaml:167: variants.ascend_w8a8.extra_args[0]: warning: --quantization: unknown "
+        "quantization method 'ascend' [vLLM 0.33.0; hardware ascend_950pr, variant ascend_w8a8, strategy "
+        "single_node_tp]",
         "models/XiaomiMiMo/MiMo-V2.5-Pro.yaml:25: model.base_args[1]: warning: --max-model-len auto: flag and value "
         "in one argv item; split it into '--max-model-len' and 'auto' [vLLM 0.33.0; hardware h200, variant default, "
         "strategy single_node_tep (+53 more renderings)]",
@@ -232,6 +248,13 @@ def test_check_reports_commands_vllm_would_reject(capsys) -> None:
         "--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' (AttentionConfig has no field "
         "'use_fp4_indexer_cache') [vLLM 0.33.0; hardware b200, variant default, strategy single_node_tp "
         "(+215 more renderings)]",
+        "models/deepseek-ai/DeepSeek-V4-Flash.yaml:138: variants.default.hardware_overrides.dgx_spark_gb10."
+        "extra_args[15]: warning: --attention-backend: unknown attention backend 'B12X_MLA_SPARSE' [vLLM 0.33.0; "
+        "hardware dgx_spark_gb10, variant default, strategy single_node_tp (+67 more renderings)]",
+        "models/deepseek-ai/DeepSeek-V4-Flash.yaml:98: features.spec_decoding.modes.dspark.hardware_overrides."
+        "dgx_spark_gb10.args[0]: warning: --speculative-config: unknown attention backend 'B12X_MLA_SPARSE' at key "
+        "'attention_backend' [vLLM 0.33.0; hardware dgx_spark_gb10, variant default, strategy single_node_tp "
+        "(+50 more renderings)]",
         "models/deepseek-ai/DeepSeek-V4-Pro.yaml:181: hardware_overrides.blackwell.extra_args[0]: warning: "
         "--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' (AttentionConfig has no field "
         "'use_fp4_indexer_cache') [vLLM 0.33.0; hardware b200, variant default, strategy single_node_tp "
@@ -240,7 +263,7 @@ def test_check_reports_commands_vllm_would_reject(capsys) -> None:
         "unknown key 'use_inductor' (CompilationConfig has no field 'use_inductor') [vLLM 0.33.0; hardware h200, "
         "variant default, strategy single_node_tp (+159 more renderings)]",
     ]
-    assert out == "../shared/upstream: ok (19 warning(s))\n".replace("../shared/upstream", str(UPSTREAM))
+    assert out == "../shared/upstream: ok (22 warning(s))\n".replace("../shared/upstream", str(UPSTREAM))
 
 
 def test_vllm_lint_covers_preset_points(tmp_path: Path, capsys) -> None:

@@ -14,6 +14,7 @@ from builder import yaml12
 from builder.cli import main
 from builder.loader import load_content
 from builder.problems import ContentError
+from builder.writer import MARKER, MARKER_TEXT
 from tests.conftest import ROOT, UPSTREAM, need_shared
 
 M3 = "models/MiniMaxAI/MiniMax-M3.yaml"
@@ -99,6 +100,7 @@ def corrupt(tmp_path: Path):
     (out / "MiniMaxAI").mkdir(parents=True)
     (out / "MiniMaxAI" / "MiniMax-M3.json").write_text('{"previous": true}')
     (out / "index.html").write_text("previous site")
+    (out / MARKER).write_bytes(MARKER_TEXT)  # an earlier build's site: the writer may replace it
     before = tree_digest(out)
 
     def run(old: str, new: str, capsys: pytest.CaptureFixture[str]) -> tuple[list[str], int]:

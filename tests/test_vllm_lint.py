@@ -4,6 +4,7 @@ golden corpus (pure lint; the real-parser comparison lives in tests/vllm_real/).
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -128,7 +129,62 @@ CASES: list[tuple[str, list[str], list[str]]] = [
       "given elsewhere (given twice)"]),
     ("dotted-on-str", ["--tokenizer.revision", "main"],
      ["--tokenizer.revision: --tokenizer does not take JSON, so it has no dotted sub-flags"]),
+    # names vLLM looks up at start-up (tool-call / reasoning parsers, attention backends, quantization)
+    ("ok-names", ["--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder", "--reasoning-parser", "qwen3",
+                  "--attention-backend", "flashinfer", "--quantization", "FP8"], []),
+    ("ok-names-unset", ["--tool-call-parser", "None", "--reasoning-parser", "NONE", "--attention-backend", "Auto",
+                        "-q", ""], []),
+    ("ok-names-json", ["--attention-config", '{"backend": "triton_attn"}', "--reasoning-config",
+                       '{"reasoning_parser": "deepseek_r1"}', "--speculative-config",
+                       '{"method": "mtp", "attention_backend": "FLASH_ATTN", "quantization": "fp8"}'], []),
+    ("ok-names-dotted", ["--attention_config.backend", "auto", "--structured-outputs-config.reasoning_parser=glm45",
+                         "--speculative-config.attention_backend", "TRITON_ATTN"], []),
+    ("ok-names-plugin", ["--enable-auto-tool-choice", "--tool-call-parser", "my_parser", "--tool-parser-plugin",
+                         "/plugins/my_parser.py", "--reasoning-parser", "my_reasoner", "--reasoning-parser-plugin",
+                         "/plugins/my_reasoner.py"], []),
+    ("ok-names-placeholder", ["--quantization", "$QUANT"], []),
+    ("unknown-tool-call-parser", ["--enable-auto-tool-choice", "--tool-call-parser", "qwen3-coder"],
+     ["--tool-call-parser: unknown tool call parser 'qwen3-coder' (did you mean qwen3_coder?)"]),
+    ("unknown-tool-call-parser-equals", ["--tool-call-parser=hermes2", "--enable-auto-tool-choice"],
+     ["--tool-call-parser: unknown tool call parser 'hermes2' (did you mean hermes?)"]),
+    ("unknown-tool-call-parser-no-hint", ["--enable-auto-tool-choice", "--tool-call-parser", "nope"],
+     ["--tool-call-parser: unknown tool call parser 'nope'"]),
+    ("unknown-reasoning-parser-case", ["--reasoning-parser", "Qwen3"],
+     ["--reasoning-parser: unknown reasoning parser 'Qwen3' (did you mean qwen3?)"]),
+    ("unknown-reasoning-parser-json", ["--reasoning-config", '{"reasoning_parser": "deepseek_v5"}'],
+     ["--reasoning-config: unknown reasoning parser 'deepseek_v5' at key 'reasoning_parser' "
+      "(did you mean deepseek_v4?)"]),
+    ("unknown-reasoning-parser-dotted", ["--structured-outputs-config.reasoning_parser", "deepseek-r1"],
+     ["--structured-outputs-config.reasoning_parser: unknown reasoning parser 'deepseek-r1' at key "
+      "'reasoning_parser' (did you mean deepseek_r1?)"]),
+    ("unknown-attention-backend", ["--attention-backend", "FLASH_ATTENTION"],
+     ["--attention-backend: unknown attention backend 'FLASH_ATTENTION' (did you mean FLASH_ATTN?)"]),
+    ("unknown-attention-backend-equals", ["--attention-backend=B12X_MLA_SPARSE"],
+     ["--attention-backend: unknown attention backend 'B12X_MLA_SPARSE'"]),
+    ("unknown-attention-config-backend", ["--attention-config", '{"backend": "tritn_attn"}'],
+     ["--attention-config: unknown attention backend 'tritn_attn' at key 'backend' (did you mean TRITON_ATTN?)"]),
+    ("unknown-attention-config-backend-dotted", ["--attention_config.backend", "flashinfermla"],
+     ["--attention_config.backend: unknown attention backend 'flashinfermla' at key 'backend' "
+      "(did you mean FLASHINFER_MLA?)"]),
+    ("unknown-speculative-attention-backend", ["--speculative-config",
+                                               '{"method": "mtp", "attention_backend": "B12X_MLA_SPARSE"}'],
+     ["--speculative-config: unknown attention backend 'B12X_MLA_SPARSE' at key 'attention_backend'"]),
+    ("unknown-quantization", ["-q", "compressed_tensors"],
+     ["-q: unknown quantization method 'compressed_tensors' (did you mean compressed-tensors?)"]),
+    ("unknown-quantization-equals", ["--quantization=ascend"], ["--quantization: unknown quantization method 'ascend'"]),
+    ("unknown-speculative-quantization-dotted", ["--speculative-config.quantization", "nvfp4"],
+     ["--speculative-config.quantization: unknown quantization method 'nvfp4' at key 'quantization'"]),
 ]
+
+# Cases whose problems vLLM's parser does not see: the server fails (or, for a tool-call parser
+# without --enable-auto-tool-choice, ignores the name) at start-up. Problem.startup is True for
+# exactly these; tests/vllm_real checks them against vLLM's own start-up lookups.
+STARTUP_ONLY = {
+    "unknown-tool-call-parser", "unknown-tool-call-parser-equals", "unknown-tool-call-parser-no-hint",
+    "unknown-reasoning-parser-case", "unknown-reasoning-parser-json", "unknown-reasoning-parser-dotted",
+    "unknown-attention-backend", "unknown-attention-backend-equals", "unknown-speculative-attention-backend",
+    "unknown-quantization", "unknown-quantization-equals", "unknown-speculative-quantization-dotted",
+}
 
 # Accepted by vLLM 0.33.0's parser, flagged by the lint on purpose (id -> why).
 LINT_ONLY: dict[str, str] = {
@@ -158,6 +214,22 @@ def test_case_ids_unique_and_lint_only_known() -> None:
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
     assert set(LINT_ONLY) <= {i for i, _t, e in CASES if e}
+    assert STARTUP_ONLY <= {i for i, _t, e in CASES if e} and not STARTUP_ONLY & set(LINT_ONLY)
+
+
+@pytest.mark.parametrize(("case_id", "tail"), [(i, t) for i, t, e in CASES if e], ids=[c[0] for c in CASES if c[2]])
+def test_startup_flag(case_id: str, tail: list[str]) -> None:
+    """Problem.startup marks the problems vLLM's parser lets through (attention-config backends it rejects)."""
+    assert {p.startup for p in lint_argv(case_argv(tail))} == {case_id in STARTUP_ONLY}
+
+
+def test_name_problem_carries_the_argv_item() -> None:
+    spec = '{"method": "mtp", "attention_backend": "B12X_MLA_SPARSE"}'
+    (problem,) = lint_argv(case_argv(["--speculative-config", '{"method": "mtp"}', "-q", "fp8",
+                                      "--speculative-config", spec]))[1:]
+    assert (problem.flag, problem.value) == ("--speculative-config", spec)
+    (dotted,) = lint_argv(case_argv(["--attention_config.backend=NOPE"]))
+    assert (dotted.flag, dotted.value, dotted.startup) == ("--attention_config.backend", "NOPE", False)
 
 
 def test_not_a_serve_argv() -> None:
@@ -193,6 +265,33 @@ def test_catalogue_is_complete() -> None:
     assert len({id(o) for o in opts.values()}) > 300
 
 
+def test_catalogue_names() -> None:
+    names = vllm_lint.catalogue().names
+    assert set(names) == {"tool_call_parser", "reasoning_parser", "attention_backend", "quantization"}
+    assert {"qwen3_coder", "hermes", "kimi_k2", "minimax_m2"} <= names["tool_call_parser"].values
+    assert {"qwen3", "deepseek_r1", "glm45"} <= names["reasoning_parser"].values
+    assert {"FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "B12X"} <= names["attention_backend"].values
+    assert {"fp8", "awq", "compressed-tensors", "modelopt_fp4"} <= names["quantization"].values
+    assert (names["attention_backend"].case, names["attention_backend"].unset_words) == ("upper", {"auto"})
+    assert (names["quantization"].case, names["reasoning_parser"].unset_words) == ("lower", {"none"})
+    assert names["tool_call_parser"].case == "exact"
+    counts = json.loads(vllm_lint.CATALOGUE_PATH.read_text(encoding="utf-8"))["counts"]["names"]
+    assert counts == {kind: len(n.values) for kind, n in names.items()}
+    sources = vllm_lint.catalogue().name_sources
+    assert [(s.kind, s.key, s.parser_checks) for s in sources["attention_config"]] == [
+        ("attention_backend", "backend", True)]
+    assert [(s.kind, s.key) for s in sources["speculative_config"]] == [
+        ("attention_backend", "attention_backend"), ("quantization", "quantization")]
+
+
+def test_catalogue_without_names_checks_no_names() -> None:
+    """An older catalogue without ``names`` loads, and its lint knows no start-up names."""
+    data = json.loads(vllm_lint.CATALOGUE_PATH.read_text(encoding="utf-8"))
+    del data["names"]
+    cat = vllm_lint.Catalogue(data)
+    assert cat.names == {} and cat.name_sources == {}
+
+
 PD_RECORD = {
     "hardware": "h200", "strategy": "pd_cluster", "deploy_type": "pd_cluster", "env": {},
     "prefill": {"command": "vllm serve m --port 8001", "argv": ["vllm", "serve", "m", "--port", "8001"],
@@ -222,12 +321,14 @@ def test_lint_record_findings() -> None:
     findings = lint_record(PD_RECORD)
     assert findings == [Finding("decode.argv", "--enable-sleep-mode", "takes no value, got 'yes'")]
     assert findings[0].message() == "decode.argv: --enable-sleep-mode: takes no value, got 'yes'"
+    named = lint_record({"argv": ["vllm", "serve", "m", "--tool-call-parser", "nope"]})
+    assert named == [Finding("argv", "--tool-call-parser", "unknown tool call parser 'nope'", "nope")]
 
 
 # ---- golden corpus (pure lint; the real parser's verdicts are checked by tests/vllm_real) ----
 
-# Distinct argvs in /work/shared/golden and those the lint flags, per model; the real parser
-# (make test-vllm) rejects exactly the same set.
+# Distinct argvs in /work/shared/golden and those the lint flags (start-up names aside), per
+# model; the real parser (make test-vllm) rejects exactly the same set.
 GOLDEN_DISTINCT = 4969
 GOLDEN_FLAGGED = {
     "deepseek-ai/DeepSeek-V4-Flash-0731": 27,
@@ -245,6 +346,22 @@ GOLDEN_REASONS = {
     "--compilation-config: unknown key 'use_inductor' (CompilationConfig has no field 'use_inductor')",
     "--max-model-len auto: flag and value in one argv item; split it into '--max-model-len' and 'auto'",
 }
+# Argvs with a name vLLM 0.33.0 would reject at start-up (the parser accepts them), per model:
+# B12X_MLA_SPARSE is an attention backend of the DGX Spark image eugr/spark-vllm-b12x (a vLLM
+# fork; 0.33.0 has only B12X), as --attention-backend in every dgx_spark_gb10 rendering and in the
+# dspark speculative config; 'ascend' is registered by the vllm-ascend platform plugin, not by
+# vLLM itself (see /work/notes/upstream_name_lint.md).
+GOLDEN_STARTUP_FLAGGED = {
+    "deepseek-ai/DeepSeek-V4-Flash-0731": 13,
+    "deepseek-ai/DeepSeek-V4-Flash-DSpark": 13,
+    "nvidia/DeepSeek-V4-Flash-NVFP4": 13,
+    "Eco-Tech/Qwen3.8-27B-w8a8": 1,
+}
+GOLDEN_STARTUP_REASONS = {
+    "--attention-backend: unknown attention backend 'B12X_MLA_SPARSE'",
+    "--speculative-config: unknown attention backend 'B12X_MLA_SPARSE' at key 'attention_backend'",
+    "--quantization: unknown quantization method 'ascend'",
+}
 
 
 @pytest.fixture(scope="module")
@@ -258,12 +375,23 @@ def golden_argvs() -> dict[tuple[str, ...], str]:
     return seen
 
 
+def _parse_problems(argv: tuple[str, ...]) -> list[FlagProblem]:
+    return [p for p in lint_argv(argv) if not p.startup]
+
+
 def test_golden_flagged_set(golden_argvs: dict[tuple[str, ...], str]) -> None:
     assert len(golden_argvs) == GOLDEN_DISTINCT
-    flagged = {a: lint_argv(a) for a in golden_argvs if lint_argv(a)}
+    flagged = {a: _parse_problems(a) for a in golden_argvs if _parse_problems(a)}
     assert Counter(a[2] for a in flagged) == GOLDEN_FLAGGED
     assert {p.message() for probs in flagged.values() for p in probs} == GOLDEN_REASONS
     assert all(len(probs) == 1 for probs in flagged.values())
+
+
+def test_golden_startup_names(golden_argvs: dict[tuple[str, ...], str]) -> None:
+    startup = {a: [p for p in lint_argv(a) if p.startup] for a in golden_argvs}
+    startup = {a: probs for a, probs in startup.items() if probs}
+    assert Counter(a[2] for a in startup) == GOLDEN_STARTUP_FLAGGED
+    assert {p.message() for probs in startup.values() for p in probs} == GOLDEN_STARTUP_REASONS
 
 
 def test_golden_without_kv_store_head_matches_readme_figure(golden_argvs: dict[tuple[str, ...], str]) -> None:
@@ -276,4 +404,43 @@ def test_golden_without_kv_store_head_matches_readme_figure(golden_argvs: dict[t
             if not label.endswith("vllm_argv"):
                 others.add(tuple(argv))
     assert len(others) == 4409
-    assert sum(bool(lint_argv(a)) for a in others) == 176
+    assert sum(bool(_parse_problems(a)) for a in others) == 176
+
+
+# ---- in the build: start-up names are located warnings, errors under --strict ----
+
+
+def test_unknown_names_in_a_recipe_are_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Located at the argument list item that gives the bad value (MiniMax-M3 writes --speculative-config in
+    several modes; the bad one is the third), a warning, and an error under --strict."""
+    from builder.cli import main
+
+    root = tmp_path / "content"
+    shutil.copytree(ROOT / "recipes", root)
+    minimax = root / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
+    text = minimax.read_text(encoding="utf-8")
+    gqa = ("- '{\"method\": \"eagle3\", \"model\": \"Inferact/MiniMax-M3-EAGLE3-GQA\", "
+           "\"num_speculative_tokens\": 3, \"attention_backend\": \"FLASH_ATTN\"}'")
+    assert text.count(gqa) == 1 and text.index('- "--speculative-config"') < text.index(gqa)
+    minimax.write_text(text.replace(gqa, gqa.replace("FLASH_ATTN", "FLASH_ATTENTION")), encoding="utf-8")
+    gqa_line = text[: text.index(gqa)].count("\n")  # the "--speculative-config" item just above it
+    qwen = root / "models" / "Qwen" / "Qwen3-14B.yaml"
+    text = qwen.read_text(encoding="utf-8")
+    parser = '      - "--tool-call-parser"\n      - "hermes"\n'
+    assert text.count(parser) == 1
+    qwen.write_text(text.replace(parser, parser.replace('"hermes"', '"hermes2"')), encoding="utf-8")
+    parser_line = text[: text.index(parser)].count("\n") + 1
+
+    assert main(["check", "--content", str(root)]) == 0
+    warned = sorted(line for line in capsys.readouterr().err.splitlines() if "unknown" in line)
+    assert main(["check", "--content", str(root), "--strict"]) == 1
+    strict = sorted(line for line in capsys.readouterr().err.splitlines() if "unknown" in line)
+    assert warned == strict == [
+        f"models/MiniMaxAI/MiniMax-M3.yaml:{gqa_line}: features.spec_decoding.modes.eagle3_gqa.args[0]: warning: "
+        "--speculative-config: unknown attention backend 'FLASH_ATTENTION' at key 'attention_backend' (did you "
+        "mean FLASH_ATTN?) [vLLM 0.33.0; hardware h200, variant mxfp8, strategy single_node_tp, preset "
+        "h200_agentx:c1 (+7 more renderings)]",
+        f"models/Qwen/Qwen3-14B.yaml:{parser_line}: features.tool_calling.args[0]: warning: --tool-call-parser: "
+        "unknown tool call parser 'hermes2' (did you mean hermes?) [vLLM 0.33.0; hardware rtx_pro_6000, variant "
+        "default, strategy single_node_tp (+104 more renderings)]",
+    ]

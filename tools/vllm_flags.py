@@ -18,6 +18,14 @@ choices, the value type (int, float, str, json, human-readable int, ...), whethe
 ``"None"`` are accepted, and for JSON-valued flags the accepted keys: the dataclass fields,
 nested where a field is itself a config dataclass, with ``extra`` = ``forbid`` where pydantic
 rejects unknown keys (probed through the real type converter, not assumed).
+
+It also records (``names``) the names vLLM accepts only when the server starts, not in the
+parser: tool-call parsers and reasoning parsers (``ToolParserManager`` /
+``ReasoningParserManager``, lazily registered names included, nothing imported), attention
+backends (``AttentionBackendEnum``) and quantization methods (``QUANTIZATION_METHODS``); for
+each, how vLLM normalises a value (probed on its own validators), which strings mean "unset",
+and where the name can be given (a flag, or a key of a JSON-valued flag), with whether the
+parser itself already rejects an unknown name there (probed).
 """
 
 from __future__ import annotations
@@ -208,6 +216,82 @@ def parser_behaviour(parser: argparse.ArgumentParser, serve: argparse.ArgumentPa
     }
 
 
+# kind -> (dest of the flag that takes the name, [(dest of a JSON-valued flag, key holding it)])
+NAME_SOURCES: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    "tool_call_parser": ("tool_call_parser", []),
+    "reasoning_parser": ("reasoning_parser", [("reasoning_config", "reasoning_parser"),
+                                              ("structured_outputs_config", "reasoning_parser")]),
+    "attention_backend": ("attention_backend", [("attention_config", "backend"),
+                                                ("speculative_config", "attention_backend")]),
+    "quantization": ("quantization", [("speculative_config", "quantization")]),
+}
+_BOGUS_NAME = "zz_not_a_vllm_name"
+
+
+def _registered_names() -> dict[str, tuple[list[str], Any]]:
+    """kind -> (sorted registered names, vLLM's own normaliser of a value, raising if it rejects it)."""
+    from vllm.config.attention import AttentionConfig
+    from vllm.config.model import ModelConfig
+    from vllm.engine.arg_utils import parse_reasoning_parser
+    from vllm.model_executor.layers.quantization import QUANTIZATION_METHODS
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+    from vllm.v1.attention.backends.registry import AttentionBackendEnum
+
+    def backend(value: str) -> str | None:
+        member = AttentionConfig.validate_backend_before(value)
+        return None if member is None else member.name
+
+    return {
+        "tool_call_parser": (ToolParserManager.list_registered(), lambda v: v),
+        "reasoning_parser": (ReasoningParserManager.list_registered(), lambda v: parse_reasoning_parser(v) or None),
+        "attention_backend": (sorted(AttentionBackendEnum.__members__), backend),
+        "quantization": (sorted(QUANTIZATION_METHODS), ModelConfig.validate_quantization_before),
+    }
+
+
+def _case_rule(normalise: Any, names: list[str]) -> str:
+    """'upper' / 'lower' when vLLM case-folds a value before looking it up, else 'exact' (probed)."""
+    sample = next(n for n in names if n.upper() != n.lower())
+    for rule, variant in (("upper", sample.lower()), ("lower", sample.upper())):
+        try:
+            if variant != sample and normalise(variant) == sample:
+                return rule
+        except Exception:  # noqa: BLE001
+            pass
+    return "exact"
+
+
+def _unset_words(normalise: Any) -> list[str]:
+    """Words (any case) that vLLM's normaliser turns into "not set" (probed)."""
+    words = []
+    for word in ("auto", "none"):
+        try:
+            if all(normalise(w) is None for w in (word, word.upper(), word.title())):
+                words.append(word)
+        except Exception:  # noqa: BLE001
+            pass
+    return words
+
+
+def startup_names(parser: argparse.ArgumentParser, serve: argparse.ArgumentParser) -> dict[str, Any]:
+    """The names of each kind, how values are matched, and where they are given (parser checks probed)."""
+    flag_of = {a.dest: next(s for s in a.option_strings if s.startswith("--"))
+               for a in serve._actions if a.option_strings}
+    out: dict[str, Any] = {}
+    for kind, (names, normalise) in _registered_names().items():
+        dest, json_keys = NAME_SOURCES[kind]
+        where: list[dict[str, Any]] = [
+            {"dest": dest, "parser_checks": _probe(parser, [flag_of[dest], _BOGUS_NAME], dest) is None}]
+        for json_dest, key in json_keys:
+            doc = json.dumps({key: _BOGUS_NAME})
+            where.append({"dest": json_dest, "key": key,
+                          "parser_checks": _probe(parser, [flag_of[json_dest], doc], json_dest) is None})
+        out[kind] = {"case": _case_rule(normalise, names), "unset_words": _unset_words(normalise),
+                     "where": where, "values": names}
+    return out
+
+
 def build_catalogue() -> dict[str, Any]:
     """Build the catalogue dict from the installed vLLM."""
     parser, serve = build_serve_parser()
@@ -226,6 +310,7 @@ def build_catalogue() -> dict[str, Any]:
     from vllm.platforms import current_platform
 
     n_strings = sum(len(o["strings"]) for o in options)
+    names = startup_names(parser, serve)
     return {
         "vllm_version": importlib.metadata.version("vllm"),
         "generated_by": "tools/vllm_flags.py (run with the python of a venv that has vLLM installed)",
@@ -236,9 +321,11 @@ def build_catalogue() -> dict[str, Any]:
                         f"(VLLM_TARGET_DEVICE={os.environ.get('VLLM_TARGET_DEVICE')})",
         },
         "counts": {"options": len(options), "option_strings": n_strings,
-                   "json_valued": sum("json" in o for o in options)},
+                   "json_valued": sum("json" in o for o in options),
+                   "names": {kind: len(n["values"]) for kind, n in names.items()}},
         "parser": parser_behaviour(parser, serve),
         "positionals": positionals,
+        "names": names,
         "options": options,
     }
 
@@ -255,11 +342,14 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(cat, indent=None, separators=(",", ":"), ensure_ascii=False)
     # one option per line: compact, yet diffs stay readable between releases
     text = text.replace(',{"strings"', ',\n{"strings"').replace('"options":[', '"options":[\n', 1)
+    for kind in cat["names"]:  # one line per kind of start-up name
+        text = text.replace(f'"{kind}":{{"case"', f'\n"{kind}":{{"case"', 1)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(text + "\n", encoding="utf-8")
     tmp.replace(out)
     print(f"wrote {out}: {cat['counts']['options']} flags, {cat['counts']['option_strings']} option strings, "
-          f"{cat['counts']['json_valued']} JSON-valued, in {time.perf_counter() - t0:.1f} s")
+          f"{cat['counts']['json_valued']} JSON-valued, start-up names "
+          f"{', '.join(f'{k} {n}' for k, n in cat['counts']['names'].items())}, in {time.perf_counter() - t0:.1f} s")
     return 0
 
 

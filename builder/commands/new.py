@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builder.commands import Refused
+from builder.identifiers import segment_problem
 
 SKELETON = """\
 # yaml-language-server: $schema=/schema/recipe.json
@@ -56,6 +57,10 @@ def new_recipe(root: Path, hf_id: str, today: str) -> Path:
     org, sep, repo = hf_id.partition("/")
     if not sep or not org or not repo or "/" in repo:
         raise Refused(f"expected <org>/<repo>, got {hf_id!r}")
+    for segment in (org, repo):
+        problem = segment_problem(segment)
+        if problem is not None:
+            raise Refused(problem)
     path = root / "models" / org / f"{repo}.yaml"
     if path.exists():
         raise Refused(f"{path} already exists")

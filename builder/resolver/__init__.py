@@ -17,7 +17,7 @@ from .install import install_block
 from .presets import advanced_presets, resolve_preset, validate_presets
 from .records import render_matrix
 from .resolve import resolve
-from .strategies import kv_store_ids, offered_strategies
+from .strategies import kv_store_ids, nodes_for, offered_strategies, recommended_strategy
 from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
 from .ui.view import builder_state
@@ -39,9 +39,11 @@ __all__ = [
     "install_block",
     "is_omni",
     "kv_store_ids",
+    "nodes_for",
     "offered_hardware",
     "offered_strategies",
     "pick_fitting_variant",
+    "recommended_strategy",
     "render_matrix",
     "resolve",
     "resolve_preset",

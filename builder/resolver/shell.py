@@ -50,17 +50,17 @@ def dedupe_args(tokens: list[Any]) -> list[Any]:
     return flatten_units(kept)
 
 
-_SHELL_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
+SHELL_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")
 
 
-_SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
+SHELL_SAFE = re.compile(r"[A-Za-z0-9_./=:@,+%-]+")
 
 
 def quote_value(value: Any) -> str:
     """§10.4 value quoting (single quotes unless shell-safe or a bare ``$VAR``)."""
     if not isinstance(value, str) or value == "":
         return js_str(value)
-    if _SHELL_VAR.fullmatch(value) or _SHELL_SAFE.fullmatch(value):
+    if SHELL_VAR.fullmatch(value) or SHELL_SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
 

@@ -51,23 +51,23 @@ class SitePages:
             pages[f"{org['id']}/index.html"] = self.html(org_page(index, org))
         taken = set(pages) | set(index.output.files) | {f"{r.hf_id}/index.html" for r in index.recipes}
         dirs = {posixpath.dirname(p) for p in taken}
+        folded = {p.casefold() for p in taken}
 
         def stub(path: str, target: str, keep_query: bool) -> None:
             key = f"{path}/index.html"
             if key in taken or path in taken or path in dirs and key in taken:
                 return
+            if key.casefold() in folded or path.casefold() in folded:
+                return  # it would overwrite that output on a case-insensitive disk; the 404 page redirects
             pages[key] = self.html(redirect_stub(target, keep_query))
             taken.add(key)
+            folded.add(key.casefold())
 
+        # Variant-checkpoint aliases only (RCP-02). Other casings of a recipe or provider page
+        # (RCP-01, ORG-01) get no stub, as a stub would replace the page itself on a
+        # case-insensitive disk: the 404 page's case-insensitive lookup redirects them (ERR-05).
         for alias, target in index.aliases().items():
             stub(alias, target, keep_query=False)
-        for org_id in index.orgs:
-            if org_id.lower() != org_id and org_id.lower() not in {o.lower() for o in index.orgs if o != org_id}:
-                stub(org_id.lower(), f"/{org_id}", keep_query=True)
-        for r in index.recipes:
-            low = r.hf_id.lower()
-            if low != r.hf_id and not any(x.lower() == low for x in index.by_id if x != r.hf_id):
-                stub(low, r.url, keep_query=True)
         pages.update(index_texts(index))
         return pages
 

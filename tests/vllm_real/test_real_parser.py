@@ -3,7 +3,9 @@
 Skipped unless the environment variable ``VLLM_VENV`` names a venv with vLLM installed
 (``bash /work/shared/vllm/install.sh /work/vllm-venv``). One subprocess
 (``tools/check_argv.py``) parses every distinct argv of the golden API plus the unit-test
-table; the verdicts are computed here, never committed, and compared argv by argv.
+table; the verdicts are computed here, never committed, and compared argv by argv. The lint's
+start-up problems (``Problem.startup``: names the parser lets through) are compared with a
+second subprocess (``startup_names.py``) that looks the names up with vLLM's own start-up code.
 """
 
 from __future__ import annotations
@@ -47,19 +49,30 @@ def _unit_cases() -> ModuleType:
     return module
 
 
-def real_verdicts(argvs: list[list[str]]) -> list[dict[str, Any]]:
-    """Run tools/check_argv.py in the vLLM venv on all argvs (placeholders filled) in one process."""
+def real_verdicts(argvs: list[list[str]], script: Path = ROOT / "tools" / "check_argv.py",
+                  *options: str) -> list[dict[str, Any]]:
+    """Run ``script`` (default tools/check_argv.py, placeholders filled) in the vLLM venv on all argvs."""
     python = Path(VENV) / "bin" / "python"
     if not python.exists():
         pytest.fail(f"VLLM_VENV={VENV!r} has no bin/python; create it with /work/shared/vllm/install.sh")
+    if script.name == "check_argv.py" and not options:
+        options = ("--placeholders",)
     proc = subprocess.run(
-        [str(python), str(ROOT / "tools" / "check_argv.py"), "--placeholders"],
+        [str(python), str(script), *options],
         input=json.dumps(argvs), capture_output=True, text=True, check=False, timeout=900)
     if proc.returncode not in (0, 1):
-        pytest.fail(f"tools/check_argv.py failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        pytest.fail(f"{script.name} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     verdicts = json.loads(proc.stdout)
     assert len(verdicts) == len(argvs)
     return verdicts
+
+
+STARTUP_SCRIPT = Path(__file__).resolve().parent / "startup_names.py"
+
+
+def parse_problems(argv: tuple[str, ...] | list[str]) -> list[vllm_lint.FlagProblem]:
+    """The lint's problems that vLLM's parser itself should see (start-up names left out)."""
+    return [p for p in vllm_lint.lint_argv(argv) if not p.startup]
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +92,7 @@ def test_golden_lint_agrees_with_real_parser(golden: tuple[dict, dict]) -> None:
     labels, verdicts = golden
     missed, lint_only = [], []
     for argv, verdict in verdicts.items():
-        problems = vllm_lint.lint_argv(argv)
+        problems = parse_problems(argv)
         if not verdict["ok"] and not problems:
             missed.append(f"{labels[argv]}: parser: {verdict['error'][:300]}")
         if verdict["ok"] and problems and labels[argv] not in GOLDEN_LINT_ONLY:
@@ -103,11 +116,46 @@ def test_unit_cases_agree_with_real_parser() -> None:
     verdicts = real_verdicts(argvs)
     wrong = []
     for (case_id, _tail, expected), verdict in zip(cases.CASES, verdicts, strict=True):
-        should_parse = not expected or case_id in cases.LINT_ONLY
+        should_parse = not expected or case_id in cases.LINT_ONLY or case_id in cases.STARTUP_ONLY
         if verdict["ok"] != should_parse:
             wrong.append(f"{case_id}: lint expects {expected or 'no problem'}; parser: "
                          f"{'ok' if verdict['ok'] else verdict['error'][:300]}")
     assert not wrong, "\n".join(wrong)
+
+
+def _startup_disagreements(argvs: list[tuple[str, ...]], labels: list[str]) -> tuple[list[str], int]:
+    """(argvs where the lint's start-up problems and vLLM's start-up lookups disagree, argvs compared)."""
+    verdicts = real_verdicts([list(a) for a in argvs], STARTUP_SCRIPT)
+    wrong, compared = [], 0
+    for argv, label, verdict in zip(argvs, labels, verdicts, strict=True):
+        if verdict["ok"] is None:  # rejected by the parser, a parser plugin, or a placeholder name
+            continue
+        compared += 1
+        flagged = [p.message() for p in vllm_lint.lint_argv(argv) if p.startup]
+        if verdict["ok"] == bool(flagged):
+            wrong.append(f"{label}: lint: {flagged or 'no start-up problem'}; vLLM: {verdict['error'] or 'ok'}")
+    return wrong, compared
+
+
+def test_unit_cases_startup_names_agree_with_vllm() -> None:
+    cases = _unit_cases()
+    argvs = [tuple(cases.case_argv(tail)) for _id, tail, _exp in cases.CASES]
+    wrong, compared = _startup_disagreements(argvs, [c[0] for c in cases.CASES])
+    assert not wrong, "\n".join(wrong)
+    assert compared >= len(cases.CASES) - 40  # most cases parse; only those are compared
+
+
+def test_golden_startup_names_agree_with_vllm(golden: tuple[dict, dict]) -> None:
+    labels, verdicts = golden
+    argvs = [a for a, v in verdicts.items() if v["ok"]]
+    wrong, compared = _startup_disagreements(argvs, [labels[a] for a in argvs])
+    assert not wrong, "\n".join(wrong[:30])
+    plugins = [a for a in argvs if {"--tool-parser-plugin", "--reasoning-parser-plugin"} & set(a)]
+    assert Counter(a[2] for a in plugins) == {"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": 18,
+                                              "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8": 18}
+    assert compared == len(argvs) - len(plugins) == 4969 - 201 - 36  # every other accepted argv
+    startup_rejected = {a[2] for a in argvs if any(p.startup for p in vllm_lint.lint_argv(a))}
+    assert startup_rejected == set(_unit_cases().GOLDEN_STARTUP_FLAGGED)  # agreed on above, argv by argv
 
 
 def test_committed_catalogue_matches_venv(tmp_path: Path) -> None:
