@@ -22,7 +22,8 @@ from pydantic import ValidationError
 from builder import schemas
 from builder.commands import Refused, reported
 from builder.loader import load_content
-from builder.memory_model import (
+from builder.problems import ContentError, Problem
+from builder.resolver.memory import (
     DTYPE_BYTES,
     KV_DTYPE_BYTES,
     ArchitectureError,
@@ -32,7 +33,6 @@ from builder.memory_model import (
     estimate_memory,
     visible_gib,
 )
-from builder.problems import ContentError, Problem
 from builder.yaml12 import YamlError, load
 
 COMMANDS = ("memory", "import-config")

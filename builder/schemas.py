@@ -469,8 +469,8 @@ class Recipe(Open):
 
 
 def _fact(key: str, required: bool = False) -> Any:
-    """An integer fact bounded as :data:`builder.memory_model.INT_FACTS` bounds it."""
-    from builder.memory_model import INT_FACTS
+    """An integer fact bounded as :data:`builder.resolver.memory.INT_FACTS` bounds it."""
+    from builder.resolver.memory import INT_FACTS
 
     low, high = INT_FACTS[key]
     return Field(ge=low, le=high) if required else Field(default=None, ge=low, le=high)

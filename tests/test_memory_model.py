@@ -13,7 +13,7 @@ import pytest
 
 from builder import schemas
 from builder.cli import main
-from builder.memory_model import (
+from builder.resolver.memory import (
     ArchitectureError,
     Finding,
     architecture_facts,

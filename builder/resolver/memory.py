@@ -559,7 +559,7 @@ def _max_len(facts: dict[str, Any]) -> int:
         if kind == "yarn":
             positions = rope.get("original_max_position_embeddings", positions)
         positions = int(positions * rope["factor"])
-    return positions
+    return int(positions)
 
 
 def read_architecture(config: Mapping[str, Any]) -> Arch:
