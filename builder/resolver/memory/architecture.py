@@ -1,0 +1,215 @@
+"""The architecture (:class:`Arch`) with every per-model_type default applied."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .constants import (
+    CONTEXT_EXTENDING_ROPE,
+    FOUR_NORMS,
+    GLOBAL_EVERY,
+    LAYER_TYPES,
+    LEARNED_POSITIONS,
+    NO_ROTARY,
+    QKV_BIAS_BY_DEFAULT,
+    SLIDING_OPT_IN,
+    TIED_BY_DEFAULT,
+    TWO_MATRIX_MLP,
+)
+from .facts import architecture_facts
+from .types import ArchitectureError
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One decoder layer: its attention kind (and window) and whether its MLP is a MoE."""
+
+    attention: str  # "full", "sliding", "chunked" or "mla"
+    window: int  # sliding window or attention chunk (tokens); 0 for full and mla
+    moe: bool
+
+
+@dataclass(frozen=True)
+class Arch:
+    """The architecture with every per-model_type default applied."""
+
+    model_type: str
+    layers: tuple[Layer, ...]
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    tied: bool
+    gated_mlp: bool
+    qkv_bias: bool
+    norms_per_layer: int
+    dense_intermediate: int
+    experts: int
+    topk: int
+    expert_intermediate: int
+    shared_intermediate: int
+    expert_intermediate_key: str
+    shared_gate: bool
+    mla: bool
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    qk_nope_head_dim: int
+    v_head_dim: int
+    rotary_dim: int
+    rotary_positions: int
+    learned_positions: int
+    max_len: int  # the model's own maximum context (0 when the config does not say)
+    torch_dtype: str
+    quant_method: str
+    quant_float: bool  # floating-point weight format (FP8, FP4) rather than integers
+    quant_bits: int | None
+    quant_group: int | None
+    quant_block: tuple[int, int] | None
+    vision_params: int
+
+
+def _attention_kinds(facts: dict[str, Any], model_type: str, count: int, mla: bool) -> list[tuple[str, int]]:
+    """(kind, window) of every layer."""
+    if mla:
+        return [("mla", 0)] * count
+    window = facts.get("sliding_window")
+    chunk = facts.get("attention_chunk_size")
+    types = facts.get("layer_types")
+    if types is not None:
+        if len(types) != count:
+            raise ArchitectureError("layer_types", f"has {len(types)} entries for {count} layers")
+        kinds = []
+        for i, name in enumerate(types):
+            kind = LAYER_TYPES[name]
+            size = {"full": 0, "sliding": window, "chunked": chunk}[kind]
+            if size is None:
+                needed = "sliding_window" if kind == "sliding" else "attention_chunk_size"
+                raise ArchitectureError(f"layer_types[{i}]", f"{name} needs {needed}")
+            kinds.append((kind, size))
+        return kinds
+    if chunk is not None:  # Llama 4: RoPE layers attend within chunks, NoPE layers globally
+        flags = facts.get("no_rope_layers")
+        if flags is None or len(flags) != count:
+            flags = [int((i + 1) % 4 != 0) for i in range(count)]
+        return [("chunked", chunk) if flag else ("full", 0) for flag in flags]
+    enabled = facts.get("use_sliding_window")
+    if window is None or enabled is False or (model_type in SLIDING_OPT_IN and enabled is not True):
+        return [("full", 0)] * count
+    if model_type == "gemma2":
+        return [("sliding", window) if i % 2 == 0 else ("full", 0) for i in range(count)]
+    if model_type in GLOBAL_EVERY:
+        every = facts.get("sliding_window_pattern", GLOBAL_EVERY[model_type])
+        return [("sliding", window) if (i + 1) % every else ("full", 0) for i in range(count)]
+    first_sliding = facts.get("max_window_layers", 0) if model_type in SLIDING_OPT_IN else 0
+    return [("sliding", window) if i >= first_sliding else ("full", 0) for i in range(count)]
+
+
+def _moe_layers(facts: dict[str, Any], count: int, experts: int) -> list[bool]:
+    if not experts:
+        return [False] * count
+    if "first_k_dense_replace" in facts or "moe_layer_freq" in facts:
+        first = facts.get("first_k_dense_replace", 0)
+        every = facts.get("moe_layer_freq", 1)
+        return [i >= first and i % every == 0 for i in range(count)]
+    if "decoder_sparse_step" in facts or "mlp_only_layers" in facts:
+        dense = set(facts.get("mlp_only_layers", []))
+        step = facts.get("decoder_sparse_step", 1)
+        return [i not in dense and (i + 1) % step == 0 for i in range(count)]
+    step = facts.get("interleave_moe_layer_step", 1)
+    return [(i + 1) % step == 0 for i in range(count)]
+
+
+def _max_len(facts: dict[str, Any]) -> int:
+    """vLLM's derived max_model_len: positions, extended by context-extending RoPE scaling."""
+    positions = facts.get("max_position_embeddings", 0)
+    rope = facts.get("rope_scaling", {})
+    kind = rope.get("rope_type")
+    if positions and kind in CONTEXT_EXTENDING_ROPE and "factor" in rope:
+        if kind == "yarn":
+            positions = rope.get("original_max_position_embeddings", positions)
+        positions = int(positions * rope["factor"])
+    return int(positions)
+
+
+def read_architecture(config: Mapping[str, Any]) -> Arch:
+    """Check a ``config.json`` mapping and apply the per-model_type defaults."""
+    facts = architecture_facts(config)
+    model_type = facts.get("model_type", "")
+    count = facts["num_hidden_layers"]
+    hidden = facts["hidden_size"]
+    heads = facts["num_attention_heads"]
+    kv_heads = facts.get("num_key_value_heads", 1 if facts.get("multi_query") else heads)
+    head_dim = facts.get("head_dim", hidden // heads or 1)
+    mla = "kv_lora_rank" in facts
+    experts = facts.get("n_routed_experts", facts.get("num_experts", facts.get("num_local_experts", 0)))
+    moe_flags = _moe_layers(facts, count, experts)
+    kinds = _attention_kinds(facts, model_type, count, mla)
+    layers = tuple(Layer(kind, window, moe) for (kind, window), moe in zip(kinds, moe_flags, strict=True))
+    gated = model_type not in TWO_MATRIX_MLP
+    if model_type == "llama4":
+        dense = facts.get("intermediate_size_mlp", facts.get("intermediate_size", 0))
+    else:
+        dense = facts.get("intermediate_size", 0 if gated else 4 * hidden)
+    if not dense and not all(moe_flags):
+        raise ArchitectureError("intermediate_size", "missing: the dense MLP layers need it")
+    expert_key = "moe_intermediate_size" if "moe_intermediate_size" in facts else "intermediate_size"
+    expert_inter = facts.get(expert_key, 0) if experts else 0
+    if experts and not expert_inter:
+        raise ArchitectureError("moe_intermediate_size", "missing: the experts need it")
+    shared = facts.get("shared_expert_intermediate_size", 0) or facts.get("n_shared_experts", 0) * expert_inter
+    if model_type == "llama4" and experts:
+        shared = shared or expert_inter
+    if mla:
+        for key in ("qk_rope_head_dim", "v_head_dim"):
+            if key not in facts:
+                raise ArchitectureError(key, "missing: multi-head latent attention needs it")
+    rope_dim = facts.get("qk_rope_head_dim", 0) if mla else int(head_dim * facts.get("partial_rotary_factor", 1.0))
+    quant = facts.get("quantization_config", {})
+    block = quant.get("weight_block_size")
+    vision = facts.get("vision_config", {})
+    vision_params = 0
+    if vision:
+        v_hidden = vision["hidden_size"]
+        v_inter = vision.get("intermediate_size", 4 * v_hidden)
+        vision_params = vision["num_hidden_layers"] * (4 * v_hidden * v_hidden + 2 * v_hidden * v_inter) + v_hidden * hidden
+    return Arch(
+        model_type=model_type,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab=facts["vocab_size"],
+        tied=facts.get("tie_word_embeddings", model_type in TIED_BY_DEFAULT),
+        gated_mlp=gated,
+        qkv_bias=facts.get("attention_bias", model_type in QKV_BIAS_BY_DEFAULT),
+        norms_per_layer=4 if model_type in FOUR_NORMS else 2,
+        dense_intermediate=dense,
+        experts=experts,
+        topk=min(facts.get("num_experts_per_tok", 1), experts) if experts else 0,
+        expert_intermediate=expert_inter,
+        shared_intermediate=shared if experts else 0,
+        expert_intermediate_key=expert_key,
+        shared_gate="shared_expert_intermediate_size" in facts and bool(shared),
+        mla=mla,
+        q_lora_rank=facts.get("q_lora_rank", 0),
+        kv_lora_rank=facts.get("kv_lora_rank", 0),
+        qk_rope_head_dim=facts.get("qk_rope_head_dim", 0),
+        qk_nope_head_dim=facts.get("qk_nope_head_dim", 0),
+        v_head_dim=facts.get("v_head_dim", 0),
+        rotary_dim=0 if model_type in NO_ROTARY else rope_dim,
+        rotary_positions=facts.get("max_position_embeddings", 0),
+        learned_positions=facts.get("max_position_embeddings", 0) if model_type in LEARNED_POSITIONS else 0,
+        max_len=_max_len(facts),
+        torch_dtype=facts.get("torch_dtype", "bfloat16"),
+        quant_method=quant.get("quant_method", ""),
+        quant_float=quant.get("weight_type", "float" if quant.get("bits") == 8 else "int") == "float",
+        quant_bits=quant.get("bits"),
+        quant_group=quant.get("group_size"),
+        quant_block=(block[0], block[1]) if block else None,
+        vision_params=vision_params,
+    )

@@ -1,0 +1,105 @@
+"""Constants of vLLM 0.19 and per-model_type defaults of transformers (see the package docstring)."""
+
+from __future__ import annotations
+
+VLLM_VERSION = "0.19.0"
+GIB = 1 << 30
+BLOCK_SIZE = 16  # vLLM's default KV cache block (tokens)
+VOCAB_PADDING = 64  # vLLM pads embedding and lm_head rows to a multiple of 64
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+LARGE_GPU_GIB = 70  # from this size on vLLM picks the larger scheduler defaults
+DEFAULT_BATCHED_TOKENS = {True: 8192, False: 2048}  # keyed by "GPU has >= 70 GiB"
+DEFAULT_MAX_NUM_SEQS = {True: 1024, False: 256}
+
+# Overheads (see the module docstring): per process, fit once on H100 start-ups of vLLM 0.19.0.
+NON_TORCH_GIB = 0.25  # CUDA context growth, cuBLAS/cuDNN workspaces after the weights are loaded
+TP_COMMUNICATOR_GIB = 1.85  # NCCL communicators and custom all-reduce buffers when TP > 1
+SAMPLER_SCRATCH_GIB = 0.125  # fixed sampler and kernel scratch on top of the logits
+CUDA_GRAPH_BASE_GIB = 0.43  # CUDA graph pool: a base ...
+CUDA_GRAPH_PER_LAYER_GIB = 0.016  # ... plus this much per layer of the stage (1.5x for MoE layers)
+VISIBLE_FRACTION = 0.99  # a GPU sold as N GB shows about 0.99 N GiB to CUDA (H100 80 GB: 79.2)
+
+DTYPE_BYTES = {
+    "bfloat16": 2,
+    "bf16": 2,
+    "float16": 2,
+    "fp16": 2,
+    "half": 2,
+    "float32": 4,
+    "fp32": 4,
+    "float": 4,
+}
+DTYPE_NAMES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32"}
+KV_DTYPE_BYTES = {
+    "fp8": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
+    "fp8_inc": 1,
+    "bfloat16": 2,
+    "float16": 2,
+}
+
+# Per-model_type defaults of transformers that configs leave out.
+TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode", "cohere", "cohere2", "opt", "bloom"})
+TWO_MATRIX_MLP = frozenset(
+    {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "gpt_neo", "opt", "bloom", "falcon", "mpt", "phi", "starcoder2", "codegen"}
+)
+LEARNED_POSITIONS = frozenset({"gpt2", "gpt_bigcode", "opt", "gpt_neo"})
+NO_ROTARY = LEARNED_POSITIONS | {"bloom", "mpt"}
+QKV_BIAS_BY_DEFAULT = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
+SLIDING_OPT_IN = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl"})
+FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
+GLOBAL_EVERY = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}  # every Nth layer is full attention
+CONTEXT_EXTENDING_ROPE = frozenset({"linear", "dynamic", "yarn"})
+
+ALIASES = {
+    "n_embd": "hidden_size",
+    "n_layer": "num_hidden_layers",
+    "n_head": "num_attention_heads",
+    "n_inner": "intermediate_size",
+    "n_positions": "max_position_embeddings",
+    "num_kv_heads": "num_key_value_heads",
+    "n_head_kv": "num_key_value_heads",
+    "dtype": "torch_dtype",
+}
+
+BIG = 1 << 40
+INT_FACTS: dict[str, tuple[int, int]] = {  # key: (lowest, highest)
+    "num_hidden_layers": (1, 4096),
+    "num_attention_heads": (1, 65536),
+    "num_key_value_heads": (1, 65536),
+    "head_dim": (1, 65536),
+    "hidden_size": (1, 1 << 20),
+    "intermediate_size": (1, 1 << 24),
+    "intermediate_size_mlp": (1, 1 << 24),
+    "vocab_size": (1, 1 << 26),
+    "max_position_embeddings": (1, 1 << 34),
+    "n_routed_experts": (1, 1 << 20),
+    "num_experts": (1, 1 << 20),
+    "num_local_experts": (1, 1 << 20),
+    "num_experts_per_tok": (1, 1 << 20),
+    "moe_intermediate_size": (1, 1 << 24),
+    "shared_expert_intermediate_size": (0, 1 << 24),
+    "n_shared_experts": (0, 1 << 20),
+    "first_k_dense_replace": (0, 4096),
+    "moe_layer_freq": (1, 4096),
+    "decoder_sparse_step": (1, 4096),
+    "interleave_moe_layer_step": (1, 4096),
+    "kv_lora_rank": (1, 1 << 20),
+    "q_lora_rank": (1, 1 << 20),
+    "qk_rope_head_dim": (1, 1 << 20),
+    "qk_nope_head_dim": (0, 1 << 20),
+    "v_head_dim": (1, 1 << 20),
+    "sliding_window": (1, 1 << 34),
+    "sliding_window_pattern": (1, 4096),
+    "max_window_layers": (0, 4096),
+    "attention_chunk_size": (1, 1 << 34),
+}
+BOOL_FACTS = ("tie_word_embeddings", "use_sliding_window", "attention_bias", "multi_query")
+STR_FACTS = ("model_type", "torch_dtype")
+LAYER_TYPES = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked"}
+
+
+def _split(size: int, parts: int) -> int:
+    """``size`` divided by ``parts``, rounded up (vLLM's per-rank share)."""
+    return -(-size // parts)

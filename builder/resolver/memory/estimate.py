@@ -1,0 +1,186 @@
+"""The estimate of one start-up per GPU and its verdict (fits, tight, wont_start)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .architecture import Arch, Layer, read_architecture
+from .constants import (
+    BLOCK_SIZE,
+    DTYPE_BYTES,
+    GIB,
+    KV_DTYPE_BYTES,
+    NON_TORCH_GIB,
+    TP_COMMUNICATOR_GIB,
+    VISIBLE_FRACTION,
+    VLLM_VERSION,
+    _split,
+)
+from .kv import _kv_groups, _kv_layer_bytes, _max_len_that_fits, _request_bytes, _tokens_needed
+from .overhead import _activation_peak, _cuda_graph_bytes
+from .settings import resolve_settings
+from .sharding import FATAL_RULES, _findings
+from .types import Finding, MemoryEstimate, ResolvedSettings, StageEstimate, Verdict
+from .weights import _Sharding, _sharding, _stage_layers, _stage_weights
+
+
+def _gib(value: float) -> float:
+    return round(value / GIB, 3)
+
+
+def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> MemoryEstimate:
+    """Weights, KV cache and verdict of a vLLM start-up, per GPU.
+
+    Raises :class:`ArchitectureError` (or :class:`SettingsError`) for bad input.
+    """
+    arch = read_architecture(config)
+    s = resolve_settings(arch, settings)
+    findings = _findings(arch, s)
+    tp, pp = s["tp"], s["pp"]
+    total = s["gpu_memory_gib"] * GIB
+    requested = s["gpu_memory_utilization"] * total
+    kv_bytes = DTYPE_BYTES[s["dtype"]] if s["kv_cache_dtype"] == "auto" else KV_DTYPE_BYTES[s["kv_cache_dtype"]]
+    per_layer = _kv_layer_bytes(arch, tp, kv_bytes)
+    sh = _sharding(arch, s)
+    non_torch = NON_TORCH_GIB * GIB + (TP_COMMUNICATOR_GIB * GIB if tp > 1 else 0)
+    stages: list[StageEstimate] = []
+    stage_layers = [layers for layers in _stage_layers(arch, pp) if layers] or [[]]
+    params_per_gpu = 0
+    for index, layers in enumerate(stage_layers):
+        first, last = index == 0, index == len(stage_layers) - 1
+        weights, params = _stage_weights(arch, layers, sh, s, first, last)
+        params_per_gpu = max(params_per_gpu, params)
+        peak = _activation_peak(arch, layers, sh, s, last)
+        non_kv = weights + peak + non_torch
+        available = requested - non_kv
+        if layers:
+            group_size, groups = _kv_groups(layers)
+            n_groups = sum(groups.values())
+            bytes_per_token = per_layer * group_size * n_groups
+            blocks = max(0, int(available // (per_layer * group_size * BLOCK_SIZE)))
+            per_request_blocks = 0
+            for (kind, window), count in groups.items():
+                tokens, extra = _tokens_needed(Layer(kind, window, False), s["max_model_len"], s["max_num_batched_tokens"])
+                per_request_blocks += count * (_split(tokens, BLOCK_SIZE) + extra)
+            kv_tokens = blocks // n_groups * BLOCK_SIZE
+            concurrency = blocks / per_request_blocks
+            one_request = _request_bytes(arch, layers, per_layer, s["max_model_len"], s["max_num_batched_tokens"])
+        else:
+            bytes_per_token = blocks = kv_tokens = one_request = 0
+            concurrency = 0.0
+        stages.append(
+            StageEstimate(
+                stage=index,
+                layers=len(layers),
+                weights_gib=_gib(weights),
+                activation_peak_gib=_gib(peak),
+                non_torch_gib=_gib(non_torch),
+                non_kv_gib=_gib(non_kv),
+                available_kv_gib=_gib(available),
+                kv_bytes_per_token=bytes_per_token,
+                kv_blocks=blocks,
+                kv_tokens=kv_tokens,
+                max_concurrency=round(concurrency, 2),
+                one_request_kv_gib=_gib(one_request),
+                cuda_graph_gib=_gib(_cuda_graph_bytes(layers)),
+            )
+        )
+    binding = min(stages, key=lambda stage: (stage["kv_blocks"], stage["available_kv_gib"]))
+    heaviest = max(stages, key=lambda stage: stage["weights_gib"])
+    total_params = _stage_weights(arch, list(arch.layers), _Sharding(1, arch.experts, 1), s, True, True)[1]
+    verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding, per_layer)
+    return MemoryEstimate(
+        vllm_version=VLLM_VERSION,
+        model_type=arch.model_type,
+        params_total=total_params,
+        params_per_gpu=params_per_gpu,
+        weights_gib=heaviest["weights_gib"],
+        kv_bytes_per_token=binding["kv_bytes_per_token"],
+        available_kv_gib=binding["available_kv_gib"],
+        kv_tokens=binding["kv_tokens"],
+        max_concurrency=min(stage["max_concurrency"] for stage in stages),
+        requested_gib=_gib(requested),
+        non_kv_gib=binding["non_kv_gib"],
+        activation_peak_gib=binding["activation_peak_gib"],
+        non_torch_gib=binding["non_torch_gib"],
+        cuda_graph_gib=max(stage["cuda_graph_gib"] for stage in stages),
+        non_kv_parts=["weights_gib", "activation_peak_gib", "non_torch_gib"],
+        settings=s,
+        stages=stages,
+        findings=findings,
+        verdict=verdict,
+        reason=reason,
+    )
+
+
+def _verdict(
+    arch: Arch,
+    s: ResolvedSettings,
+    findings: list[Finding],
+    staged: list[tuple[StageEstimate, list[Layer]]],
+    binding: StageEstimate,
+    per_layer: int,
+) -> tuple[Verdict, str]:
+    """"fits", "tight" or "wont_start", and why (vLLM's reasons where it refuses)."""
+    for finding in findings:
+        if finding.rule in FATAL_RULES:
+            return "wont_start", finding.message
+    if arch.max_len and s["max_model_len"] > arch.max_len:
+        return "wont_start", (
+            f"max_model_len {s['max_model_len']} is greater than the model's maximum of {arch.max_len} positions "
+            "(max_position_embeddings); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+        )
+    if s["max_num_batched_tokens"] < s["max_num_seqs"]:
+        return "wont_start", (
+            f"max_num_batched_tokens ({s['max_num_batched_tokens']}) must be greater than or equal to "
+            f"max_num_seqs ({s['max_num_seqs']})"
+        )
+    stages = [stage for stage, _ in staged]
+    heaviest = max(stages, key=lambda stage: stage["weights_gib"])
+    total = s["gpu_memory_gib"]
+    if heaviest["weights_gib"] > total:
+        return "wont_start", (
+            f"not enough memory for the weights: {heaviest['weights_gib']:.2f} GiB per GPU, more than the "
+            f"GPU's {total:.2f} GiB (CUDA out of memory while loading the model)"
+        )
+    requested = s["gpu_memory_utilization"] * total
+    for stage in stages:
+        if stage["available_kv_gib"] <= 0 or stage["kv_blocks"] == 0:
+            return "wont_start", (
+                f"no room for the KV cache: weights {stage['weights_gib']:.2f} GiB + activation peak "
+                f"{stage['activation_peak_gib']:.2f} GiB + non-torch {stage['non_torch_gib']:.2f} GiB = "
+                f"{stage['non_kv_gib']:.2f} GiB leave nothing of gpu_memory_utilization "
+                f"{s['gpu_memory_utilization']:g} × {total:.2f} GiB = {requested:.2f} GiB (vLLM: no available memory "
+                "for the cache blocks; try increasing gpu_memory_utilization)"
+            )
+    for stage, layers in staged:
+        if stage["one_request_kv_gib"] > stage["available_kv_gib"]:
+            fits = _max_len_that_fits(arch, layers, per_layer, int(stage["available_kv_gib"] * GIB), s)
+            return "wont_start", (
+                f"max_model_len {s['max_model_len']} needs {stage['one_request_kv_gib']:.2f} GiB of KV cache for "
+                f"one request, more than the {stage['available_kv_gib']:.2f} GiB available; the estimated maximum "
+                f"model length is {fits} (decrease max_model_len or increase gpu_memory_utilization)"
+            )
+    concurrency = min(stage["max_concurrency"] for stage in stages)
+    if concurrency < 2:
+        return "tight", (
+            f"only {concurrency:.2f} requests of max_model_len {s['max_model_len']} fit in the KV cache at once"
+        )
+    headroom = (1 - s["gpu_memory_utilization"]) * total
+    graphs = max(stage["cuda_graph_gib"] for stage in stages)
+    if graphs > headroom:
+        return "tight", (
+            f"CUDA graphs need about {graphs:.2f} GiB, more than the {headroom:.2f} GiB left outside "
+            f"gpu_memory_utilization {s['gpu_memory_utilization']:g}; capture may run out of memory "
+            "(lower gpu_memory_utilization or use --enforce-eager)"
+        )
+    return "fits", (
+        f"{binding['kv_tokens']:,} tokens of KV cache: {concurrency:.2f} requests of "
+        f"{s['max_model_len']:,} tokens at once"
+    )
+
+
+def visible_gib(vram_gb: float) -> float:
+    """The memory CUDA reports for a GPU sold with ``vram_gb`` GB (an H100 80 GB shows 79.2 GiB)."""
+    return round(vram_gb * VISIBLE_FRACTION, 2)

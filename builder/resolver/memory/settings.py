@@ -1,0 +1,83 @@
+"""Serving settings checked and completed with vLLM 0.19's defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .architecture import Arch
+from .constants import (
+    BLOCK_SIZE,
+    DEFAULT_BATCHED_TOKENS,
+    DEFAULT_GPU_MEMORY_UTILIZATION,
+    DEFAULT_MAX_NUM_SEQS,
+    DTYPE_BYTES,
+    DTYPE_NAMES,
+    KV_DTYPE_BYTES,
+    LARGE_GPU_GIB,
+)
+from .facts import _describe, check_int, check_number
+from .types import ResolvedSettings, SettingsError
+
+
+def _model_dtype(requested: str, arch: Arch) -> str:
+    """vLLM's dtype: "auto" takes the checkpoint's, with float32 checkpoints served in bfloat16."""
+    if requested == "auto":
+        name = DTYPE_NAMES.get(arch.torch_dtype, arch.torch_dtype)
+        return "bfloat16" if name not in DTYPE_BYTES or name == "float32" else name
+    return DTYPE_NAMES.get(requested, requested)
+
+
+def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSettings:
+    """Check the settings and fill in vLLM 0.19's defaults; raises :class:`SettingsError`."""
+    if not isinstance(settings, Mapping):
+        raise SettingsError("", f"expected a mapping, got {_describe(settings)}")
+
+    def optional(key: str, low: int, high: int, default: int | None) -> int | None:
+        value = settings.get(key)
+        return default if value is None else check_int(value, key, low, high, SettingsError)
+
+    def number_of(key: str, low: int, high: int, default: int) -> int:
+        value = optional(key, low, high, default)
+        return default if value is None else value
+
+    if settings.get("gpu_memory_gib") is None:
+        raise SettingsError("gpu_memory_gib", "missing: the memory of one GPU is needed")
+    total = check_number(settings["gpu_memory_gib"], "gpu_memory_gib", 0, 1 << 20, SettingsError)
+    utilization = settings.get("gpu_memory_utilization")
+    utilization = (
+        DEFAULT_GPU_MEMORY_UTILIZATION
+        if utilization is None
+        else check_number(utilization, "gpu_memory_utilization", 0, 1, SettingsError)
+    )
+    dtype = settings.get("dtype") or "auto"
+    if not isinstance(dtype, str) or dtype != "auto" and dtype not in DTYPE_BYTES:
+        raise SettingsError("dtype", f"unknown dtype {_describe(dtype)}: expected auto or one of {', '.join(DTYPE_BYTES)}")
+    kv_dtype = settings.get("kv_cache_dtype") or "auto"
+    if not isinstance(kv_dtype, str) or kv_dtype != "auto" and kv_dtype not in KV_DTYPE_BYTES:
+        raise SettingsError(
+            "kv_cache_dtype", f"unknown KV cache dtype {_describe(kv_dtype)}: expected auto or one of {', '.join(KV_DTYPE_BYTES)}"
+        )
+    expert_parallel = settings.get("expert_parallel", False)
+    if not isinstance(expert_parallel, bool):
+        raise SettingsError("expert_parallel", f"expected true or false, got {_describe(expert_parallel)}")
+    large = total >= LARGE_GPU_GIB
+    max_len = optional("max_model_len", 1, 1 << 34, arch.max_len or None)
+    if max_len is None:
+        raise SettingsError("max_model_len", "missing: the config has no max_position_embeddings to default to")
+    return ResolvedSettings(
+        tp=number_of("tp", 1, 1024, 1),
+        pp=number_of("pp", 1, 1024, 1),
+        dp=number_of("dp", 1, 1 << 16, 1),
+        expert_parallel=expert_parallel,
+        gpus=optional("gpus", 1, 1 << 20, None),
+        dtype=_model_dtype(dtype, arch),
+        kv_cache_dtype=kv_dtype,
+        weight_bits=optional("weight_bits", 1, 32, arch.quant_bits),
+        gpu_memory_gib=total,
+        gpu_memory_utilization=utilization,
+        max_model_len=max_len,
+        max_num_batched_tokens=number_of("max_num_batched_tokens", 1, 1 << 34, DEFAULT_BATCHED_TOKENS[large]),
+        max_num_seqs=number_of("max_num_seqs", 1, 1 << 20, DEFAULT_MAX_NUM_SEQS[large]),
+        block_size=BLOCK_SIZE,
+    )
