@@ -195,8 +195,8 @@ class ApiBuilder:
         strategies = self.vocab.strategy_map
         profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
         for key, preset in presets.items():
-            resolved = resolver.resolve_preset(recipe.data, self.resolver_vocab, key)
-            self.out.warnings.extend(resolved.get("warnings", []))
+            resolved = recipe.resolved_presets.get(key) or resolver.resolve_preset(recipe.data, self.resolver_vocab, key)
+            self.out.warnings.extend(resolved["warnings"])
             body: dict[str, Any] = {
                 "hf_id": recipe.hf_id,
                 "preset": key,

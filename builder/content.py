@@ -8,6 +8,7 @@ from typing import Any
 from builder.fieldpaths import locate
 from builder.problems import Problem
 from builder.resolver import Vocab
+from builder.resolver.presets import ResolvedPreset
 from builder.vllm_lint import Finding
 
 
@@ -20,6 +21,8 @@ class RecipeFile:
     data: dict[str, Any]  # loaded YAML (YAML 1.2 scalars, dates as "YYYY-MM-DD"), overlays merged
     locations: dict[str, tuple[str, int]] = field(default_factory=dict)  # field path -> (file, line)
     overlays: list[str] = field(default_factory=list)  # overlay files merged onto data, in order
+    # json-api §11.7 presets rendered by the validation, handed to the API so each point renders once
+    resolved_presets: dict[str, ResolvedPreset] = field(default_factory=dict)
 
     def where(self, field_path: str) -> tuple[str, int]:
         """The file and line of ``field_path`` (or of its nearest located ancestor)."""

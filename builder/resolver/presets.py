@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from .context import RenderContext
 from .docker import docker_image
@@ -151,9 +151,23 @@ def _render_point(recipe: dict[str, Any], vocab: Vocab, preset: dict[str, Any], 
     return build_record(ctx, sid, nodes, result, image)
 
 
-def resolve_preset(recipe: dict[str, Any], vocab: Vocab, preset_key: str) -> dict[str, Any]:
-    """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
-    preset = as_dict(as_dict(recipe.get("presets")).get(preset_key))
+class ResolvedPreset(TypedDict):
+    """json-api §11.7 body parts of one preset: its rendered points and the failures as warnings."""
+
+    points: dict[str, Any]
+    warnings: list[str]
+
+
+class PresetCheck(TypedDict):
+    """:func:`check_presets`: the validation problems and every preset rendered on the way."""
+
+    problems: list[tuple[str, str]]
+    resolved: dict[str, ResolvedPreset]  # the presets without a structural problem, each point rendered once
+
+
+def _resolve_points(recipe: dict[str, Any], vocab: Vocab, preset_key: str, preset: dict[str, Any],
+                    problems: list[tuple[str, str]]) -> ResolvedPreset:
+    """Render every point of one preset; a :class:`PresetError` is also a validation problem."""
     points: dict[str, Any] = {}
     warnings: list[str] = []
     for key, point in as_dict(preset.get("points")).items():
@@ -161,6 +175,8 @@ def resolve_preset(recipe: dict[str, Any], vocab: Vocab, preset_key: str) -> dic
         try:
             record = _render_point(recipe, vocab, preset, point)
         except ResolveError as err:  # json-api §11.7: a failing point becomes a warning
+            if isinstance(err, PresetError):
+                problems.append((f"presets.{preset_key}.points.{key}.json_args", str(err)))
             variants = as_list(preset.get("variants"))
             warnings.append(failure_warning(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
                                      f"{preset.get('strategy')} (preset {preset_key}.{key})", err))
@@ -169,49 +185,66 @@ def resolve_preset(recipe: dict[str, Any], vocab: Vocab, preset_key: str) -> dic
     return {"points": points, "warnings": warnings}
 
 
-def validate_presets(recipe: dict[str, Any], vocab: Vocab) -> list[tuple[str, str]]:
-    """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
+def resolve_preset(recipe: dict[str, Any], vocab: Vocab, preset_key: str) -> ResolvedPreset:
+    """json-api §11.7: ``{"points": {key: {label, concurrency, <record>}}, "warnings": [...]}``."""
+    preset = as_dict(as_dict(recipe.get("presets")).get(preset_key))
+    return _resolve_points(recipe, vocab, preset_key, preset, [])
+
+
+def _structure_problems(recipe: dict[str, Any], vocab: Vocab, pkey: str, preset: Any) -> list[tuple[str, str]]:
+    """json-api §11.7 "Preset validation" of one preset before any point is rendered."""
     problems: list[tuple[str, str]] = []
     profiles = hardware_profiles(as_dict(vocab.get("taxonomy")))
     strategies = strategy_catalogue(vocab)
     variants = as_dict(recipe.get("variants"))
     features = declared_features(recipe)
-    for pkey, preset in as_dict(recipe.get("presets")).items():
-        base = f"presets.{pkey}"
-        if not isinstance(preset, dict):
-            problems.append((base, f"preset {pkey!r} must be a mapping"))
-            continue
-        hw, sid = preset.get("hardware"), preset.get("strategy")
-        if hw not in profiles:
-            problems.append((f"{base}.hardware", f"unknown hardware profile {hw!r}"))
-        if sid not in strategies or deploy_type_of(strategies[sid]) not in ("single_node", "multi_node"):
-            problems.append((f"{base}.strategy",
-                             f"strategy {sid!r} is not a known single_node or multi_node serving strategy"))
-        for i, v in enumerate(as_list(preset.get("variants"))):
-            if v not in variants:
-                problems.append((f"{base}.variants[{i}]", f"unknown variant {v!r}"))
-        points = preset.get("points")
-        if not isinstance(points, dict) or not points:
-            problems.append((f"{base}.points", "points must be a non-empty mapping"))
-            points = {}
-        scopes = [(base, preset)] + [(f"{base}.points.{k}", as_dict(p)) for k, p in points.items()]
-        for path, src in scopes:
-            for fkey, value in as_dict(get_key(src.get("select"), "features")).items():
-                feature = features.get(fkey)
-                if not isinstance(feature, dict):
-                    problems.append((f"{path}.select.features.{fkey}", f"unknown feature {fkey!r}"))
-                elif isinstance(value, str) and value not in as_dict(feature.get("modes")):
-                    problems.append((f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
-            for flag, patch in as_dict(src.get("json_args")).items():
-                if not isinstance(patch, dict):
-                    problems.append((f"{path}.json_args.{flag}", f"json_args value for {flag} must be a mapping"))
-            if src.get("json_args") is not None and not isinstance(src.get("json_args"), dict):
-                problems.append((f"{path}.json_args", "json_args must be a mapping"))
-        if problems and any(p[0].startswith(base) for p in problems):
-            continue
-        for pk, point in points.items():
-            try:
-                _render_point(recipe, vocab, preset, as_dict(point))
-            except PresetError as err:
-                problems.append((f"{base}.points.{pk}.json_args", str(err)))
+    base = f"presets.{pkey}"
+    if not isinstance(preset, dict):
+        return [(base, f"preset {pkey!r} must be a mapping")]
+    hw, sid = preset.get("hardware"), preset.get("strategy")
+    if hw not in profiles:
+        problems.append((f"{base}.hardware", f"unknown hardware profile {hw!r}"))
+    if sid not in strategies or deploy_type_of(strategies[sid]) not in ("single_node", "multi_node"):
+        problems.append((f"{base}.strategy",
+                         f"strategy {sid!r} is not a known single_node or multi_node serving strategy"))
+    for i, v in enumerate(as_list(preset.get("variants"))):
+        if v not in variants:
+            problems.append((f"{base}.variants[{i}]", f"unknown variant {v!r}"))
+    points = preset.get("points")
+    if not isinstance(points, dict) or not points:
+        problems.append((f"{base}.points", "points must be a non-empty mapping"))
+        points = {}
+    scopes = [(base, preset)] + [(f"{base}.points.{k}", as_dict(p)) for k, p in points.items()]
+    for path, src in scopes:
+        for fkey, value in as_dict(get_key(src.get("select"), "features")).items():
+            feature = features.get(fkey)
+            if not isinstance(feature, dict):
+                problems.append((f"{path}.select.features.{fkey}", f"unknown feature {fkey!r}"))
+            elif isinstance(value, str) and value not in as_dict(feature.get("modes")):
+                problems.append((f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
+        for flag, patch in as_dict(src.get("json_args")).items():
+            if not isinstance(patch, dict):
+                problems.append((f"{path}.json_args.{flag}", f"json_args value for {flag} must be a mapping"))
+        if src.get("json_args") is not None and not isinstance(src.get("json_args"), dict):
+            problems.append((f"{path}.json_args", "json_args must be a mapping"))
     return problems
+
+
+def check_presets(recipe: dict[str, Any], vocab: Vocab) -> PresetCheck:
+    """json-api §11.7 "Preset validation", rendering each point of a well-formed preset once.
+
+    The rendered presets are kept so the build publishes them without rendering them again.
+    """
+    problems: list[tuple[str, str]] = []
+    resolved: dict[str, ResolvedPreset] = {}
+    for pkey, preset in as_dict(recipe.get("presets")).items():
+        found = _structure_problems(recipe, vocab, pkey, preset)
+        problems.extend(found)
+        if not found:
+            resolved[pkey] = _resolve_points(recipe, vocab, pkey, preset, problems)
+    return {"problems": problems, "resolved": resolved}
+
+
+def validate_presets(recipe: dict[str, Any], vocab: Vocab) -> list[tuple[str, str]]:
+    """json-api §11.7 "Preset validation": ``[(dotted.field.path, message)]`` (empty = valid)."""
+    return check_presets(recipe, vocab)["problems"]
