@@ -15,6 +15,7 @@ from builder import resolver, vllm_lint
 from builder.content import BuildOutput, Content, RecipeFile
 from builder.fieldpaths import join_path
 from builder.lint import arg_lists
+from builder.memory_lint import MemoryLint
 from builder.problems import Problem
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
@@ -48,6 +49,7 @@ class ApiBuilder:
         self.base_owners: dict[str, list[str]] = {}  # base -> recipes that rendered it
         self.current = ""  # hf_id of the recipe being processed
         self.argv_lint = ArgvLint()
+        self.memory_lint = MemoryLint(arg_origin)
         self.lint_problems: dict[str, list[Problem]] = {}  # hf_id -> vLLM CLI lint warnings
 
     # ── catalogues ──
@@ -102,7 +104,8 @@ class ApiBuilder:
             hw = entry["hardware"]
             folder = f"{base}/strategies" if hw == default_hw else f"{base}/hw/{hw}/strategies"
             links: dict[str, str] = {}
-            for strategy_id, record in entry["alternatives"]:
+            for strategy_id, alternative in entry["alternatives"]:
+                record = self.with_memory(data, alternative)
                 self.write(f"{folder}/{strategy_id}.json", record, base)
                 self.out.findings[f"{folder}/{strategy_id}.json"] = self.argv_lint.record(record)
                 links[strategy_id] = f"/{folder}/{strategy_id}.json"
@@ -113,12 +116,21 @@ class ApiBuilder:
             record["hardware_profile"] = profiles.get(hw)
             if links:
                 record["alternatives"] = links
+            record = self.with_memory(data, record)
             self.write(f"{base}/hw/{hw}.json", record, base)
             by_hardware[hw] = f"/{base}/hw/{hw}.json"
             if hw == default_hw:
                 result = record
         assert result is not None
         return {**result, "by_hardware": by_hardware}
+
+    def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
+        """The record with its ``memory`` block appended (recipes with architecture facts); lints it."""
+        variant = (data.get("variants") or {}).get(record.get("variant")) or {}
+        profile = (self.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
+        memory = resolver.memory_for_record(record, data, variant, profile)
+        self.memory_lint.record(record, memory, preset)
+        return record if memory is None or preset else {**record, "memory": memory}
 
     # ── recipes (json-api §3) ──
 
@@ -127,6 +139,7 @@ class ApiBuilder:
         hf_id = recipe.hf_id
         self.current = hf_id
         self.argv_lint.start(recipe)
+        self.memory_lint.start(recipe)
         doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
         self.synthesise_install(doc)
         recommended = self.render_base(data, "default", hf_id, hf_id)
@@ -173,7 +186,7 @@ class ApiBuilder:
             self.write(f"{model_id}.json", promoted_doc)
             self.out.documents[model_id] = promoted_doc
             entries.append({**index_entry(model_id, meta, hf_id), "derived_from": hf_id})
-        self.lint_problems[hf_id] = self.argv_lint.problems()
+        self.lint_problems[hf_id] = self.argv_lint.problems() + self.memory_lint.problems()
 
     def synthesise_install(self, doc: dict[str, Any]) -> None:
         """Replace ``model.install`` with the synthesised block; drop ``dependencies`` (§3.3)."""
@@ -215,6 +228,7 @@ class ApiBuilder:
             body["points"] = resolved["points"]
             for point_key, point in body["points"].items():
                 self.argv_lint.record(point, f"preset {key}:{point_key}")
+                self.with_memory(recipe.data, point, f"preset {key}:{point_key}")
             if "runbook" in preset:
                 body["runbook"] = preset["runbook"]
             self.write(f"{recipe.hf_id}/presets/{key}.json", body, recipe.hf_id)

@@ -137,4 +137,6 @@ def resolve_command(content: Content, choice: Choice) -> str:
     record = resolver.resolve(recipe.data, vocab, selection)
     if choice.as_json:
         return json.dumps(record, indent=2, ensure_ascii=False)
-    return command_text(record, vocab, choice.docker)
+    text = command_text(record, vocab, choice.docker)
+    memory = record.get("memory")
+    return f"{text}\n\n# {memory['summary']}" if memory else text

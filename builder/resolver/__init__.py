@@ -14,6 +14,7 @@ from __future__ import annotations
 from .features import available_modes, default_enabled_features
 from .hardware import default_hardware, offered_hardware, pick_fitting_variant, runs_on
 from .install import install_block
+from .memory import Memory, memory_fallback, memory_for_record, memory_summary
 from .presets import advanced_presets, resolve_preset, validate_presets
 from .records import render_matrix
 from .resolve import resolve
@@ -25,6 +26,7 @@ from .values import MAX_NODES, is_omni
 
 __all__ = [
     "MAX_NODES",
+    "Memory",
     "PresetError",
     "ResolveError",
     "Selection",
@@ -39,6 +41,9 @@ __all__ = [
     "install_block",
     "is_omni",
     "kv_store_ids",
+    "memory_fallback",
+    "memory_for_record",
+    "memory_summary",
     "nodes_for",
     "offered_hardware",
     "offered_strategies",

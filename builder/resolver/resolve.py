@@ -50,6 +50,7 @@ from .docker import docker_image
 from .features import default_enabled_features
 from .hardware import default_hardware, pick_fitting_variant, profile_of, runs_on, variant_of
 from .install import interactive_install
+from .memory import memory_for_record
 from .omni import active_omni_task, omni_example, omni_tasks, resolve_omni
 from .records import kv_serving, render_record
 from .strategies import kv_store_ids, nodes_for, offered_strategies, pd_pool_defaults, recommend_from
@@ -121,6 +122,9 @@ def resolve(recipe: JSON, vocab: Vocab, selection: Selection | None = None, with
     mooncake_active = record["deploy_type"] == "kv_store_lb" or "mooncake" in record
     option_active = kv_option(ctx, kv, serving, as_dict(ctx.strategies.get(serving))) is not None
     record["kv_offload"] = kv if mooncake_active or option_active else None
+    memory = memory_for_record(record, recipe, ctx.variant, ctx.profile)
+    if memory is not None:
+        record["memory"] = memory
     if not with_views:
         return record
     record["install"] = interactive_install(recipe, vocab, hw, variant_key, cuda, record["kv_offload"])

@@ -36,6 +36,7 @@ from .architecture import Arch, Layer, read_architecture
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
 from .facts import architecture_facts, check_int, check_number
+from .rendering import Memory, MemoryLine, memory_fallback, memory_for_record, memory_summary
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, sharding_findings
 from .types import (
@@ -60,6 +61,8 @@ __all__ = [
     "ArchitectureError",
     "Finding",
     "Layer",
+    "Memory",
+    "MemoryLine",
     "MemoryEstimate",
     "ResolvedSettings",
     "Settings",
@@ -70,6 +73,9 @@ __all__ = [
     "check_int",
     "check_number",
     "estimate_memory",
+    "memory_fallback",
+    "memory_for_record",
+    "memory_summary",
     "pp_layer_counts",
     "read_architecture",
     "resolve_settings",
