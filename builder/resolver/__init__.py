@@ -12,12 +12,24 @@ Only what the API, the site, the CLI and the worker use is exported here; tests 
 from __future__ import annotations
 
 from .features import available_modes, default_enabled_features
-from .hardware import default_hardware, offered_hardware, pick_fitting_variant, runs_on
+from .hardware import (
+    allowlisted,
+    default_hardware,
+    fits_single_node,
+    node_vram_gb,
+    offered_hardware,
+    pick_fitting_variant,
+    precision_hardware_name,
+    precision_ok,
+    runs_on,
+    variant_of,
+)
 from .install import install_block
 from .memory import Memory, memory_fallback, memory_for_record, memory_summary
 from .presets import advanced_presets, resolve_preset, validate_presets
 from .records import render_matrix
 from .resolve import resolve
+from .shell import export_lines
 from .strategies import kv_store_ids, nodes_for, offered_strategies, recommended_strategy
 from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
@@ -33,25 +45,32 @@ __all__ = [
     "View",
     "Vocab",
     "advanced_presets",
+    "allowlisted",
     "available_modes",
     "builder_state",
     "builder_tabs",
     "default_enabled_features",
     "default_hardware",
+    "export_lines",
+    "fits_single_node",
     "install_block",
     "is_omni",
     "kv_store_ids",
     "memory_fallback",
     "memory_for_record",
     "memory_summary",
+    "node_vram_gb",
     "nodes_for",
     "offered_hardware",
     "offered_strategies",
     "pick_fitting_variant",
+    "precision_hardware_name",
+    "precision_ok",
     "recommended_strategy",
     "render_matrix",
     "resolve",
     "resolve_preset",
     "runs_on",
     "validate_presets",
+    "variant_of",
 ]

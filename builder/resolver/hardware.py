@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from .values import as_dict, get_key, int_if_integral, is_num, truthy
+from .values import as_dict, get_key, int_if_integral, is_num, js_str, truthy
 
 
 def hardware_profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +107,15 @@ def precision_constraint(variant: dict[str, Any]) -> dict[str, Any] | None:
     if variant.get("precision") in ("nvfp4", "fp4"):
         return {"brand": "NVIDIA", "generation": "blackwell"}
     return None
+
+
+def precision_hardware_name(variant: dict[str, Any]) -> str:
+    """What the variant's precision constraint asks for: "NVIDIA Blackwell", else the brand ("" when none)."""
+    constraint = precision_constraint(variant) or {}
+    if constraint.get("generation") == "blackwell":
+        return "NVIDIA Blackwell"
+    brand = constraint.get("brand")
+    return js_str(brand) if brand is not None else ""
 
 
 def precision_ok(variant: dict[str, Any], profile: dict[str, Any]) -> bool:

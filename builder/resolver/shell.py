@@ -84,8 +84,17 @@ def format_command(model_id: str, tokens: list[Any], binary: str = "vllm serve")
     return " \\\n  ".join([f"{binary} {model_id}", *_lines(tokens)])
 
 
+def export_lines(env: dict[str, Any]) -> list[str]:
+    """§11.3 ``export KEY=VALUE`` lines, values as JavaScript ``String(v)`` and unquoted.
+
+    Unquoted is safe: ``safety.env_value_problem`` refuses at load time every value the
+    shell would read differently (only safe characters or one bare ``$VAR`` pass).
+    """
+    return [f"export {key}={js_str(value)}" for key, value in env.items()]
+
+
 def pip_view(command: str, env: dict[str, Any], profile: dict[str, Any]) -> str:
     """Single-node §11.3 pip view: ``export`` lines, a blank line, then the command."""
     lines = ["source /opt/intel/oneapi/setvars.sh"] if raw_generation(profile) == "xpu" else []
-    lines += [f"export {k}={js_str(v)}" for k, v in env.items()]
+    lines += export_lines(env)
     return "\n".join(lines) + "\n\n" + command if lines else command

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import re
-import shlex
 from typing import Any, TypedDict
 
-from builder import vllm_lint
+from builder import resolver, vllm_lint
 from builder.site.index import SiteIndex
 from builder.site.views import RecipeView, text
-
-_SAFE_ENV_VALUE = re.compile(r"^[A-Za-z0-9_./:$@%+,=-]*$")
 
 Block = tuple[str, str, str]  # (id, label, command)
 
@@ -42,14 +38,8 @@ class CommandView(TypedDict):
 
 
 def env_exports(env: dict[str, Any] | None) -> str:
-    """``export KEY=VALUE`` lines; values are shell-quoted only when they need it ($VARS stay live)."""
-    lines = []
-    for key, value in (env or {}).items():
-        shown = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-        if not _SAFE_ENV_VALUE.match(shown):
-            shown = shlex.quote(shown)
-        lines.append(f"export {key}={shown}")
-    return "\n".join(lines)
+    """The record's ``export KEY=VALUE`` lines, as the builder's pip view prints them."""
+    return "\n".join(resolver.export_lines(env or {}))
 
 
 def record_env(record: dict[str, Any]) -> str:

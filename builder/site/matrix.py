@@ -9,8 +9,6 @@ from builder import resolver
 from builder.site.index import SiteIndex, VariantDoc
 from builder.site.views import RecipeView, text
 
-BLACKWELL_ONLY = {"nvfp4", "fp4"}
-
 
 class Cell(TypedDict, total=False):
     """One matrix cell: its state (a CSS class), text, tooltip, and the record it links to."""
@@ -110,20 +108,21 @@ class MatrixBuilder:
         offered_here = self.offered[v["key"]]
         if offered_here is not None and h not in offered_here:
             return _none(NOT_OFFERED)
-        if v["supported"] and h not in v["supported"]:
+        variant = resolver.variant_of(self.recipe.raw, v["key"])
+        if not resolver.allowlisted(variant, h):
             return _none("Outside this variant's hardware list")
-        if v["precision"] in BLACKWELL_ONLY and prof.get("generation") != "blackwell":
-            return _none("This precision needs NVIDIA Blackwell")
-        vram_node = prof.get("vram_gb") or 0
+        if not resolver.precision_ok(variant, prof):
+            return _none(f"This precision needs {resolver.precision_hardware_name(variant)}")
+        vram_node = resolver.node_vram_gb(prof)
         need = v["vram"]
         label = self.index.hw_label(h)
         if not isinstance(need, (int, float)) or not vram_node:
             return {"state": "verified" if mark == "verified" else "unknown", "text": "✓" if mark == "verified" else "?",
                     "title": "No VRAM figure"}
-        if need <= vram_node:
+        if resolver.fits_single_node(prof, variant):
             return {"state": "verified" if mark == "verified" else "fits", "text": "1 node",
                     "title": f"{need} GB fits one {label} node ({vram_node} GB)"}
-        if prof.get("scalable") is False:
+        if not resolver.runs_on(prof, variant, h):
             return {"state": "none", "text": "Doesn't fit",
                     "title": f"{need} GB exceeds {vram_node} GB and this hardware can't be clustered"}
         n = math.ceil(need / vram_node)

@@ -8,6 +8,8 @@ import sitedata
 
 from builder.content import BuildOutput, Content, RecipeFile
 from builder.markdown import Slugger, render_markdown, slugify
+from builder.resolver.safety import env_value_problem
+from builder.resolver.shell import pip_view
 from builder.site import SitePages
 from builder.site.command_blocks import env_exports
 from builder.site.views import fmt_ctx_short, parse_params
@@ -37,8 +39,19 @@ def test_helpers() -> None:
     assert parse_params("1.2T") == 1200 and parse_params("500M") == 0.5 and parse_params("x") is None
     assert fmt_ctx_short(1048576) == "1.0M ctx" and fmt_ctx_short(2_000_000) == "2M ctx"
     assert fmt_ctx_short(131072) == "131K ctx" and fmt_ctx_short(0) == ""
-    assert env_exports({"A": "1", "B": "$IFACE_NAME", "C": '{"x": 1}'}) == (
-        "export A=1\nexport B=$IFACE_NAME\nexport C='{\"x\": 1}'"
+
+
+def test_static_env_lines_are_the_pip_views() -> None:
+    """One implementation: the page's ``export`` lines are the builder's; nothing in them needs quotes."""
+    env = {"A": "1", "B": "$IFACE_NAME", "C": 0, "D": True, "E": None, "F": "a.b/c:d@e,f+g%h=i-j"}
+    assert env_exports(env) == ("export A=1\nexport B=$IFACE_NAME\nexport C=0\nexport D=true\nexport E=null\n"
+                                "export F=a.b/c:d@e,f+g%h=i-j")
+    assert pip_view("vllm serve m", env, {}) == env_exports(env) + "\n\nvllm serve m"
+    assert all(env_value_problem(value) is None for value in env.values())
+    # a value the shell would read differently never reaches a record: the loader refuses it
+    assert env_value_problem('{"x": 1}') == (
+        "env value '{\"x\": 1}' is printed unquoted: only letters, digits and _ . / = : @ , + % - or one "
+        "$UPPER_CASE variable are allowed"
     )
 
 
