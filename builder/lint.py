@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from builder import resolver
 from builder.fieldpaths import join_path
 
 RELEASE_TAG = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-+].*)?$")
@@ -23,7 +24,7 @@ RELEASE_TAG = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-+].*)?$")
 def recipe_lints(data: dict[str, Any]) -> list[tuple[str, str]]:
     """(field path, message) for every lint finding of one recipe."""
     found: list[tuple[str, str]] = []
-    omni = "omni" in ((data.get("meta") or {}).get("tasks") or [])
+    omni = resolver.is_omni(data)
     for path, image in docker_images(data):
         if not isinstance(image, str):
             continue
@@ -119,11 +120,6 @@ def docker_images(data: dict[str, Any]) -> Iterator[tuple[str, Any]]:
             yield from leaves((block or {}).get("docker_image"), f"variants.{vkey}.hardware_overrides.{hw}.docker_image")
 
 
-def version_tuple(text: str) -> tuple[int, ...]:
-    """``0.24.0`` -> (0, 24, 0); non-numeric parts count as 0."""
-    return tuple(int(p) if p.isdigit() else 0 for p in str(text).split("."))
-
-
 def _nightly_covered(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """``nightly_required`` while an image pins a release at or past ``min_vllm_version``."""
     model = data.get("model") or {}
@@ -133,7 +129,7 @@ def _nightly_covered(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
     for path, image in docker_images(data):
         tag = image.rsplit(":", 1)[-1] if isinstance(image, str) and ":" in image else ""
         match = RELEASE_TAG.match(tag)
-        if match and version_tuple(match.group(1)) >= version_tuple(wanted):
+        if match and resolver.version_key(match.group(1)) >= resolver.version_key(wanted):
             yield (
                 "model.nightly_required",
                 f"nightly_required is set, but {path} pins release {image} which already covers "

@@ -34,7 +34,7 @@ from .strategies import kv_store_ids, nodes_for, offered_strategies, recommended
 from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
 from .ui.view import builder_state
-from .values import MAX_NODES, is_omni
+from .values import MAX_NODES, is_omni, version_key
 
 __all__ = [
     "MAX_NODES",
@@ -73,4 +73,5 @@ __all__ = [
     "runs_on",
     "validate_presets",
     "variant_of",
+    "version_key",
 ]

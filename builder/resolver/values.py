@@ -70,6 +70,7 @@ def is_omni(recipe: dict[str, Any]) -> bool:
 
 
 def version_key(version: Any) -> list[int]:
+    """The one version comparator: ``0.24.0`` -> [0, 24, 0], non-numeric parts count as 0."""
     return [int(p) if p.isdigit() else 0 for p in js_str(version).split(".")]
 
 

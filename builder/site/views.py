@@ -9,6 +9,8 @@ from datetime import date
 from functools import cached_property
 from typing import Any
 
+from builder import resolver
+
 TASK_ORDER = ["multimodal", "text", "omni", "embedding"]
 TASK_LABELS = {"text": "Text", "multimodal": "Multimodal", "omni": "Omni", "embedding": "Embedding"}
 SIZE_BUCKETS = [("xs", "<10B", 0, 10), ("s", "10–70B", 10, 70), ("m", "70–200B", 70, 200),
@@ -134,7 +136,7 @@ class RecipeView:
 
     @cached_property
     def is_omni(self) -> bool:
-        return "omni" in self.tasks
+        return resolver.is_omni(self.raw)
 
     @cached_property
     def arch(self) -> str:
