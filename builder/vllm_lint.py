@@ -44,6 +44,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from builder.resolver.records import iter_commands
+
 VLLM_VERSION = "0.33.0"
 CATALOGUE_PATH = Path(__file__).resolve().parent / "data" / f"vllm-{VLLM_VERSION}-flags.json"
 
@@ -599,36 +601,25 @@ def _is_serve_argv(value: Any) -> bool:
     return type(value) is list and len(value) >= 2 and value[0] == "vllm" and value[1] == "serve"
 
 
-# Where argvs live in published records (json-api.md §5 and §11.7).
-ARGV_KEYS = ("argv", "head_argv", "worker_argv", "worker_argvs", "vllm_argv", "vllm_worker_argv",
-             "vllm_worker_argvs")
-ROLE_KEYS = ("prefill", "decode")  # pd_cluster roles: {command, argv, ...}
 CONTAINER_KEYS = ("recommended_command",)  # recipe document: the default rendering record
 
 
 def iter_argvs(record: Any, label: str = "") -> Iterator[tuple[str, list[str]]]:
     """Yield (label, argv) for every ``vllm serve`` argv in a published JSON record.
 
-    Works for every deploy type (``argv``; ``head_argv``/``worker_argv``/``worker_argvs[i]``;
-    ``prefill.argv``/``decode.argv``; ``vllm_argv``/``vllm_worker_argv(s)``), for preset files
-    (``points.<key>.argv``) and recipe documents (``recommended_command.argv``). Only those keys
-    are visited, so large documents cost nothing. Docker argvs (``docker run ... <image> MODEL``)
+    The record's commands come from the resolver's one walker of the record shapes
+    (:func:`builder.resolver.records.iter_commands`, with the singular first-worker copies the
+    record publishes); preset files (``points.<key>``) and recipe documents
+    (``recommended_command``) are opened here. Docker argvs (``docker run ... <image> MODEL``)
     repeat the same flags and are not yielded.
     """
     if not isinstance(record, dict):
         return
     prefix = f"{label}." if label else ""
-    for key in ARGV_KEYS:
-        value = record.get(key)
-        if value is None:
-            continue
-        if _is_serve_argv(value):
-            yield prefix + key, value
-        elif isinstance(value, list):
-            for idx, item in enumerate(value):
-                if _is_serve_argv(item):
-                    yield f"{prefix}{key}[{idx}]", item
-    for key in (*ROLE_KEYS, *CONTAINER_KEYS):
+    for found in iter_commands(record, aliases=True):
+        if _is_serve_argv(found["argv"]):
+            yield prefix + found["path"], found["argv"]
+    for key in CONTAINER_KEYS:
         value = record.get(key)
         if isinstance(value, dict):
             yield from iter_argvs(value, prefix + key)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TypedDict
 
 from .context import RenderContext
 from .docker import docker_argv, docker_image, docker_run
@@ -26,6 +27,87 @@ from .topologies.multi_node import serve_result
 from .topologies.pd import pd_result
 from .types import ResolveError, Vocab
 from .values import as_dict, get_key, is_num, is_omni
+
+
+class RecordCommand(TypedDict):
+    """One command of a rendering record, as :func:`iter_commands` finds it."""
+
+    role: str  # "serve" (single node); "head", "worker" (multi-node); "vllm", "vllm_worker" (kv_store);
+    # "prefill", "decode", "router" (PD); "companion"
+    number: int  # worker node number from 1 (0 for the other roles)
+    path: str  # where the argv (else the command) sits in the record: "argv", "worker_argvs[0]", "prefill.argv"
+    label: str  # a companion's own label ("" for the other roles)
+    command: Any  # the command text (untrusted published JSON: not checked to be a string)
+    argv: Any
+    docker_command: Any
+    env: dict[str, Any] | None  # None for a command that is not ``vllm serve`` (router, companion)
+    port: int  # the port a docker rendering publishes
+
+
+def _entry(role: str, path: str, command: Any, argv: Any = None, docker_command: Any = None,
+           env: dict[str, Any] | None = None, number: int = 0, port: int = 8000, label: str = "") -> RecordCommand:
+    return {"role": role, "number": number, "path": path, "label": label, "command": command, "argv": argv,
+            "docker_command": docker_command, "env": env, "port": port}
+
+
+def _listed(record: dict[str, Any], key: str) -> list[Any]:
+    value = record.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _workers(record: dict[str, Any], prefix: str, env: dict[str, Any], aliases: bool) -> Iterator[RecordCommand]:
+    role = f"{prefix}worker"
+    """The worker nodes of ``<prefix>worker_commands``/``_argvs`` (else the single ``<prefix>worker_command``)."""
+    commands, argvs = _listed(record, f"{prefix}worker_commands"), _listed(record, f"{prefix}worker_argvs")
+    dockers = _listed(record, f"{prefix}worker_docker_commands")
+    if not commands and not argvs:
+        if record.get(f"{prefix}worker_command") or record.get(f"{prefix}worker_argv") is not None:
+            yield _entry(role, f"{prefix}worker_argv", record.get(f"{prefix}worker_command"),
+                         record.get(f"{prefix}worker_argv"), record.get(f"{prefix}worker_docker_command"), env, 1)
+        return
+    if aliases and record.get(f"{prefix}worker_argv") is not None:  # the first worker again, as published
+        yield _entry(role, f"{prefix}worker_argv", record.get(f"{prefix}worker_command"),
+                     record.get(f"{prefix}worker_argv"), record.get(f"{prefix}worker_docker_command"), env, 1)
+    for index in range(max(len(commands), len(argvs))):
+        yield _entry(role, f"{prefix}worker_argvs[{index}]", commands[index] if index < len(commands) else None,
+                     argvs[index] if index < len(argvs) else None,
+                     dockers[index] if index < len(dockers) else None, env, index + 1)
+
+
+def iter_commands(record: Any, aliases: bool = False) -> Iterator[RecordCommand]:
+    """Every command of a §5.1 rendering record, in the order a user runs them.
+
+    The one walker of the record shapes: single node (``command``/``argv`` and its companions),
+    multi-node (``head_*`` then the workers), PD (``prefill``, ``decode``, then the ``router``),
+    Mooncake kv_store (``vllm_*``, its workers, the ``router``). Works on published JSON of any
+    shape (missing or mistyped keys are skipped). ``aliases`` also yields the singular
+    ``worker_argv``/``vllm_worker_argv`` copy of the first worker, as the record publishes it.
+    """
+    if not isinstance(record, dict):
+        return
+    env: dict[str, Any] = as_dict(record.get("env"))
+    if "command" in record or "argv" in record:
+        yield _entry("serve", "argv", record.get("command"), record.get("argv"), record.get("docker_command"), env)
+    if "head_command" in record or "head_argv" in record:
+        yield _entry("head", "head_argv", record.get("head_command"), record.get("head_argv"),
+                     record.get("head_docker_command"), env)
+    yield from _workers(record, "", env, aliases)
+    if "vllm_command" in record or "vllm_argv" in record:
+        yield _entry("vllm", "vllm_argv", record.get("vllm_command"), record.get("vllm_argv"),
+                     record.get("vllm_docker_command"), env)
+    yield from _workers(record, "vllm_", env, aliases)
+    for role, port in (("prefill", 8001), ("decode", 8002)):
+        part = record.get(role)
+        if isinstance(part, dict):
+            yield _entry(role, f"{role}.argv", part.get("command"), part.get("argv"), part.get("docker_command"),
+                         as_dict(part.get("env")), port=port)
+    router = record.get("router")
+    if isinstance(router, dict) and router:
+        yield _entry("router", "router.command", router.get("command"))
+    for index, companion in enumerate(_listed(record, "companions")):
+        if isinstance(companion, dict):
+            yield _entry("companion", f"companions[{index}].command", companion.get("command"),
+                         label=companion.get("label") or "")
 
 
 def resolve_core(ctx: RenderContext, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,

@@ -6,6 +6,7 @@ from typing import Any
 
 from .docker import docker_run
 from .hardware import profile_of
+from .records import iter_commands
 from .shell import pip_view
 from .strategies import deploy_type_of, strategy_catalogue
 from .topologies.mooncake import mooncake_config_script, mooncake_parts
@@ -20,6 +21,10 @@ def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str
     if argv is not None:
         tab["docker"] = docker_run(command, env or {}, image, profile, port)
     return tab
+
+
+_TAB_LABELS = {"serve": "vLLM Serve", "vllm": "vLLM Serve", "head": "Head", "prefill": "Prefill", "decode": "Decode",
+               "router": "Router"}
 
 
 def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None) -> list[dict[str, Any]]:
@@ -37,28 +42,11 @@ def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None)
         tabs.append(_tab("Mooncake Master", parts["master"]["command"], None, profile))
         if parts["store"] is not None:
             tabs.append(_tab("Mooncake Store", parts["store"]["command"], None, profile))
-    if deploy == "multi_node" and "head_command" in record:
-        env = record["env"]
-        tabs.append(_tab("Head", record["head_command"], env, profile, image, record["head_argv"]))
-        for i, (cmd, argv) in enumerate(zip(record["worker_commands"], record["worker_argvs"], strict=True), 1):
-            tabs.append(_tab(f"Node {i}", cmd, env, profile, image, argv))
-    elif deploy == "pd_cluster":
-        for role, port in (("prefill", 8001), ("decode", 8002)):
-            r = record[role]
-            tabs.append(_tab(role.capitalize(), r["command"], r["env"], profile, image, r["argv"], port))
-        tabs.append(_tab("Router", record["router"]["command"], None, profile))
-    elif deploy == "kv_store_lb":
-        env = record["env"]
-        multi = record.get("vllm_worker_commands") is not None
-        tabs.append(_tab("Head" if multi else "vLLM Serve", record["vllm_command"], env, profile, image,
-                         record["vllm_argv"]))
-        for i, (cmd, argv) in enumerate(zip(record.get("vllm_worker_commands") or [],
-                                            record.get("vllm_worker_argvs") or [], strict=True), 1):
-            tabs.append(_tab(f"Node {i}", cmd, env, profile, image, argv))
-        if record.get("router"):
-            tabs.append(_tab("Router", record["router"]["command"], None, profile))
-    else:
-        tabs.append(_tab("vLLM Serve", record["command"], record["env"], profile, image, record["argv"]))
-        for comp in record.get("companions") or []:
-            tabs.append(_tab(comp["label"], comp["command"], None, profile))
+    for found in iter_commands(record):
+        label = _TAB_LABELS.get(found["role"]) or found["label"]
+        if found["role"] in ("worker", "vllm_worker"):
+            label = f"Node {found['number']}"
+        elif found["role"] == "vllm" and record.get("vllm_worker_commands") is not None:
+            label = "Head"
+        tabs.append(_tab(label, found["command"], found["env"], profile, image, found["argv"], found["port"]))
     return tabs

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from builder import resolver, vllm_lint
+from builder.resolver.records import iter_commands
 from builder.site.index import SiteIndex
 from builder.site.views import RecipeView, text
 
@@ -47,30 +48,27 @@ def record_env(record: dict[str, Any]) -> str:
     return env_exports(record.get("env") if isinstance(record.get("env"), dict) else {})
 
 
-def _nodes(record: dict[str, Any], key: str) -> list[Any]:
-    """``<key>s`` (a list), else the single ``<key>``: the worker commands of a multi-node record."""
-    many = record.get(f"{key}s") if isinstance(record.get(f"{key}s"), list) else []
-    return many or ([record[key]] if record.get(key) else [])
-
-
 def record_commands(record: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, command) pairs of one rendering record: the single command or head + workers."""
-    if record.get("command"):
-        return [("", text(record["command"]))]
-    if record.get("head_command"):
-        out = [("Head node", text(record["head_command"]))]
-        out += [(f"Worker node {i}", text(c)) for i, c in enumerate(_nodes(record, "worker_command"), 1)]
-        return out
-    return []
+    found = list(iter_commands(record))
+    for entry in found:
+        if entry["role"] == "serve" and entry["command"]:
+            return [("", text(entry["command"]))]
+    if not any(entry["role"] == "head" and entry["command"] for entry in found):
+        return []
+    return [("Head node" if entry["role"] == "head" else f"Worker node {entry['number']}", text(entry["command"]))
+            for entry in found if entry["role"] in ("head", "worker")]
 
 
-def _blocks(record: dict[str, Any], head_key: str, worker_key: str, head_always: bool = False) -> list[Block]:
-    """The head block (always, or when the record has one) then one block per worker."""
+def _blocks(record: dict[str, Any], docker: bool) -> list[Block]:
+    """The blocks of a multi-node record: the head node then one block per worker."""
+    key = "docker_command" if docker else "command"
     blocks: list[Block] = []
-    if head_always or record.get(head_key):
-        blocks.append(("head", "Head node (rank 0)", text(record[head_key])))
-    for i, cmd in enumerate(_nodes(record, worker_key), 1):
-        blocks.append((f"worker-{i}", f"Worker node {i}", text(cmd)))
+    for entry in iter_commands(record):
+        if entry["role"] == "head" and (entry[key] or not docker):
+            blocks.append(("head", "Head node (rank 0)", text(entry[key])))
+        elif entry["role"] == "worker":
+            blocks.append((f"worker-{entry['number']}", f"Worker node {entry['number']}", text(entry[key])))
     return blocks
 
 
@@ -100,13 +98,13 @@ def command_view(index: SiteIndex, record: dict[str, Any] | None) -> CommandView
         "check": {"version": vllm_lint.VLLM_VERSION, "problems": [f.message() for f in findings]},
     }
     if deploy == "multi_node":
-        view["blocks"] = _blocks(record, "head_command", "worker_command", head_always=True)
-        view["docker_blocks"] = _blocks(record, "head_docker_command", "worker_docker_command")
+        view["blocks"], view["docker_blocks"] = _blocks(record, False), _blocks(record, True)
     else:
-        if record.get("command"):
-            view["blocks"].append(("serve", "", text(record["command"])))
-        if record.get("docker_command"):
-            view["docker_blocks"].append(("serve", "", text(record["docker_command"])))
+        for entry in iter_commands(record):
+            if entry["role"] == "serve" and entry["command"]:
+                view["blocks"].append(("serve", "", text(entry["command"])))
+            if entry["role"] == "serve" and entry["docker_command"]:
+                view["docker_blocks"].append(("serve", "", text(entry["docker_command"])))
     alts = record.get("alternatives") if isinstance(record.get("alternatives"), dict) else {}
     for sid, url in alts.items():
         if isinstance(url, str) and index.has_file(url):
