@@ -266,7 +266,7 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
     """
     from builder import resolver
 
-    vocab = {"taxonomy": _plain(content.vocab.taxonomy), "strategies": _plain(content.vocab.strategy_map)}
+    vocab = _plain(content.vocab.resolver_vocab())
     published = {**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())}
     out = {"builder-data/vocab.json": json.dumps(published, ensure_ascii=False, separators=(",", ":")).encode()}
     for rf in content.recipes:
