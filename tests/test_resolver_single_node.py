@@ -47,15 +47,9 @@ class TestConventions:
     def test_js_stringification(self) -> None:
         assert [R.js_str(v) for v in (0, True, False, 8.0, 0.95, "x")] == ["0", "true", "false", "8", "0.95", "x"]
 
-    def test_empty_override_block_is_truthy_and_blocks_nvidia_fallback(self) -> None:
-        doc = syn(hardware_overrides={"hopper": {}, "nvidia": {"extra_args": ["--nv"]}})
-        assert "--nv" not in syn_args(doc, "h200")
-        assert "--nv" in syn_args(doc, "b200")
-
     def test_env_values_keep_type_and_render_as_strings(self) -> None:
         doc = syn(model={"model_id": "acme/m", "base_env": {"A": 0, "B": True}})
         res = R.resolve(doc, SYN_VOCAB, {"hardware": "h200"})
-        assert res["env"] == {"A": 0, "B": True}
         assert "-e A=0 \\\n  -e B=true \\\n" in res["docker_command"]
 
 
@@ -73,18 +67,6 @@ class TestKeyMatching:
         assert R.hardware_lookup({"default": "d"}, prof["mi300x"], "mi300x") == "d"
         assert R.hardware_lookup({"h200": None, "hopper": "gen"}, prof["h200"], "h200") == "gen"
         assert R.hardware_lookup(["x"], prof["h200"], "h200") is None
-
-    def test_discipline_g_never_reads_exact_ids_or_other_brands(self) -> None:
-        doc = syn(hardware_overrides={"h200": {"extra_args": ["--exact"]}, "intel": {"extra_args": ["--intel"]},
-                                      "default": {"extra_args": ["--dflt"]}, "amd": {"extra_args": ["--amd"]}})
-        assert syn_args(doc, "h200") == ["--tensor-parallel-size", "8"]
-        assert syn_args(doc, "xeon6")[-2:] == ["--tensor-parallel-size", "4"]
-        assert "--amd" in syn_args(doc, "mi300x")
-
-    def test_discipline_x_and_g_both_apply_to_variant_overrides(self) -> None:
-        doc = syn(variants={"default": {"hardware_overrides": {
-            "blackwell": {"extra_args": ["--gen"]}, "b200": {"extra_args": ["--exact"]}}}})
-        assert syn_args(doc, "b200") == ["--exact", "--tensor-parallel-size", "8", "--gen"]
 
     def test_discipline_m_mode_gate(self) -> None:
         feature = {"modes": {"a": {"args": ["--a"], "hardware": {"hopper": "unsupported"}},
@@ -139,24 +121,11 @@ class TestOfferedHardware:
 
 
 class TestVariants:
-    @pytest.mark.parametrize(("hf_id", "variant", "hw", "expected"), [
-        ("Google/gemma-4-26B-A4B-it", "default", "rtx_5090", "fp8"),
-        ("Qwen/Qwen3.6-27B", "fp8", "rtx_5090", "nvfp4"),
-        ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "default", "dgx_station_gb300", "fp8"),
-        ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "default", "rtx_pro_6000", "nvfp4"),
-    ])
-    def test_substitution_on_non_scalable_hardware(self, hf_id: str, variant: str, hw: str, expected: str) -> None:
-        assert render(recipe(hf_id), hw, variant=variant)["variant"] == expected
-
     def test_substitution_shows_in_matrix_record(self) -> None:
         doc = recipe("Google/gemma-4-26B-A4B-it")
         matrix = R.render_matrix(doc, vocab(), "default", doc["hf_id"])
         by_hw = {e["hardware"]: e["recommended"] for e in matrix["hardware"]}
         assert by_hw["rtx_5090"]["variant"] == "fp8"
-
-    def test_served_model_id(self) -> None:
-        assert render(recipe("MiniMaxAI/MiniMax-M3"), "b200", variant="nvfp4")["argv"][2] == "nvidia/MiniMax-M3-NVFP4"
-        assert R.resolve({"variants": {"default": {}}}, SYN_VOCAB, {"hardware": "h200"})["argv"][2] == "unknown"
 
     def test_runs_on_and_pick_fitting(self) -> None:
         box = TAX["hardware_profiles"]["box"]
@@ -167,45 +136,7 @@ class TestVariants:
         assert R.runs_on(TAX["hardware_profiles"]["h200"], {"vram_minimum_gb": 5000}, "h200")
 
 
-# §5 parallel size ---------------------------------------------------------------
-
-
-class TestParallelSize:
-    @pytest.mark.parametrize(("hf_id", "hw", "size"), [
-        ("ByteDance-Seed/Seed-OSS-36B-Instruct", "h200", "1"),
-        ("ByteDance-Seed/Seed-OSS-36B-Instruct", "h100", "8"),
-        ("thinkingmachines/Inkling-Small", "h200", "2"),
-        ("thinkingmachines/Inkling-Small", "b300", "1"),
-        ("internlm/Intern-S1", "gb200", "4"),
-        ("meta-llama/Llama-3.3-70B-Instruct", "xeon6", "8"),
-    ])
-    def test_tp_precedence_examples(self, hf_id: str, hw: str, size: str) -> None:
-        argv = render(recipe(hf_id), hw, "single_node_tp")["argv"]
-        i = argv.index("--tensor-parallel-size")
-        assert argv[i + 1] == size
-        assert argv.count("--tensor-parallel-size") == 1
-
-    def test_tep_and_dep_use_gpu_count(self) -> None:
-        doc = recipe("MiniMaxAI/MiniMax-M3")
-        assert lines(render(doc, "h200", "single_node_tep")["command"])[2:4] == [
-            "--enable-expert-parallel", "--tensor-parallel-size 8"]
-        assert "--enable-expert-parallel \\\n  --data-parallel-size 8" in render(doc, "mi355x", "single_node_dep")["command"]
-
-    def test_variant_tp_ignored_by_other_strategies_and_auto_fit(self) -> None:
-        doc = syn(variants={"default": {"tp": 2, "vram_minimum_gb": 100}})
-        assert syn_args(doc, "h200") == ["--tensor-parallel-size", "2"]
-        assert syn_args(doc, "h200", "single_node_dep") == ["--enable-expert-parallel", "--data-parallel-size", "8"]
-        doc = syn(variants={"default": {"tp": 0, "vram_minimum_gb": 100}})
-        assert syn_args(doc, "h200") == ["--tensor-parallel-size", "1"]  # 100 <= 141 per GPU
-        doc = syn(variants={"default": {"vram_minimum_gb": 150}})
-        assert syn_args(doc, "h200") == ["--tensor-parallel-size", "8"]  # never an intermediate size
-
-    def test_multi_node_strategy_at_one_node_takes_single_path(self) -> None:
-        doc = recipe("MiniMaxAI/MiniMax-M3")
-        res = render(doc, "h200", "multi_node_dep", nodes=1)
-        assert res["deploy_type"] == "multi_node"
-        assert "--enable-expert-parallel \\\n  --data-parallel-hybrid-lb \\\n  --data-parallel-size 8" in res["command"]
-        assert res["env"] == {"GLOO_SOCKET_IFNAME": "$IFACE_NAME", "NCCL_SOCKET_IFNAME": "$IFACE_NAME"}
+# §5 parallel size: tests/fixtures/resolver/sn05-*.yaml
 
 
 # §6 features --------------------------------------------------------------------
@@ -214,18 +145,12 @@ class TestParallelSize:
 class TestFeatures:
     def test_hardware_opt_in(self) -> None:
         doc = recipe("moonshotai/Kimi-K2.5")
-        assert render(doc, "b200")["command"].endswith("--mm-encoder-tp-mode data")
-        assert "--mm-encoder-tp-mode" not in render(doc, "gb200")["command"]
         assert "encoder_parallel" not in R.default_enabled_features(doc, "gb200", "default")
 
     def test_default_modes_force_opt_in_feature(self) -> None:
         doc = recipe("deepseek-ai/DeepSeek-V4-Flash")
         assert "spec_decoding" in R.default_enabled_features(doc, "h200", "default")
         assert "spec_decoding" not in R.default_enabled_features(doc, "h200", "fp8")
-        cmd = render(doc, "b200", "single_node_tp")["command"]
-        assert cmd.endswith("--speculative-config "
-                            "'{\"method\":\"dspark\",\"num_speculative_tokens\":7,\"draft_sample_method\":\"probabilistic\"}'")
-        assert "--speculative-config" not in render(doc, "b200", "single_node_tp", variant="fp8")["command"]
 
     def test_effective_mode_precedence(self) -> None:
         doc = recipe("MiniMaxAI/MiniMax-M3")
@@ -233,34 +158,8 @@ class TestFeatures:
         assert R.effective_mode(doc, "spec_decoding", "default", prof, "h200") == "eagle3"
         assert R.effective_mode(doc, "spec_decoding", "default", prof, "h200", "eagle3_gqa") == "eagle3_gqa"
         assert R.effective_mode(doc, "spec_decoding", "default", prof, "h200", "nope") == "eagle3"
-        res = render(doc, "mi300x", "single_node_tp", features=["spec_decoding"], modes={"spec_decoding": "eagle3_gqa"})
-        assert res["argv"][-1] == ('{"method": "eagle3", "model": "Inferact/MiniMax-M3-EAGLE3-GQA", '
-                                   '"num_speculative_tokens": 3, "attention_backend": "TRITON_ATTN"}')
 
-    def test_boolean_override_replaces_args_and_empty_list_emits_nothing(self) -> None:
-        doc = syn(features={"f": {"args": ["--base"], "hardware_overrides": {
-            "hopper": {"args": []}, "nvidia": {"args": ["--nv"]}, "amd": {"note": "no args key"}}}})
-        assert syn_args(doc, "h200")[-1] == "8"
-        assert syn_args(doc, "b200")[-1] == "--nv"
-        assert syn_args(doc, "mi300x")[-1] == "--base"
-
-    def test_strategy_allowlist_and_unknown_features(self) -> None:
-        doc = syn(features={"f": {"args": ["--f"], "strategies": ["single_node_dep"]}})
-        assert "--f" not in syn_args(doc, "h200", features=["f", "ghost"])
-        assert "--f" in syn_args(doc, "h200", "single_node_dep", features=["f"])
-
-    def test_modal_feature_without_available_mode_emits_nothing(self) -> None:
-        doc = syn(features={"m": {"modes": {"x": {"args": ["--x"], "variants": ["other"]}}}},
-                  variants={"default": {}, "other": {}})
-        assert syn_args(doc, "h200", features=["m"]) == ["--tensor-parallel-size", "8"]
-        assert syn_args(doc, "h200", features=["m"], variant="other")[-1] == "--x"
-
-    def test_companions(self) -> None:
-        doc = syn(features={"c": {"args": ["--c"], "companion": {"command": "run-me  \n"}},
-                            "d": {"args": ["--d"], "companion": {"label": "L", "description": "D", "command": "x"},
-                                  "strategies": ["single_node_dep"]}})
-        res = R.resolve(doc, SYN_VOCAB, {"hardware": "h200"})
-        assert res["companions"] == [{"feature": "c", "label": "c", "description": "", "command": "run-me"}]
+    def test_no_companion_key_without_companions(self) -> None:
         assert "companions" not in R.resolve(syn(), SYN_VOCAB, {"hardware": "h200"})
 
 
@@ -271,15 +170,7 @@ class TestKvOffloadSingleNode:
     SIMPLE = ('{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":'
               '{"cpu_bytes_to_use_per_rank":236223201280,"lazy_offload":false}}')
 
-    def test_simple_appends_after_features(self) -> None:
-        res = render(recipe("MiniMaxAI/MiniMax-M3"), "h200", "single_node_tp", kv_offload="simple")
-        assert res["argv"][-2:] == ["--kv-transfer-config", self.SIMPLE]
-        assert res["kv_offload"] == "simple"
-
     def test_opt_in_and_brand_gates(self) -> None:
-        res = render(recipe("Qwen/Qwen3-32B"), "h200", "single_node_tp", kv_offload="offloading_fs")
-        assert res["env"] == {"PYTHONHASHSEED": "0"}
-        assert '"spec_name":"TieringOffloadingSpec"' in res["argv"][-1]
         plain = render(recipe("MiniMaxAI/MiniMax-M3"), "h200", "single_node_tp")
         gated = render(recipe("MiniMaxAI/MiniMax-M3"), "h200", "single_node_tp", kv_offload="offloading_fs")
         assert gated["command"] == plain["command"] and gated["kv_offload"] is None
@@ -290,11 +181,7 @@ class TestKvOffloadSingleNode:
     def test_lmcache_companion(self) -> None:
         res = render(recipe("MiniMaxAI/MiniMax-M3"), "h200", "single_node_tp", kv_offload="lmcache")
         (comp,) = res["companions"]
-        assert comp["feature"] == "kv_offload:lmcache" and comp["label"] == "LMCache Server"
-        assert comp["description"] == ("Run on the same node in a separate terminal, before vllm serve — owns the "
-                                       "shared CPU-DRAM KV pool. Requires: uv pip install \"lmcache==0.5.1\"")
         assert comp["command"].startswith("# --port must match") and not comp["command"].endswith("\n")
-        assert [t["label"] for t in res["tabs"]] == ["vLLM Serve", "LMCache Server"]
 
     def test_unsupported_recipe_gate(self) -> None:
         doc = syn(kv_offload_support={"simple": "unsupported"})

@@ -1,0 +1,39 @@
+"""Resolver cases as documentation: every ``tests/fixtures/resolver/*.yaml`` resolved in CPython.
+
+Each file names the spec section it proves; the same cases run in the browser's Pyodide resolver
+(tests/builder_ui/test_parity.py). The format is described in tests/resolver_fixtures.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from resolver_fixtures import Case, fragment_recipe, load_cases, mismatches, synthetic_vocab
+from test_resolver_module import R, recipe, vocab
+
+SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+CASES = load_cases()
+
+
+def resolve_case(case: Case) -> dict:
+    """The record CPython's resolver gives for the case's selection."""
+    if "fragment" in case:
+        return R.resolve(fragment_recipe(case), synthetic_vocab(), case["selection"])
+    return R.resolve(recipe(case["recipe"]), vocab(), case["selection"])
+
+
+def test_enough_cases_and_each_names_its_section() -> None:
+    assert len(CASES) >= 30
+    for case in CASES:
+        assert set(case) <= {"name", "spec", "proves", "recipe", "fragment", "selection", "expect"}, case["name"]
+        assert ("recipe" in case) != ("fragment" in case), case["name"]
+        assert case["proves"] and case["expect"] and isinstance(case["selection"], dict), case["name"]
+        match = re.fullmatch(r"(resolver-[a-z-]+\.md) §[0-9][0-9.]*", case["spec"])
+        assert match and (SPEC / match.group(1)).is_file(), f"{case['name']}: spec {case['spec']!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_fixture_case(case: Case) -> None:
+    assert mismatches(case, resolve_case(case)) == []
