@@ -115,3 +115,34 @@ def test_cpython_and_pyodide_agree(builder_site: dict[str, Any], page: Any) -> N
         if json.loads(text) != want:
             mismatches.append(case)
     assert not mismatches, f"{len(mismatches)} of {len(cases)} cases differ, first: {mismatches[0]}"
+
+
+def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any) -> None:
+    """Every tests/fixtures/resolver case through the page's own Pyodide resolver (the precompiled bundle)."""
+    from resolver_fixtures import fragment_recipe, load_cases, mismatches, synthetic_vocab
+    from test_resolver_module import recipe, vocab
+
+    cases = load_cases()
+    inputs = [{"recipe": fragment_recipe(case) if "fragment" in case else recipe(case["recipe"]),
+               "vocab": synthetic_vocab() if "fragment" in case else vocab(), "selection": case["selection"]}
+              for case in cases]
+    open_builder(page, PAGE)
+    bundle, text = page.evaluate(
+        """async (inputs) => {
+            const { loadPyodide } = await import("/pyodide/pyodide.mjs");
+            const py = await loadPyodide({ indexURL: "/pyodide/", lockFileURL: "/pyodide/pyodide-lock.json", packages: [] });
+            py.runPython("import json, recipes_resolver_hash, recipes_resolver as resolver");
+            const run = py.runPython("lambda text: json.dumps([resolver.resolve(c['recipe'], c['vocab'], c['selection']) "
+                                     + "for c in json.loads(text)], ensure_ascii=False)");
+            return [py.runPython("recipes_resolver_hash.SHA256"), run(JSON.stringify(inputs))];
+        }""",
+        json.loads(json.dumps(inputs)),
+    )
+    assert bundle == json.loads(builder_site["files"]["builder-data/vocab.json"])["resolver_bundle_sha256"]
+    records = json.loads(text)
+    assert len(records) == len(cases) >= 30
+    for case, given, record in zip(cases, inputs, records, strict=True):
+        want = json.loads(json.dumps(resolver.resolve(given["recipe"], given["vocab"], given["selection"]),
+                                     ensure_ascii=False))
+        assert record == want, case["name"]
+        assert mismatches(case, record) == [], case["name"]
