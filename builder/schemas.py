@@ -101,30 +101,31 @@ class KvOffloadCompanion(Open):
     command: Text
 
 
-class KvOffloadOption(Open):
+class Described(Open):
+    """What the builder shows of a vocabulary entry: its names, its place in a row, its text."""
+
+    display_name: Text | None = None
     label: Text | None = None
-    group: Text | None = None
+    order: int | None = None
     description: Text | None = None
+
+
+class KvOffloadOption(Described):
+    group: Text | None = None
     args: Args = []
     env: Env = {}
     strategies: Names = []
     brands: Names = []
     requires_opt_in: bool | None = None
-    display_name: Text | None = None
-    order: int | None = None
     docs_url: SafeUrl | None = None
     install: Text | None = None
     companion: KvOffloadCompanion | None = None
 
 
-class KvOffloadGroup(Open):
-    display_name: Text | None = None
-    label: Text | None = None
-    order: int | None = None
+class KvOffloadGroup(Described):
     sub_row_label: Text | None = None
     docs_url: SafeUrl | None = None
     tooltip: Text | None = None
-    description: Text | None = None
 
 
 class Taxonomy(Open):
@@ -162,13 +163,9 @@ class Strategy(Open):
     router: dict[str, Any] | None = None
 
 
-class KvStore(Open):
+class KvStore(Described):
     name: Text
     deploy_type: Literal["kv_store_lb"]
-    display_name: Text | None = None
-    label: Text | None = None
-    order: int | None = None
-    description: Text | None = None
     min_vllm_version: Text | None = None
     default_instances: int | None = Field(default=None, ge=1, le=MAX_INSTANCES)
     router: dict[str, Any] | None = None

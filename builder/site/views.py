@@ -81,6 +81,15 @@ def fmt_ctx_short(ctx: Any) -> str:
     return f"{n} ctx"
 
 
+def _text_property(section: str, key: str) -> cached_property[str]:
+    """A cached property: ``text(self.<section>[key])`` (``section`` is ``meta`` or ``model``)."""
+
+    def read(view: RecipeView) -> str:
+        return text(getattr(view, section).get(key))
+
+    return cached_property(read)
+
+
 @dataclass
 class RecipeView:
     """Everything a template needs about one recipe (its page, card, row, index entry).
@@ -117,13 +126,8 @@ class RecipeView:
     def title(self) -> str:
         return text(self.meta.get("title")) or self.repo
 
-    @cached_property
-    def description(self) -> str:
-        return text(self.meta.get("description"))
-
-    @cached_property
-    def headline(self) -> str:
-        return text(self.meta.get("performance_headline"))
+    description = _text_property("meta", "description")
+    headline = _text_property("meta", "performance_headline")
 
     @cached_property
     def tasks(self) -> list[str]:
@@ -142,13 +146,8 @@ class RecipeView:
     def arch(self) -> str:
         return text(self.model.get("architecture")).lower()
 
-    @cached_property
-    def params(self) -> str:
-        return text(self.model.get("parameter_count"))
-
-    @cached_property
-    def active(self) -> str:
-        return text(self.model.get("active_parameters"))
+    params = _text_property("model", "parameter_count")
+    active = _text_property("model", "active_parameters")
 
     @cached_property
     def params_label(self) -> str:
@@ -168,9 +167,7 @@ class RecipeView:
         except (TypeError, ValueError):
             return 0
 
-    @cached_property
-    def min_vllm(self) -> str:
-        return text(self.model.get("min_vllm_version"))
+    min_vllm = _text_property("model", "min_vllm_version")
 
     @cached_property
     def precision(self) -> str:
