@@ -8,7 +8,9 @@ One file is one case::
     recipe: ByteDance-Seed/Seed-OSS-36B-Instruct   # a recipe of ../shared/upstream (vocabulary: upstream) ...
     fragment: {model: {model_id: acme/m}}     # ... or a recipe fragment (vocabulary: vocab/synthetic.yaml),
                                               #     merged onto {variants: {default: {}}, compatible_strategies: [single_node_tp]}
-    selection: {hardware: h200, strategy: single_node_tp}   # what resolver.resolve takes
+    content: recipes                          # optional: the recipe (and vocabulary) of the project's recipes/
+    selection: {hardware: h200, strategy: single_node_tp}   # what resolver.resolve takes, or
+                                              # {preset: KEY, point: KEY}: that point of resolver.resolve_preset
     expect:                                   # every key is checked against the resolved record
       command: ...          # the exact command text
       command_ends: ...     # ... or how it ends
@@ -41,6 +43,7 @@ class Case(TypedDict, total=False):
     spec: str
     proves: str
     recipe: str
+    content: str
     fragment: dict[str, Any]
     selection: dict[str, Any]
     expect: dict[str, Any]
@@ -65,6 +68,25 @@ def fragment_recipe(case: Case) -> dict[str, Any]:
     doc = copy.deepcopy(BASE_FRAGMENT)
     doc.update(copy.deepcopy(case.get("fragment") or {}))
     return doc
+
+
+def case_inputs(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The recipe and the vocabulary a case resolves with (corpus ones through the real loader)."""
+    from test_resolver_module import project_recipe, project_vocab, recipe, vocab
+
+    if "fragment" in case:
+        return fragment_recipe(case), synthetic_vocab()
+    if case.get("content") == "recipes":
+        return project_recipe(case["recipe"]), project_vocab()
+    return recipe(case["recipe"]), vocab()
+
+
+def resolve_with(resolver: Any, recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, Any]) -> Any:
+    """The record ``resolver`` (the package, or its Pyodide copy) gives for a case's selection."""
+    if "preset" in selection:
+        out = resolver.resolve_preset(recipe, vocab, selection["preset"])
+        return {"warnings": out["warnings"], **out["points"][selection["point"]]}
+    return resolver.resolve(recipe, vocab, selection)
 
 
 def _field(record: Any, path: str) -> Any:

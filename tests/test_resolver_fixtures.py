@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-from resolver_fixtures import Case, fragment_recipe, load_cases, mismatches, synthetic_vocab
-from test_resolver_module import R, recipe, vocab
+from resolver_fixtures import Case, case_inputs, load_cases, mismatches, resolve_with
+from test_resolver_module import R
 
 SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
 CASES = load_cases()
@@ -19,18 +19,17 @@ CASES = load_cases()
 
 def resolve_case(case: Case) -> dict:
     """The record CPython's resolver gives for the case's selection."""
-    if "fragment" in case:
-        return R.resolve(fragment_recipe(case), synthetic_vocab(), case["selection"])
-    return R.resolve(recipe(case["recipe"]), vocab(), case["selection"])
+    return resolve_with(R, *case_inputs(case), case["selection"])
 
 
 def test_enough_cases_and_each_names_its_section() -> None:
     assert len(CASES) >= 30
     for case in CASES:
-        assert set(case) <= {"name", "spec", "proves", "recipe", "fragment", "selection", "expect"}, case["name"]
+        assert set(case) <= {"name", "spec", "proves", "recipe", "content", "fragment", "selection",
+                             "expect"}, case["name"]
         assert ("recipe" in case) != ("fragment" in case), case["name"]
         assert case["proves"] and case["expect"] and isinstance(case["selection"], dict), case["name"]
-        match = re.fullmatch(r"(resolver-[a-z-]+\.md) §[0-9][0-9.]*", case["spec"])
+        match = re.fullmatch(r"([a-z-]+\.md) §[0-9][0-9.]*", case["spec"])
         assert match and (SPEC / match.group(1)).is_file(), f"{case['name']}: spec {case['spec']!r}"
 
 

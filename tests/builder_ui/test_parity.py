@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 from typing import Any
@@ -119,12 +120,10 @@ def test_cpython_and_pyodide_agree(builder_site: dict[str, Any], page: Any) -> N
 
 def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any) -> None:
     """Every tests/fixtures/resolver case through the page's own Pyodide resolver (the precompiled bundle)."""
-    from resolver_fixtures import fragment_recipe, load_cases, mismatches, synthetic_vocab
-    from test_resolver_module import recipe, vocab
+    from resolver_fixtures import case_inputs, load_cases, mismatches, resolve_with
 
     cases = load_cases()
-    inputs = [{"recipe": fragment_recipe(case) if "fragment" in case else recipe(case["recipe"]),
-               "vocab": synthetic_vocab() if "fragment" in case else vocab(), "selection": case["selection"]}
+    inputs = [dict(zip(("recipe", "vocab"), case_inputs(case), strict=True), selection=case["selection"])
               for case in cases]
     open_builder(page, PAGE)
     bundle, text = page.evaluate(
@@ -132,17 +131,19 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
             const { loadPyodide } = await import("/pyodide/pyodide.mjs");
             const py = await loadPyodide({ indexURL: "/pyodide/", lockFileURL: "/pyodide/pyodide-lock.json", packages: [] });
             py.runPython("import json, recipes_resolver_hash, recipes_resolver as resolver");
-            const run = py.runPython("lambda text: json.dumps([resolver.resolve(c['recipe'], c['vocab'], c['selection']) "
-                                     + "for c in json.loads(text)], ensure_ascii=False)");
+            py.runPython(PRESET_OR_RESOLVE);
+            const run = py.runPython("lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "
+                                     + "c['selection']) for c in json.loads(text)], ensure_ascii=False)");
             return [py.runPython("recipes_resolver_hash.SHA256"), run(JSON.stringify(inputs))];
-        }""",
+        }""".replace("PRESET_OR_RESOLVE", json.dumps(
+            "from typing import Any\n" + inspect.getsource(resolve_with))),  # the very function CPython uses
         json.loads(json.dumps(inputs)),
     )
     assert bundle == json.loads(builder_site["files"]["builder-data/vocab.json"])["resolver_bundle_sha256"]
     records = json.loads(text)
     assert len(records) == len(cases) >= 30
     for case, given, record in zip(cases, inputs, records, strict=True):
-        want = json.loads(json.dumps(resolver.resolve(given["recipe"], given["vocab"], given["selection"]),
+        want = json.loads(json.dumps(resolve_with(resolver, given["recipe"], given["vocab"], given["selection"]),
                                      ensure_ascii=False))
         assert record == want, case["name"]
         assert mismatches(case, record) == [], case["name"]
