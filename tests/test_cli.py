@@ -284,31 +284,6 @@ def test_vllm_lint_covers_preset_points(tmp_path: Path, capsys) -> None:
     )
 
 
-def test_guide_anchor_lint() -> None:
-    """Fragment links are checked against the ids of the built page (here: a page with these ids)."""
-    from builder.site.anchors import broken_anchors
-
-    ids = {"matrix", "preset-fast", "steps", "serving-it", "steps-1"}
-    recipe = {
-        "presets": {"fast": {"runbook": "## Steps\n\nSee [the guide](#serving-it)."}},
-        "notes": [{"title": "n", "body": "Use [the fast preset](#preset-fast) or [this](#preset-slow)."}],
-        "guide": "# Serving it\n\nText\n\n## Steps\n\n[steps](#steps-1) [matrix](#matrix)\n[gone](#nowhere)\n",
-    }
-    assert broken_anchors(recipe, ids) == [
-        ("notes[0].body", "link to #preset-slow (line 1 of the text) names no anchor of the recipe page"),
-        ("guide", "link to #nowhere (line 8 of the text) names no anchor of the recipe page"),
-    ]
-
-
-def test_recipe_pages_say_whether_vllm_accepts_the_command(upstream_site: Path) -> None:
-    ok = (upstream_site / "MiniMaxAI" / "MiniMax-M3" / "index.html").read_text()
-    assert "Checked against the <code>vllm serve</code> CLI of vLLM 0.33.0" in ok
-    assert "would reject this command" not in ok
-    bad = (upstream_site / "deepseek-ai" / "DeepSeek-V4-Flash" / "index.html").read_text()
-    assert "<strong>vLLM 0.33.0 would reject this command:</strong>" in bad
-    assert "--attention_config.use_fp4_indexer_cache: unknown key &#39;use_fp4_indexer_cache&#39;" in bad
-
-
 def test_check_loads_no_page_machinery() -> None:
     """``check`` validates and publishes in memory but builds no page: no Jinja, Markdown or Pygments."""
     script = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -176,3 +177,12 @@ def test_text_outputs(built_site: dict[str, Any]) -> None:
     assert "Sitemap: " in robots and "Disallow: /api/" in robots
     index = json.loads(pages["search-index.json"])
     assert len(index["recipes"]) == len(built_site["content"].recipes)
+
+
+def test_recipe_pages_say_whether_vllm_accepts_the_command(upstream_site: Path) -> None:
+    ok = (upstream_site / "MiniMaxAI" / "MiniMax-M3" / "index.html").read_text()
+    assert "Checked against the <code>vllm serve</code> CLI of vLLM 0.33.0" in ok
+    assert "would reject this command" not in ok
+    bad = (upstream_site / "deepseek-ai" / "DeepSeek-V4-Flash" / "index.html").read_text()
+    assert "<strong>vLLM 0.33.0 would reject this command:</strong>" in bad
+    assert "--attention_config.use_fp4_indexer_cache: unknown key &#39;use_fp4_indexer_cache&#39;" in bad
