@@ -532,6 +532,16 @@
     return box;
   }
 
+  // The memory line under the command: the resolver's text as it is (red when vLLM would not start).
+  function renderMemory(v) {
+    const m = v.memory;
+    const text = m && (m.fallback || m.summary);
+    if (!text) return null;
+    const bad = m.verdict === "wont_start" || Boolean(m.error);
+    const kind = bad ? " cb-memory-bad" : m.verdict === "tight" ? " cb-memory-tight" : m.fallback ? " cb-memory-fallback" : "";
+    return el("p", { class: `cb-memory${kind}`, "data-block": "memory", role: bad ? "alert" : null }, text);
+  }
+
   function render() {
     const v = view;
     if (!v) return;
@@ -547,6 +557,8 @@
     if (extras) root.append(extras);
     if (v.vram_warning) root.append(el("p", { class: "cb-warning", role: "alert" }, v.vram_warning));
     root.append(renderCommand(v));
+    const memory = renderMemory(v);
+    if (memory) root.append(memory);
     const panel = el("div", { class: "cb-panel", "data-block": "panel" });
     const presets = renderPresets(v);
     if (presets) panel.append(presets);

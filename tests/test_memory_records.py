@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from builder import resolver
 from builder.cli import main
+from builder.commands.resolve import Choice, resolve_command
+from builder.content import Content
+from builder.loader import load_content
 from builder.resolver.memory.rendering import argv_settings, memory_for_record
+from builder.site.matrix import Cell, memory_cell
 from tests.conftest import RECIPES
 
 QWEN3_14B = {
@@ -138,3 +145,74 @@ def test_sharding_rules_are_located_warnings(content: Path, capsys: pytest.Captu
 def test_the_recipes_have_no_sharding_warnings(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "check", "--content", str(RECIPES), "--strict")
     assert status == 0 and "memory model" not in out + err
+
+
+def _random_query(rng: random.Random, recipe: dict[str, Any], hardware: list[str]) -> dict[str, str]:
+    query: dict[str, str] = {"hardware": rng.choice(hardware)}
+    if rng.random() < 0.6:
+        query["variant"] = rng.choice(list(recipe["variants"]))
+    if rng.random() < 0.3:
+        query["strategy"] = rng.choice(["single_node_tp", "kv_store_centralized_mooncake", "pd_cluster"])
+    features = list(recipe.get("features") or {})
+    if rng.random() < 0.6:
+        query["features"] = ",".join(rng.sample(features, rng.randint(0, len(features)))) or "none"
+    return query
+
+
+def _cli_memory(content: Content, view: dict[str, Any], recipe: dict[str, Any]) -> Any:
+    """``resolve --json``'s memory block (the command's own function) for the selection the view shows."""
+    state = view["state"]
+    choice = Choice("Qwen/Qwen3-14B", hardware=state["hardware"], variant=state["variant"], strategy=view["strategy"],
+                    nodes=state["nodes"], as_json=True)
+    if state["features"] is not None:
+        for name in recipe.get("features") or {}:
+            (choice.features if name in state["features"] else choice.no_features).append(name)
+    record = json.loads(resolve_command(content, choice))
+    if (record["variant"], record["strategy"]) != (state["variant"], view["strategy"]):
+        return None  # the command line swapped in a variant that fits (the builder keeps the chosen one)
+    return record.get("memory")
+
+
+def test_builder_memory_equals_resolve_json(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loaded, _ = load_content(content)
+    vocab = loaded.vocab.resolver_vocab()
+    recipe = next(r for r in loaded.recipes if r.hf_id == "Qwen/Qwen3-14B")
+    data = {**recipe.data, "hf_id": recipe.hf_id}
+    hardware = resolver.offered_hardware(data, vocab["taxonomy"], "default")
+    rng = random.Random(13)
+    verdicts: list[str] = []
+    tries = 0
+    while len(verdicts) < 100 and tries < 300:
+        tries += 1
+        view = resolver.builder_state(data, vocab, _random_query(rng, data, hardware))
+        expected = _cli_memory(loaded, dict(view), data)
+        if expected is not None:
+            assert view["memory"] == expected
+            verdicts.append(expected["verdict"])
+    assert len(verdicts) == 100 and set(verdicts) == {"fits", "wont_start"}
+
+
+def test_builder_without_architecture_facts_says_so() -> None:
+    loaded, _ = load_content(RECIPES)
+    recipe = next(r for r in loaded.recipes if r.hf_id == "MiniMaxAI/MiniMax-M3")
+    view = resolver.builder_state({**recipe.data, "hf_id": recipe.hf_id}, loaded.vocab.resolver_vocab(), {})
+    assert view["memory"] == {"fallback": (
+        "No architecture facts in this recipe: it fits where the node has the variant's minimum memory "
+        "(1025 GB, vram_minimum_gb); no KV cache estimate.")}
+
+
+def test_matrix_cells_give_kv_tokens_or_why_not(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = tmp_path / "site"
+    assert run(capsys, "build", "--content", str(content), "--out", str(out_dir))[0] == 0
+    html = (out_dir / "Qwen" / "Qwen3-14B" / "index.html").read_text()
+    assert f'title="Tensor Parallel on RTX Pro 6000: {RTX_PRO_6000_LINE}"' in html
+    assert '<span class="muted">(363,952 KV tokens)</span>' in html
+    assert '<p class="cb-memory">' + RTX_PRO_6000_LINE + "</p>" in html
+
+
+def test_memory_cell_when_vllm_would_not_start() -> None:
+    cell: Cell = {"state": "fits", "text": "1 node", "note": "", "title": "Single-Node TP on H100", "url": "/x.json"}
+    memory = {"verdict": "wont_start", "summary": "Per GPU (79.20 GiB): ...; won't start: heads"}
+    assert memory_cell(cell, memory) == {"state": "none", "text": "Won't start", "note": "",
+                                         "title": "Per GPU (79.20 GiB): ...; won't start: heads", "url": "/x.json"}
+    assert memory_cell(cell, None) is cell

@@ -134,3 +134,4 @@ class View(TypedDict, total=False):
     kv_offload: str | None
     hf_id: str | None
     warnings: list[str]
+    memory: JSON  # the record's memory block, or {"fallback": note} without architecture facts

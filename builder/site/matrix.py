@@ -89,13 +89,14 @@ class MatrixBuilder:
         note = ""
         if used and used != v["key"] and not (v["key"] == "default" and used == "default"):
             note = f"uses {used.upper()}"
-        return {
+        cell: Cell = {
             "state": "verified" if mark == "verified" else ("fits" if nodes == 1 else "multi"),
             "text": shown,
             "note": note,
             "title": f"{strategy} on {index.hw_label(h)}" + (" (verified)" if mark == "verified" else ""),
             "url": url if index.has_file(url) else "",
         }
+        return memory_cell(cell, rec.get("memory"))
 
     def estimated_cell(self, v: VariantDoc, h: str, prof: dict[str, Any], mark: str) -> Cell:
         """No rendered document (omni recipe or a variant without its own checkpoint): estimate."""
@@ -127,6 +128,17 @@ class MatrixBuilder:
                     "title": f"{need} GB exceeds {vram_node} GB and this hardware can't be clustered"}
         n = math.ceil(need / vram_node)
         return {"state": "multi", "text": f"{n} nodes", "title": f"{need} GB needs {n} × {vram_node} GB nodes"}
+
+
+def memory_cell(cell: Cell, memory: Any) -> Cell:
+    """The cell with the record's memory estimate: KV tokens at the default configuration, or why it won't start."""
+    if not isinstance(memory, dict) or not isinstance(memory.get("summary"), str):
+        return cell
+    if memory.get("verdict") == "wont_start" or "error" in memory:
+        return {**cell, "state": "none", "text": "Won't start", "title": memory["summary"]}
+    tokens = f"{memory.get('kv_tokens', 0):,} KV tokens"
+    note = f"{cell['note']} · {tokens}" if cell.get("note") else tokens
+    return {**cell, "note": note, "title": f"{cell.get('title', '')}: {memory['summary']}"}
 
 
 def support_matrix(index: SiteIndex, recipe: RecipeView, variants: list[VariantDoc]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from builder import resolver
 from builder.markdown import Slugger, render_markdown
 from builder.site.command_blocks import CommandView, command_view, install_view, record_commands, record_env
 from builder.site.index import HF, SITE_NAME, SiteIndex
@@ -48,6 +49,20 @@ class RecipePage:
     platforms: list[dict[str, str]]
     api_links: list[tuple[str, str]]
     issues_url: str
+    memory: dict[str, str] | None = None  # the memory line under the default command
+
+
+def memory_note(r: RecipeView, record: dict[str, Any] | None) -> dict[str, str] | None:
+    """The default command's memory line (the record's ``memory`` block), or the vram_minimum_gb fallback."""
+    if record is None:
+        return None
+    memory = record.get("memory")
+    if isinstance(memory, dict) and isinstance(memory.get("summary"), str):
+        verdict = memory.get("verdict")
+        kind = "bad" if verdict == "wont_start" or "error" in memory else "tight" if verdict == "tight" else ""
+        return {"text": memory["summary"], "kind": kind}
+    variant = r.variants.get(text(record.get("variant")))
+    return {"text": resolver.memory_fallback(variant if isinstance(variant, dict) else {}), "kind": "fallback"}
 
 
 def spec_line(r: RecipeView) -> str:
@@ -243,6 +258,7 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
         platforms=_platforms(index, r),
         api_links=api_links,
         issues_url=f"{index.repo_url}/issues",
+        memory=memory_note(r, rc),
     )
     return Page("recipe.html", body, title=f"{r.hf_id} | {SITE_NAME}", description=r.description or r.title,
                 canonical=r.url, kind="recipe", og_type="article", current_org=r.org, current_recipe=r.hf_id,

@@ -17,13 +17,14 @@ from ..hardware import (
     variant_of,
 )
 from ..install import initial_install_tab
+from ..memory import memory_fallback, memory_for_record
 from ..omni import active_omni_task, omni_example, resolve_omni
 from ..pipeline import single_parallel_size
 from ..presets import resolve_preset
 from ..resolve import applicable_notes, resolve
 from ..shell import pip_view
 from ..strategies import deploy_type_of, is_multi_node, node_pills
-from ..types import Selection, View, Vocab
+from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .commands import PLACEHOLDER, bench_command, command_tabs, curl_command, substitute_endpoints
 from .events import apply_event, apply_preset
@@ -161,6 +162,16 @@ def _stored(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
+    """The record's memory block (as ``resolve --json`` shows it), or the vram_minimum_gb fallback note."""
+    variant_key = str(record.get("variant") or "default")
+    variant = variant_of(facts.recipe, variant_key)
+    memory = record.get("memory") or memory_for_record(record, facts.recipe, variant, facts.profile(str(record.get("hardware"))))
+    if memory is not None:
+        return dict(memory)
+    return {"fallback": memory_fallback(variant)}
+
+
 def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> View:
     """The interactive builder's complete view for one UI state (site-features §6-§7).
 
@@ -278,6 +289,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
                 selection["kv_instances"] = {"count": count, "current": state["kv_instance"]}
             record = resolve(facts.recipe, facts.vocab, selection, with_views=False)
             kv = record.get("kv_offload")
+        view["memory"] = memory_view(facts, record)
         install = install_view(facts, state, kv if preset is None else None, preset)
         docker = install["active"] == "docker"
         tabs = command_tabs(facts, state, record, kv, docker, endpoints)
