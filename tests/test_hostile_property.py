@@ -27,11 +27,15 @@ SAFE_CHARS = "abcXYZ019"
 
 
 def hostile_text(min_size: int = 0) -> st.SearchStrategy[str]:
-    """Strings mixing safe letters with every character that means something to bash or paths."""
+    """Strings mixing safe letters with every character that means something to bash or paths.
+
+    A value that is one bare ``$VAR`` is left unquoted on purpose (§10.4: the reader's shell
+    fills it in; nothing runs). The paste harness sets every such variable to its own name,
+    except ``HOME`` and ``PATH``, so the drawn variable is one the harness sets."""
     pieces = st.one_of(
         st.text(alphabet=HOSTILE_CHARS + SAFE_CHARS, min_size=1, max_size=12),
         st.sampled_from(["..", "../..", "/", "$(touch PWNED)", "`touch PWNED`", "; touch PWNED", "| sh",
-                         "${IFS}", "$HOME", "~root", "\x00", "a" * 120]),
+                         "${IFS}", "$IFACE_NAME", "~root", "\x00", "a" * 120]),
     )
     return st.lists(pieces, min_size=max(min_size, 1), max_size=4).map("".join)
 
