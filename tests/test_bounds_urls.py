@@ -307,7 +307,7 @@ def test_a_recipe_at_the_bounds_builds(tmp_path: Path, capsys: pytest.CaptureFix
     out = tmp_path / "site"
     status = main(["build", "--content", str(content), "--out", str(out)])
     assert status == 0, capsys.readouterr().err
-    assert "built 6 recipes, 12 documents" in capsys.readouterr().out
+    assert "built 12 recipes, 21 documents" in capsys.readouterr().out
     hw_files = sorted(p.stem for p in (out / "stresslab" / "bounds" / "hw").glob("*.json"))
     assert "big64" in hw_files and len(hw_files) > 20
     big = json.loads((out / "stresslab" / "bounds" / "hw" / "big64.json").read_text())

@@ -426,11 +426,12 @@ def content(tmp_path: Path) -> Path:
     return root
 
 
+# MiniMax-M3 is the recipe without an architecture_config block (it must stay equal to the seed).
 def test_import_config_writes_the_model_block(content: Path, capsys) -> None:
-    recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
+    recipe = content / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
     before = recipe.read_text()
     qwen_config = MEMORY / "configs" / "Qwen__Qwen3-8B.json"
-    status, out, err = run(capsys, "import-config", "Qwen/Qwen3-14B", str(qwen_config), "--content", str(content))
+    status, out, err = run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content", str(content))
     assert (status, err) == (0, "")
     assert out == f"wrote model.architecture_config (12 facts) to {recipe}\n"
     after = recipe.read_text()
@@ -440,17 +441,17 @@ def test_import_config_writes_the_model_block(content: Path, capsys) -> None:
     assert data["model"]["architecture_config"] == architecture_facts(config("Qwen__Qwen3-8B.json"))
     assert {k: v for k, v in data["model"].items() if k != "architecture_config"} == load(before)[0]["model"]
     # a second import replaces the block instead of adding one
-    assert run(capsys, "import-config", "Qwen/Qwen3-14B", str(qwen_config), "--content", str(content))[0] == 0
+    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content", str(content))[0] == 0
     assert recipe.read_text() == after
     assert run(capsys, "check", "--content", str(content), "--strict")[0] == 0
 
 
 def test_import_config_into_a_variant(content: Path, capsys) -> None:
-    recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
+    recipe = content / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
     variants = load(recipe.read_text())[0]["variants"]
     name = next(iter(variants))
     llama = str(LLAMA)
-    assert run(capsys, "import-config", "Qwen/Qwen3-14B", llama, "--variant", name, "--content", str(content))[0] == 0
+    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", llama, "--variant", name, "--content", str(content))[0] == 0
     data, _ = load(recipe.read_text())
     assert data["variants"][name]["architecture_config"]["num_hidden_layers"] == 32
     assert "architecture_config" not in data["model"]
