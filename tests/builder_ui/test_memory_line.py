@@ -10,7 +10,7 @@ from builder import resolver
 from builder_ui.helpers import open_builder, view
 from tests.test_memory_records import QWEN3_14B
 
-PAGE = "/Qwen/Qwen3-8B"
+PAGE = "/MiniMaxAI/MiniMax-M3"  # no architecture facts (its document stays the seed's)
 FALLBACK = "No architecture facts in this recipe: it fits where the node has the variant's minimum memory"
 
 
@@ -22,7 +22,7 @@ def test_the_line_is_under_the_command(builder_site: dict[str, Any], page: Any) 
     assert line.inner_text() == memory["fallback"]
     assert line.get_attribute("class") == "cb-memory cb-memory-fallback"
     assert page.evaluate("document.querySelector('[data-block=command]').nextElementSibling.dataset.block") == "memory"
-    html = builder_site["files"]["Qwen/Qwen3-8B/index.html"].decode()
+    html = builder_site["files"]["MiniMaxAI/MiniMax-M3/index.html"].decode()
     assert f'<p class="cb-memory cb-memory-fallback">{FALLBACK}' in html.replace("&#39;", "'")
 
 
