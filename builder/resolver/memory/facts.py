@@ -118,11 +118,17 @@ def _quantization_facts(raw: Any) -> dict[str, Any]:
     return facts
 
 
-def _rope_facts(raw: Any) -> dict[str, Any]:
+def _sub_mapping(raw: Any, field: str) -> Mapping[str, Any]:
+    """A nested config block (empty when absent); anything but a mapping is an error."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        raise ArchitectureError("rope_scaling", f"expected a mapping, got {_describe(raw)}")
+        raise ArchitectureError(field, f"expected a mapping, got {_describe(raw)}")
+    return raw
+
+
+def _rope_facts(raw: Any) -> dict[str, Any]:
+    raw = _sub_mapping(raw, "rope_scaling")
     facts: dict[str, Any] = {}
     kind = raw.get("rope_type", raw.get("type"))
     if kind is not None:
@@ -139,10 +145,7 @@ def _rope_facts(raw: Any) -> dict[str, Any]:
 
 
 def _vision_facts(raw: Any) -> dict[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ArchitectureError("vision_config", f"expected a mapping, got {_describe(raw)}")
+    raw = _sub_mapping(raw, "vision_config")
     facts: dict[str, Any] = {}
     for key, aliases in (
         ("hidden_size", ("hidden_size", "embed_dim", "width")),
