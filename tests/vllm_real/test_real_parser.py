@@ -4,7 +4,7 @@ Skipped unless the environment variable ``VLLM_VENV`` names a venv with vLLM ins
 (``bash /work/shared/vllm/install.sh /work/vllm-venv``). One subprocess
 (``tools/check_argv.py``) parses every distinct argv of the golden API plus the unit-test
 table; the verdicts are computed here, never committed, and compared argv by argv. The lint's
-start-up problems (``Problem.startup``: names the parser lets through) are compared with a
+start-up problems (``FlagProblem.startup``: names the parser lets through) are compared with a
 second subprocess (``startup_names.py``) that looks the names up with vLLM's own start-up code.
 """
 
