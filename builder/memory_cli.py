@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from builder import schemas
-from builder.commands import Refused, reported
+from builder.commands import Refused, recipe_file, reported
 from builder.loader import load_content
 from builder.problems import ContentError, Problem
 from builder.resolver.memory import (
@@ -283,11 +283,8 @@ def _checked(old_text: str, new_text: str, facts: dict[str, Any], variant: str |
 
 def import_config(content: Path, hf_id: str, config_path: Path, variant: str | None) -> int:
     """``import-config``: write ``architecture_config`` into ``models/<org>/<repo>.yaml``."""
-    org, sep, repo = hf_id.partition("/")
-    if not sep or not org or not repo or "/" in repo or ".." in (org, repo) or org.startswith("."):
-        raise Refused(f"expected <org>/<repo>, got {hf_id!r}")
-    path = content / "models" / org / f"{repo}.yaml"
-    rel = f"models/{org}/{repo}.yaml"
+    rel = recipe_file(hf_id)
+    path = content / rel
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from builder.identifiers import segment_problem
 from builder.problems import ContentError
 
 
@@ -24,3 +25,16 @@ def reported(action: Callable[[], int]) -> int:
     except Refused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def recipe_file(hf_id: str) -> str:
+    """``models/<org>/<repo>.yaml`` for a command-line ``<org>/<repo>``; refuses ids that are not
+    two path segments of the identifier pattern (so the file stays under ``models/``)."""
+    org, sep, repo = hf_id.partition("/")
+    if not sep or not org or not repo or "/" in repo:
+        raise Refused(f"expected <org>/<repo>, got {hf_id!r}")
+    for segment in (org, repo):
+        problem = segment_problem(segment)
+        if problem is not None:
+            raise Refused(problem)
+    return f"models/{org}/{repo}.yaml"

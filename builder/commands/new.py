@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from builder.commands import Refused
-from builder.identifiers import segment_problem
+from builder.commands import Refused, recipe_file
 
 SKELETON = """\
 # yaml-language-server: $schema=/schema/recipe.json
@@ -54,14 +53,8 @@ guide: |
 
 def new_recipe(root: Path, hf_id: str, today: str) -> Path:
     """Write a commented recipe skeleton for ``<org>/<repo>`` that passes ``check``."""
-    org, sep, repo = hf_id.partition("/")
-    if not sep or not org or not repo or "/" in repo:
-        raise Refused(f"expected <org>/<repo>, got {hf_id!r}")
-    for segment in (org, repo):
-        problem = segment_problem(segment)
-        if problem is not None:
-            raise Refused(problem)
-    path = root / "models" / org / f"{repo}.yaml"
+    path = root / recipe_file(hf_id)
+    org, repo = hf_id.split("/")
     if path.exists():
         raise Refused(f"{path} already exists")
     path.parent.mkdir(parents=True, exist_ok=True)
