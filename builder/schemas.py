@@ -89,15 +89,18 @@ class HardwareProfile(Open):
     scalable: bool | None = None
 
 
-class Task(Open):
+class Labelled(Open):
+    """A vocabulary entry's label and description."""
+
     label: Text | None = None
     description: Text | None = None
+
+
+class Task(Labelled):
     icon: Text | None = None
 
 
-class KvOffloadCompanion(Open):
-    label: Text | None = None
-    description: Text | None = None
+class KvOffloadCompanion(Labelled):
     command: Text
 
 
@@ -176,13 +179,21 @@ class KvStore(Described):
     mooncake_vllm_config: dict[str, Any] | None = None
 
 
-class Platform(Open):
+class PlatformRef(Open):
+    """An entry of ``meta.platforms``: a platform id and per-recipe overrides of ``platforms.yaml``."""
+
     id: Text
-    name: Text
+    name: Text | None = None
     url: SafeUrl | None = None
     script: SafeUrl | None = None
     blurb: Text | None = None
     install: Text | None = None
+
+
+class Platform(PlatformRef):
+    """An entry of ``platforms.yaml``: a platform's name is required there."""
+
+    name: Text
 
 
 class Platforms(Open):
@@ -215,17 +226,6 @@ class Quickstart(BaseModel):
 
 
 # ── recipes ───────────────────────────────────────────────────────────────
-
-
-class PlatformRef(Open):
-    """An entry of ``meta.platforms``: a platform id and per-recipe overrides."""
-
-    id: Text
-    name: Text | None = None
-    url: SafeUrl | None = None
-    script: SafeUrl | None = None
-    blurb: Text | None = None
-    install: Text | None = None
 
 
 class Meta(Open):

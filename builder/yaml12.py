@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,16 +50,6 @@ _EXPANSION_CEILING = 1_000_000
 # C1 controls but NEL; surrogates; U+FFFE and U+FFFF.
 _NOT_PRINTABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 
-_NULL = frozenset({"", "~", "null", "Null", "NULL"})
-_TRUE = frozenset({"true", "True", "TRUE"})
-_FALSE = frozenset({"false", "False", "FALSE"})
-_INT_DEC = re.compile(r"[-+]?[0-9]+")
-_INT_OCT = re.compile(r"0o[0-7]+")
-_INT_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_INF = re.compile(r"[-+]?\.(inf|Inf|INF)")
-_NAN = re.compile(r"\.(nan|NaN|NAN)")
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _TIMESTAMP = re.compile(
     r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?"
     r"(?:[ \t]*(Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?"
@@ -114,38 +105,54 @@ else:  # pragma: no cover - pure-Python PyYAML
             _Resolver.__init__(self)
 
 
+def _decimal(match: re.Match[str]) -> int:
+    text = match.group()
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        raise YamlError(f"integer {text[:20]}... has more than {MAX_DIGITS} digits", 0)
+    return int(text, 10)
+
+
+def _float(match: re.Match[str]) -> int | float:
+    number = float(match.group())
+    # JSON prints numbers as JavaScript does: an integral value never carries ".0".
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
+def _date(match: re.Match[str]) -> str:
+    text = match.group()
+    try:
+        return _dt.date(int(text[:4]), int(text[5:7]), int(text[8:10])).isoformat()
+    except ValueError:
+        return text
+
+
+def _timestamp(match: re.Match[str]) -> str:
+    return _timestamp_date(match) or match.group()
+
+
+# The YAML 1.2 core schema's resolution of plain scalars, in order, plus dates and timestamps
+# (which the JSON API prints as calendar dates, as the upstream's loader does).
+_PLAIN_SCALARS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ...] = (
+    (re.compile(r"|~|null|Null|NULL"), lambda _match: None),
+    (re.compile(r"true|True|TRUE"), lambda _match: True),
+    (re.compile(r"false|False|FALSE"), lambda _match: False),
+    (re.compile(r"[-+]?[0-9]+"), _decimal),
+    (re.compile(r"0o[0-7]+"), lambda match: int(match.group()[2:], 8)),
+    (re.compile(r"0x[0-9a-fA-F]+"), lambda match: int(match.group()[2:], 16)),
+    (re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"), _float),
+    (re.compile(r"[-+]?\.(inf|Inf|INF)"), lambda match: -math.inf if match.group().startswith("-") else math.inf),
+    (re.compile(r"\.(nan|NaN|NAN)"), lambda _match: math.nan),
+    (re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"), _date),
+    (_TIMESTAMP, _timestamp),
+)
+
+
 def resolve_plain(text: str) -> Any:
     """Resolve one plain scalar by the YAML 1.2 core schema plus timestamps."""
-    if text in _NULL:
-        return None
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    if _INT_DEC.fullmatch(text):
-        if len(text.lstrip("+-")) > MAX_DIGITS:
-            raise YamlError(f"integer {text[:20]}... has more than {MAX_DIGITS} digits", 0)
-        return int(text, 10)
-    if _INT_OCT.fullmatch(text):
-        return int(text[2:], 8)
-    if _INT_HEX.fullmatch(text):
-        return int(text[2:], 16)
-    if _FLOAT.fullmatch(text):
-        number = float(text)
-        # JSON prints numbers as JavaScript does: an integral value never carries ".0".
-        return int(number) if number.is_integer() and abs(number) < 2**53 else number
-    if _INF.fullmatch(text):
-        return -math.inf if text.startswith("-") else math.inf
-    if _NAN.fullmatch(text):
-        return math.nan
-    if _DATE.fullmatch(text):
-        try:
-            return _dt.date(int(text[:4]), int(text[5:7]), int(text[8:10])).isoformat()
-        except ValueError:
-            return text
-    match = _TIMESTAMP.fullmatch(text)
-    if match:
-        return _timestamp_date(match) or text
+    for pattern, convert in _PLAIN_SCALARS:
+        match = pattern.fullmatch(text)
+        if match:
+            return convert(match)
     return text
 
 

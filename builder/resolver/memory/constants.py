@@ -64,37 +64,26 @@ ALIASES = {
 }
 
 BIG = 1 << 40
-INT_FACTS: dict[str, tuple[int, int]] = {  # key: (lowest, highest)
-    "num_hidden_layers": (1, 4096),
-    "num_attention_heads": (1, 65536),
-    "num_key_value_heads": (1, 65536),
-    "head_dim": (1, 65536),
-    "hidden_size": (1, 1 << 20),
-    "intermediate_size": (1, 1 << 24),
-    "intermediate_size_mlp": (1, 1 << 24),
-    "vocab_size": (1, 1 << 26),
-    "max_position_embeddings": (1, 1 << 34),
-    "n_routed_experts": (1, 1 << 20),
-    "num_experts": (1, 1 << 20),
-    "num_local_experts": (1, 1 << 20),
-    "num_experts_per_tok": (1, 1 << 20),
-    "moe_intermediate_size": (1, 1 << 24),
-    "shared_expert_intermediate_size": (0, 1 << 24),
-    "n_shared_experts": (0, 1 << 20),
-    "first_k_dense_replace": (0, 4096),
-    "moe_layer_freq": (1, 4096),
-    "decoder_sparse_step": (1, 4096),
-    "interleave_moe_layer_step": (1, 4096),
-    "kv_lora_rank": (1, 1 << 20),
-    "q_lora_rank": (1, 1 << 20),
-    "qk_rope_head_dim": (1, 1 << 20),
-    "qk_nope_head_dim": (0, 1 << 20),
-    "v_head_dim": (1, 1 << 20),
-    "sliding_window": (1, 1 << 34),
-    "sliding_window_pattern": (1, 4096),
-    "max_window_layers": (0, 4096),
-    "attention_chunk_size": (1, 1 << 34),
-}
+# The integer facts, grouped by what they count; each group's (lowest, highest) bounds.
+_INT_FACT_GROUPS: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = (
+    # layers, and layer strides of MoE and sliding-window patterns
+    ((1, 4096), ("num_hidden_layers", "moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step",
+                 "sliding_window_pattern")),
+    ((0, 4096), ("first_k_dense_replace", "max_window_layers")),
+    # attention heads and the width of one head
+    ((1, 65536), ("num_attention_heads", "num_key_value_heads", "head_dim")),
+    # model width, expert counts and MLA ranks
+    ((1, 1 << 20), ("hidden_size", "n_routed_experts", "num_experts", "num_local_experts", "num_experts_per_tok",
+                    "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "v_head_dim")),
+    ((0, 1 << 20), ("n_shared_experts", "qk_nope_head_dim")),
+    # MLP widths
+    ((1, 1 << 24), ("intermediate_size", "intermediate_size_mlp", "moe_intermediate_size")),
+    ((0, 1 << 24), ("shared_expert_intermediate_size",)),
+    ((1, 1 << 26), ("vocab_size",)),
+    # token counts
+    ((1, 1 << 34), ("max_position_embeddings", "sliding_window", "attention_chunk_size")),
+)
+INT_FACTS: dict[str, tuple[int, int]] = {key: bounds for bounds, keys in _INT_FACT_GROUPS for key in keys}
 BOOL_FACTS = ("tie_word_embeddings", "use_sliding_window", "attention_bias", "multi_query")
 STR_FACTS = ("model_type", "torch_dtype")
 LAYER_TYPES = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked"}
