@@ -159,7 +159,7 @@ def draw_card(card: OgCard) -> bytes:
     mark = _svg_image(VLLM_MARK, 42, 48)
     img.paste(mark, (MARGIN, 58), mark)
     brand = _font("Inter", 600, 40)
-    x = MARGIN + 44
+    x: float = MARGIN + 44
     draw.text((x, 58 + 24), "LLM", font=brand, fill=INK, anchor="lm")
     x += _text_width(draw, "LLM ", brand)
     draw.text((x, 58 + 24), "/ Recipes", font=_font("Inter", 400, 40), fill=MUTED, anchor="lm")
