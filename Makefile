@@ -54,6 +54,7 @@ bench: $(STAMP) node_modules/.installed chromium
 	$(PY) bench/resolve.py
 	$(PY) bench/incremental.py
 	$(PY) bench/page_weight.py
+	$(PY) bench/og_images.py
 	$(PY) bench/page.py
 
 clean:

@@ -166,8 +166,21 @@
     pre.append(code);
     return pre;
   }
-  function tooltipAttrs(pill, descId) {
-    return { title: pill.tooltip || null, "aria-describedby": pill.tooltip ? descId : null };
+  // A tooltip (A11Y-03): a visible box shown on hover and on keyboard focus (CSS .has-tip), and the
+  // description of the control it belongs to; never a title attribute.
+  function tipBox(text, id) {
+    return el("span", { class: "cb-tip", role: "tooltip", id }, text);
+  }
+  function withTip(control, text) {
+    if (!text) return control;
+    const id = nextId("cb-tip");
+    if (!control.hasAttribute("aria-label") && !control.hasAttribute("aria-labelledby")) {
+      control.setAttribute("aria-label", control.textContent); // the tip's text is no part of the name
+    }
+    control.classList.add("has-tip");
+    control.setAttribute("aria-describedby", [control.getAttribute("aria-describedby"), id].filter(Boolean).join(" "));
+    control.append(tipBox(text, id));
+    return control;
   }
 
   function radioKeys(group) {
@@ -193,9 +206,7 @@
     const wrap = el("div", { class: `cb-row${row.nested ? " cb-nested" : ""}`, "data-row": row.id });
     const label = el("span", { class: "cb-row-label", id: labelId }, row.label);
     if (row.hint) {
-      const hintId = nextId("cb-hint");
-      label.append(" ", el("span", { class: "cb-info", tabindex: "0", role: "img", "aria-label": "About",
-        title: row.hint, "aria-describedby": hintId }, "i"), el("span", { id: hintId, class: "visually-hidden" }, row.hint));
+      label.append(" ", withTip(el("button", { type: "button", class: "cb-info", "aria-label": `About ${row.label}` }, "i"), row.hint));
     }
     const group = el("div", { class: "cb-pills", role: toggle ? "group" : "radiogroup", "aria-labelledby": labelId });
     const groups = row.groups && row.groups.length > 1 ? row.groups : [{ label: null, pills: row.pills }];
@@ -205,20 +216,25 @@
       const line = g.label ? el("div", { class: "cb-pill-line", "data-brand": g.label },
         el("span", { class: "cb-brand" }, g.label)) : group;
       for (const pill of g.pills) {
-        const descId = nextId("cb-desc");
+        const nameId = nextId("cb-name");
+        const subId = pill.sub ? nextId("cb-sub") : null;
+        const recId = pill.recommended ? nextId("cb-rec") : null;
         const tabbable = toggle || pill.selected || (selectedIndex < 0 && index === 0);
         const b = el("button", {
           type: "button", class: `cb-pill${pill.selected ? " is-active" : ""}${pill.disabled ? " is-disabled" : ""}`,
           role: toggle ? null : "radio", "aria-checked": toggle ? null : String(!!pill.selected),
           "aria-pressed": toggle ? String(!!pill.selected) : null, "aria-disabled": pill.disabled ? "true" : null,
-          "data-value": String(pill.value), tabindex: tabbable ? "0" : "-1", ...tooltipAttrs(pill, descId),
+          "data-value": String(pill.value), tabindex: tabbable ? "0" : "-1",
+          // GAP-05: named by its visible label alone; size, "recommended" and the tooltip (the reason
+          // when disabled) are its description
+          "aria-labelledby": nameId, "aria-describedby": [subId, recId].filter(Boolean).join(" ") || null,
         });
-        if (pill.verified) b.append(el("span", { class: "cb-dot", "aria-label": "verified", role: "img" }));
+        if (pill.verified) b.append(el("span", { class: "cb-dot", "aria-hidden": "true" }));
         if (pill.icon) b.append(el("span", { class: `cb-icon cb-icon-${pill.icon}`, "aria-hidden": "true" }));
-        b.append(el("span", { class: "cb-pill-text" }, pill.label));
-        if (pill.recommended) b.append(el("span", { class: "cb-rec", title: "Recommended", "aria-label": "(recommended)" }, "✦"));
-        if (pill.sub) b.append(el("span", { class: "cb-sub" }, pill.sub));
-        if (pill.tooltip) b.append(el("span", { id: descId, class: "visually-hidden" }, pill.tooltip));
+        b.append(el("span", { class: "cb-pill-text", id: nameId }, pill.label));
+        if (pill.recommended) b.append(el("span", { class: "cb-rec", "aria-hidden": "true" }, "✦"), el("span", { class: "visually-hidden", id: recId }, "Recommended."));
+        if (pill.sub) b.append(el("span", { class: "cb-sub", id: subId }, pill.sub));
+        withTip(b, pill.tooltip);
         b.addEventListener("click", () => { if (!pill.disabled) onPick(pill); });
         line.append(b);
         index++;
@@ -331,8 +347,8 @@
 
   function popover(name, text, disabledReason) {
     const id = nextId("cb-pop");
-    const btn = el("button", { type: "button", class: "cb-btn", "aria-haspopup": "dialog", "aria-expanded": "false",
-      "aria-controls": id, "aria-disabled": disabledReason ? "true" : null, title: disabledReason || null, "data-pop": name }, name);
+    const btn = withTip(el("button", { type: "button", class: "cb-btn", "aria-haspopup": "dialog", "aria-expanded": "false",
+      "aria-controls": id, "aria-disabled": disabledReason ? "true" : null, "data-pop": name }, name), disabledReason);
     const panel = el("div", { class: "cb-popover", id, role: "dialog", "aria-label": name, hidden: true },
       el("div", { class: "cb-pop-head" }, el("strong", {}, name), text !== null ? copyButton(() => text, `Copy ${name}`) : null));
     if (text !== null) panel.append(codeBlock("", text));
@@ -340,16 +356,26 @@
       if (disabledReason) return;
       const open = panel.hidden;
       closePopover();
-      if (open) { panel.hidden = false; btn.setAttribute("aria-expanded", "true"); openPopover = name; }
+      if (open) openPanel(btn, panel, name);
     });
     return [btn, panel];
   }
-  function closePopover() {
+  // A popover takes the focus when it opens and gives it back to its button when Escape closes it (A11Y-05).
+  function openPanel(btn, panel, name) {
+    panel.hidden = false;
+    btn.setAttribute("aria-expanded", "true");
+    openPopover = name;
+    if (!panel.hasAttribute("tabindex")) panel.setAttribute("tabindex", "-1");
+    (panel.querySelector("button, input, [tabindex='0']") || panel).focus();
+  }
+  function closePopover(restoreFocus) {
+    const opener = openPopover && root.querySelector(`[data-pop="${CSS.escape(openPopover)}"]`);
     openPopover = null;
     root.querySelectorAll(".cb-popover").forEach((p) => { p.hidden = true; });
     root.querySelectorAll("[aria-haspopup]").forEach((b) => b.setAttribute("aria-expanded", "false"));
+    if (restoreFocus && opener) opener.focus();
   }
-  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && openPopover) closePopover(); });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && openPopover) closePopover(true); });
   document.addEventListener("click", (e) => {
     if (openPopover && !e.target.closest(".cb-popover") && !e.target.closest("[aria-haspopup]")) closePopover();
   });
@@ -380,7 +406,7 @@
     btn.addEventListener("click", () => {
       const open = panel.hidden;
       closePopover();
-      if (open) { panel.hidden = false; btn.setAttribute("aria-expanded", "true"); openPopover = "Env"; }
+      if (open) openPanel(btn, panel, "Env");
     });
     return [btn, panel];
   }
@@ -402,7 +428,8 @@
     if (ins.cuda_toggle) {
       const grp = el("div", { class: "cb-cuda", role: "radiogroup", "aria-label": "CUDA build" });
       for (const [value, label, tip] of [["default", "default", "Default CUDA 13 build"], ["cu129", "cu129", "CUDA 12.9 build for older drivers"]]) {
-        const b = el("button", { type: "button", role: "radio", "aria-checked": String(ins.cuda === value), class: `cb-pill cb-mini${ins.cuda === value ? " is-active" : ""}`, title: tip, tabindex: ins.cuda === value ? "0" : "-1", "data-value": value }, label);
+        const b = el("button", { type: "button", role: "radio", "aria-checked": String(ins.cuda === value), class: `cb-pill cb-mini${ins.cuda === value ? " is-active" : ""}`, tabindex: ins.cuda === value ? "0" : "-1", "data-value": value }, label);
+        withTip(b, tip);
         b.addEventListener("click", () => send({ type: "cuda", value }));
         grp.append(b);
       }

@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from builder.minify import minify
 from builder.paths import STATIC_DIR, TEMPLATES_DIR
+from builder.site.brand import PRELOADED, platform_logo, provider_logo
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.views import fmt_ctx_short
 
@@ -37,6 +38,7 @@ class Page:
     canonical: str = ""
     kind: str = ""
     og_type: str = "website"
+    og_image: str = ""  # site path of the page's preview PNG (with ?v=), set by SitePages
     current_org: str | None = None
     current_recipe: str | None = None
     breadcrumbs: list[tuple[str, str]] = field(default_factory=list)
@@ -52,6 +54,7 @@ class Page:
             "description": self.description,
             "canonical": self.canonical,
             "og_type": self.og_type,
+            "og_image": self.og_image,
             "page_kind": self.kind,
             "current_org": self.current_org,
             "current_recipe": self.current_recipe,
@@ -125,12 +128,16 @@ class Templates:
             json_for_script=json_for_script,
             orgs=index.orgs,
             total_recipes=len(index.recipes),
+            provider_logo=provider_logo,
+            platform_logo=platform_logo,
+            preload_fonts=[f.url for f in PRELOADED if f.url.lstrip("/") in assets],
         )
         env.filters["thousands"] = lambda n: f"{int(n):,}"
         self.env = env
 
     def asset(self, name: str) -> str:
-        """Site-absolute URL of a static asset with a content hash for cache busting."""
+        """Site-absolute URL of a static asset (``site.css``, ``static/logos/x.svg``) with a content hash."""
+        name = name.removeprefix("static/")
         data = self.assets.get(f"static/{name}", b"")
         return f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
 

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import posixpath
 import threading
 
 from builder.content import BuildOutput, Content
-from builder.site.index import SiteIndex
+from builder.site.brand import brand_files
+from builder.site.index import Org, SiteIndex
 from builder.site.jinja import Page, Templates, static_assets
 from builder.site.listings import browse_page, home_page, not_found_page, org_page, redirect_stub
+from builder.site.og_image import OgCard, PreviewCache
+from builder.site.previews import SITE_FILE, org_card, org_file, recipe_card, recipe_file, site_card
 from builder.site.recipe_page import recipe_page
 from builder.site.texts import index_texts
+from builder.site.views import RecipeView
 
 
 class SitePages:
@@ -21,26 +26,47 @@ class SitePages:
     def __init__(self, content: Content, output: BuildOutput, base_url: str | None = None) -> None:
         self.index = SiteIndex(content, output, base_url)
         self.assets = static_assets()
+        self.assets.update(brand_files(list(self.index.orgs), list(self.index.platforms)))
         self.templates = Templates(self.index, self.assets)
+        self.previews = PreviewCache()
 
     def html(self, page: Page) -> bytes:
         return self.templates.render(page)
+
+    def with_preview(self, out: dict[str, bytes], page: Page, card: OgCard, path: str) -> bytes:
+        """``page``'s HTML, its og:image pointing at ``path``; the PNG is added to ``out``."""
+        png = out[path] if path in out else self.previews.png(card)
+        out[path] = png
+        page.og_image = f"/{path}?v={hashlib.sha256(png).hexdigest()[:10]}"
+        return self.html(page)
+
+    def recipe_html(self, out: dict[str, bytes], r: RecipeView) -> None:
+        out[f"{r.hf_id}/index.html"] = self.with_preview(out, recipe_page(self.index, r), recipe_card(self.index, r),
+                                                         recipe_file(r))
+
+    def org_html(self, out: dict[str, bytes], org: Org) -> None:
+        out[f"{org['id']}/index.html"] = self.with_preview(out, org_page(self.index, org), org_card(self.index, org),
+                                                           org_file(org))
 
     def everything(self) -> dict[str, bytes]:
         """Every page, asset, redirect stub and text index."""
         return {**self.recipe_pages(0, 1), **self.shared()}
 
     def recipe_pages(self, part: int, parts: int) -> dict[str, bytes]:
-        """The recipe pages of one share of the recipes (every ``parts``-th from ``part``)."""
-        return {f"{r.hf_id}/index.html": self.html(recipe_page(self.index, r)) for r in self.index.recipes[part::parts]}
+        """The recipe pages of one share of the recipes (every ``parts``-th from ``part``), with their previews."""
+        out: dict[str, bytes] = {}
+        for r in self.index.recipes[part::parts]:
+            self.recipe_html(out, r)
+        return out
 
     def listings(self) -> dict[str, bytes]:
-        """Home, browse and 404: the pages that list recipes across orgs."""
-        return {
-            "index.html": self.html(home_page(self.index)),
-            "browse/index.html": self.html(browse_page(self.index)),
-            "404.html": self.html(not_found_page(self.index)),
-        }
+        """Home, browse and 404 (the pages that list recipes across orgs) and their preview."""
+        out: dict[str, bytes] = {}
+        card = site_card(self.index)
+        for path, page in (("index.html", home_page(self.index)), ("browse/index.html", browse_page(self.index)),
+                           ("404.html", not_found_page(self.index))):
+            out[path] = self.with_preview(out, page, card, SITE_FILE)
+        return out
 
     def shared(self) -> dict[str, bytes]:
         """Everything but the recipe pages: assets, home, browse, 404, providers, stubs, indexes."""
@@ -48,7 +74,7 @@ class SitePages:
         pages: dict[str, bytes] = dict(self.assets)
         pages.update(self.listings())
         for org in index.orgs.values():
-            pages[f"{org['id']}/index.html"] = self.html(org_page(index, org))
+            self.org_html(pages, org)
         taken = set(pages) | set(index.output.files) | {f"{r.hf_id}/index.html" for r in index.recipes}
         dirs = {posixpath.dirname(p) for p in taken}
         folded = {p.casefold() for p in taken}
@@ -77,9 +103,9 @@ class SitePages:
         pages = self.listings()
         edited = [index.by_id[h] for h in hf_ids if h in index.by_id]
         for org_id in {r.org for r in edited}:
-            pages[f"{org_id}/index.html"] = self.html(org_page(index, index.orgs[org_id]))
+            self.org_html(pages, index.orgs[org_id])
         for r in edited:
-            pages[f"{r.hf_id}/index.html"] = self.html(recipe_page(index, r))
+            self.recipe_html(pages, r)
         pages.update(index_texts(index))
         return pages
 

@@ -142,6 +142,7 @@ def _platforms(index: SiteIndex, r: RecipeView) -> list[dict[str, str]]:
         url, script = text(merged.get("url")), text(merged.get("script"))
         out.append(
             {
+                "id": str(pid),
                 "name": text(merged.get("name") or pid),
                 "blurb": text(merged.get("blurb")),
                 "url": url if HTTP_URL.match(url) else "",

@@ -58,7 +58,12 @@ def test_disabled_pill_is_focusable_and_inert(page: Any) -> None:
     open_builder(page, "/dots-studio/dots3-note-prev")
     bad = page.locator('[data-row="hardware"] .cb-pill[aria-disabled="true"]').first
     before = page.url
-    assert bad.get_attribute("title")
+    # the reason is the pill's description (a tooltip element, no title attribute: GAP-05, A11Y-03)
+    assert bad.get_attribute("title") is None
+    reason = next(p["reason"] for r in view(page)["rows"] if r["id"] == "hardware" for p in r["pills"]
+                  if p["value"] == bad.get_attribute("data-value"))
+    tip_id = bad.get_attribute("aria-describedby").split()[-1]
+    assert page.locator(f"#{tip_id}").text_content() == reason
     bad.click(force=True)
     settle(page)
     assert page.url == before
