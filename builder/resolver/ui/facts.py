@@ -10,6 +10,7 @@ from ..hardware import (
     allowlisted,
     declared_hardware,
     gpu_count_of,
+    hardware_labels,
     hardware_profiles,
     is_scalable,
     node_vram_gb,
@@ -116,7 +117,8 @@ def variant_label(key: str, variant: dict[str, Any]) -> str:
 
 
 def hardware_name(taxonomy: dict[str, Any], hw: str) -> str:
-    return js_str(profile_of(taxonomy, hw).get("display_name") or hw)
+    """The profile's label, unique among the taxonomy's profiles (``hardware_labels``)."""
+    return hardware_labels(taxonomy).get(hw) or js_str(hw)
 
 
 def per_gpu_label(profile: dict[str, Any]) -> str:
