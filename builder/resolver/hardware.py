@@ -16,7 +16,7 @@ def profile_of(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
     return as_dict(hardware_profiles(taxonomy).get(hw)) if hw is not None else {}
 
 
-_COUNT_MARK = re.compile(r"\b\d+\s*[x×]|[x×]\s*\d+\b|\bNVL\d+", re.IGNORECASE)
+_COUNT_MARK = re.compile(r"\b\d+\s*[x×](?![a-z])|\bNVL\d+", re.IGNORECASE)  # "2x", "4 ×", "NVL4"
 _NOT_GPU_GENERATIONS = ("cpu", "tpu", "xpu", "npu")
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..features import available_modes
-from ..hardware import default_hardware, fits_single_node, lookup_exact, pick_fitting_variant, variant_of
+from ..hardware import (
+    default_hardware,
+    fits_single_node,
+    initial_hardware,
+    lookup_exact,
+    pick_fitting_variant,
+    variant_of,
+)
 from ..omni import active_omni_task, omni_task_for_hardware, omni_tasks
 from ..presets import preset_point_selection
 from ..resolve import node_count_value
@@ -101,8 +108,10 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
     state.update(fresh)
 
 
-def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], out: dict[str, Any]) -> None:
-    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state."""
+def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], out: dict[str, Any],
+                prefs: dict[str, Any] | None = None) -> None:
+    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state; ``prefs`` is the stored global
+    preference (``{"hardware": id}``), which Reset keeps (CB-INIT-04's choice without the URL)."""
     kind, value = ev.get("type"), ev.get("value")
     if kind not in ("install", "cuda", "point", "preset", "kv_instance", "pool_rank", "refresh"):
         state["preset"] = state["point"] = None
@@ -177,8 +186,10 @@ def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], 
         keep = {k: state[k] for k in ("install", "cuda")}
         state.clear()
         state.update(fresh_state(), **keep)
-        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, "default")
-        state["nodes"] = initial_node_count(facts.recipe, facts.vocab, "default", state["hardware"])
+        pref = as_dict(prefs).get("hardware")
+        state["hardware"] = initial_hardware(facts.recipe, facts.taxonomy, facts.vkey(None), None,
+                                             pref if isinstance(pref, str) else None)
+        state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
 
 
 def _on_kv(facts: BuilderFacts, state: dict[str, Any], value: str, sid: str | None) -> None:

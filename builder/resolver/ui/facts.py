@@ -121,8 +121,21 @@ def hardware_name(taxonomy: dict[str, Any], hw: str) -> str:
     return hardware_labels(taxonomy).get(hw) or js_str(hw)
 
 
+_DEVICE_NOUNS = {"cpu": "NUMA node", "tpu": "chip", "npu": "NPU"}
+
+
+def device_noun(profile: dict[str, Any]) -> str:
+    """What one of the profile's ``gpu_count`` is: a GPU, a TPU chip, a CPU's NUMA node, an NPU."""
+    return _DEVICE_NOUNS.get(js_str(raw_generation(profile)), "GPU")
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 GPU``, ``2 GPUs``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def per_gpu_label(profile: dict[str, Any]) -> str:
-    unit = "CPU" if raw_generation(profile) == "cpu" else "GPU"
+    unit = "CPU" if raw_generation(profile) == "cpu" else device_noun(profile)
     return f"{round(node_vram_gb(profile) / max(1, gpu_count_of(profile)))}G/{unit}"
 
 
