@@ -10,6 +10,7 @@ from urllib.parse import quote, urlencode
 
 from builder import resolver
 from builder.content import BuildOutput, Content
+from builder.base_path import BasePathError, base_path
 from builder.site.views import TASK_LABELS, RecipeView, date_key, text
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -49,6 +50,10 @@ class SiteIndex:
         self.output = output
         site = content.site or {}
         self.base_url = (base_url or site.get("base_url") or site.get("site_url") or DEFAULT_BASE_URL).rstrip("/")
+        try:  # "" at a host's root, "/recipes" under a sub-path
+            self.base_path = base_path(self.base_url)
+        except BasePathError:  # a site.yaml URL the schema let through: links stay at the host's root
+            self.base_path = ""
         self.repo_url = str(site.get("repo_url") or REPO_URL).rstrip("/")
         self.taxonomy: dict[str, Any] = content.vocab.taxonomy or {}
         self.profiles: dict[str, Any] = dict(self.taxonomy.get("hardware_profiles") or {})
