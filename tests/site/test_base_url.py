@@ -4,10 +4,8 @@ internal link, asset, fetch and worker URL under that path."""
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from builder.base_path import BasePathError, base_path, prefix_links
 from builder.build import BuildOptions, Pipeline
 from builder.cli import main
 from builder.writer import write_tree
+from tests.site.conftest import serve_dir
 
 SUB_URL = "https://example.github.io/recipes"
 ROOT_URL = "https://recipes.example.org"
@@ -110,22 +109,10 @@ def test_sub_path_texts_and_scripts_stay_under_the_path(sub_site: dict[str, Any]
     assert '"/Qwen/Qwen3-8B.json"' in _text(sub_site, "models.json")
 
 
-@contextlib.contextmanager
-def _serve(directory: Path) -> Iterator[str]:
-    from builder.serve import serve_directory
-
-    httpd, url = serve_directory(directory)
-    try:
-        yield url
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 def test_sub_path_site_works_in_the_browser(sub_site: dict[str, Any], chromium: Any) -> None:
     if not (sub_site["dir"] / "pyodide").is_dir():
         pytest.skip("node_modules/pyodide is missing: run `npm ci`")
-    with _serve(sub_site["host"]) as url:
+    with serve_dir(sub_site["host"]) as url:
         ctx = chromium.new_context(base_url=url)
         try:
             page = ctx.new_page()
