@@ -155,13 +155,13 @@
       if (i === 0) first = m;
       sum += m.lvl;
     }
-    if (!first) return { lvl: 9, field: 0, text: "", sum: 0 };
+    if (!first) return { whole: 9, lvl: 9, field: 0, text: "", sum: 0 };
     var whole = words.length > 1 ? bestMatch(words.join(""), fields) : null;
-    var best = whole && whole.lvl <= first.lvl ? whole : first;
-    return { lvl: best.lvl, field: best.field, text: best.text, sum: sum };
+    var best = whole || first;
+    return { whole: whole ? whole.lvl : 9, lvl: first.lvl, field: best.field, text: best.text, sum: sum };
   }
   function cmpRank(a, b) {
-    return a.m.lvl - b.m.lvl || (a.m.sum || 0) - (b.m.sum || 0) || a.m.field - b.m.field ||
+    return a.m.whole - b.m.whole || a.m.lvl - b.m.lvl || a.m.sum - b.m.sum || a.m.field - b.m.field ||
       (a.m.text < b.m.text ? -1 : a.m.text > b.m.text ? 1 : 0);
   }
   function searchRecipes(idx, q) {
