@@ -106,7 +106,7 @@
     busy = true;
     root.setAttribute("aria-busy", "true");
     try {
-      const state = { ...(view ? view.state : {}), _endpoints: endpoints(), _prefs: stored(PREFS_KEY) };
+      const state = { ...(view ? view.state : {}), _endpoints: endpoints() };
       const next = JSON.parse((await request({ hfId, state, event })).view);
       apply(next, event);
     } catch (err) {
@@ -675,6 +675,7 @@
     worker.onerror = (e) => showError(new Error(e.message || "the builder's worker failed to load"));
     let vocab;
     try { vocab = await loadVocab(); } catch (err) { failStart(err); return; }
+    if (startFailed) return; // the worker reported its failure meanwhile
     const params = Object.fromEntries(new URLSearchParams(location.search));
     const state = { ...params, _prefs: stored(PREFS_KEY), _stored: shallow(stored(RECIPE_KEY)[hfId]) || {}, _endpoints: endpoints() };
     busy = true;

@@ -128,11 +128,12 @@ def test_the_variant_is_remembered_per_recipe() -> None:
     assert bs(hf, {"_stored": {"variant": "nope"}})["state"]["variant"] == variants[0]
 
 
-def test_reset_keeps_the_global_gpu_preference() -> None:
+def test_reset_goes_to_the_recipe_defaults_and_stores_no_preference() -> None:
     v = bs(HF, {"_prefs": {"hardware": "b200"}})
     assert v["state"]["hardware"] == "b200"
     v = step(v, HF, type="hardware", value="h100")
     assert v["storage"]["prefs"] == {"hardware": "h100"}
-    reset = R.builder_state(recipe(HF), vocab(), {**v["state"], "_prefs": {"hardware": "h100"}}, {"type": "reset"})
-    assert reset["state"]["hardware"] == "h100" and reset["storage"]["prefs"] is None
+    reset = step(v, HF, type="reset")
+    assert reset["state"]["hardware"] == "h200" and reset["query"] == ""
+    assert reset["storage"]["prefs"] is None  # the stored preference (h100) is left as it is
     assert reset["storage"]["recipe"] == {}

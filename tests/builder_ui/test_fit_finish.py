@@ -154,8 +154,10 @@ def test_reset_leaves_the_global_gpu_preference_alone(page: Any) -> None:
     assert storage(page, PREFS) == {"hardware": "h100"}
     page.get_by_role("button", name="Reset to the recipe's defaults").click()
     settle(page)
-    assert storage(page, PREFS) == {"hardware": "h100"}
-    assert view(page)["state"]["hardware"] == "h100" and view(page)["state"]["features"] is None
+    assert view(page)["state"]["hardware"] == "h200" and view(page)["state"]["features"] is None
+    assert storage(page, PREFS) == {"hardware": "h100"}  # Reset is about this recipe only
+    open_builder(page, "/Qwen/Qwen3-14B")  # another recipe still opens on the preferred GPU
+    assert view(page)["state"]["hardware"] == "h100"
 
 
 def test_pd_pool_mode_pills_sit_on_one_line(page: Any) -> None:

@@ -8,7 +8,6 @@ from ..features import available_modes
 from ..hardware import (
     default_hardware,
     fits_single_node,
-    initial_hardware,
     lookup_exact,
     pick_fitting_variant,
     variant_of,
@@ -108,10 +107,9 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
     state.update(fresh)
 
 
-def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], out: dict[str, Any],
-                prefs: dict[str, Any] | None = None) -> None:
-    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state; ``prefs`` is the stored global
-    preference (``{"hardware": id}``), which Reset keeps (CB-INIT-04's choice without the URL)."""
+def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], out: dict[str, Any]) -> None:
+    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state (``out["prefs"]``: a new
+    global preference to store, set by a hardware click only)."""
     kind, value = ev.get("type"), ev.get("value")
     if kind not in ("install", "cuda", "point", "preset", "kv_instance", "pool_rank", "refresh"):
         state["preset"] = state["point"] = None
@@ -186,9 +184,8 @@ def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], 
         keep = {k: state[k] for k in ("install", "cuda")}
         state.clear()
         state.update(fresh_state(), **keep)
-        pref = as_dict(prefs).get("hardware")
-        state["hardware"] = initial_hardware(facts.recipe, facts.taxonomy, facts.vkey(None), None,
-                                             pref if isinstance(pref, str) else None)
+        # the recipe's own defaults; the stored global GPU preference is not touched (no ``out["prefs"]``)
+        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, facts.vkey(None))
         state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
 
 

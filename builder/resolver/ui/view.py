@@ -280,7 +280,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
         current = parse_state(facts, raw)
         current["hw_pinned"] = raw.get("hw_pinned") is True
         out: dict[str, Any] = {}
-        apply_event(facts, current, as_dict(event), out, as_dict(raw.get("_prefs")))
+        apply_event(facts, current, as_dict(event), out)
         if out.get("prefs"):
             current["hw_pinned"] = True
             storage["prefs"] = out["prefs"]
