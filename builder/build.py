@@ -29,6 +29,7 @@ class BuildOptions:
     strict: bool = False
     html: bool = True
     source: dict[str, str | None] = field(default_factory=dict)  # command-line provenance overrides
+    base_url: str | None = None  # where the site is published (default: site.yaml base_url, else http://127.0.0.1:8000)
 
 
 @dataclass
@@ -90,7 +91,7 @@ class Pipeline:
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if options.html if html is None else html:
-            parts = _pages(content, output, parallel)
+            parts = _pages(content, output, parallel, options.base_url)
             check_outputs([(files, API), *parts], content, api)
             pages = {path: data for part, _ in parts for path, data in part.items()}
             anchors = anchor_problems(content.recipes, pages)
@@ -126,7 +127,7 @@ class Pipeline:
                 files[path] = output.files[path]
             else:
                 files.pop(path, None)
-        pages = edited_pages(content, output, {recipe.hf_id})
+        pages = edited_pages(content, output, {recipe.hf_id}, self.options.base_url)
         files.update(pages)
         files.update(builder_data_files(content, {recipe.hf_id}))
         if incremental_clash(files, previous, api_before, content, api):
@@ -136,7 +137,8 @@ class Pipeline:
         return files, problems
 
 
-def _pages(content: Content, output: BuildOutput, parallel: bool) -> list[tuple[dict[str, bytes], str]]:
+def _pages(content: Content, output: BuildOutput, parallel: bool,
+           base_url: str | None = None) -> list[tuple[dict[str, bytes], str]]:
     """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
     the resolver itself, and each recipe's builder data; each part named for collision reports.
 
@@ -145,7 +147,7 @@ def _pages(content: Content, output: BuildOutput, parallel: bool) -> list[tuple[
     from builder.site import site_pages, site_pages_parallel
 
     return [
-        ((site_pages_parallel if parallel else site_pages)(content, output), "the site's pages"),
+        ((site_pages_parallel if parallel else site_pages)(content, output, base_url), "the site's pages"),
         (pyodide_files(PROJECT_ROOT), "the Pyodide runtime"),
         (resolver_files(PROJECT_ROOT), "the in-browser resolver"),
         (builder_data_files(content), "the command builder's data"),

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 from builder import memory_cli
+from builder.base_path import BasePathError, base_path
 from builder.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.commands import Refused, reported
 from builder.commands.new import new_recipe
@@ -26,6 +27,10 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site/)")
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("--json-only", action="store_true", help="write only the JSON API, no HTML pages")
+    b.add_argument("--base-url", metavar="URL", default=None,
+                   help="where the site is published, e.g. https://you.github.io/recipes (canonical links, sitemap, "
+                        "feed, robots, OG; a path serves every page under it); default: site.yaml base_url, "
+                        "else http://127.0.0.1:8000")
     for key in SOURCE_KEYS:
         b.add_argument(f"--source-{key}", dest=f"source_{key}", default=None, help=f"provenance: {key}")
 
@@ -81,7 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         return memory_cli.run(args)
     if args.command == "build":
         source = {key: getattr(args, f"source_{key}") for key in SOURCE_KEYS}
-        options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source)
+        if args.base_url is not None:
+            try:
+                base_path(args.base_url)
+            except BasePathError as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 2
+        options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source,
+                               base_url=args.base_url)
         return build(options)
     if args.command == "check":
         return check(args.content, args.strict)

@@ -91,7 +91,8 @@ def report(problems: list[Any]) -> None:
 
 class StaticHandler(SimpleHTTPRequestHandler):
     """A static host for the built site: ``.gz`` twins sent with ``Content-Encoding: gzip``
-    when the browser accepts them, module and wasm MIME types, ``404.html`` for missing paths."""
+    when the browser accepts them, module and wasm MIME types, ``404.html`` for missing paths
+    and for folders without an ``index.html`` (no directory listings)."""
 
     extensions_map = {
         **SimpleHTTPRequestHandler.extensions_map,
@@ -122,6 +123,11 @@ class StaticHandler(SimpleHTTPRequestHandler):
             self.end_headers()
             return io.BytesIO(data)
         return super().send_head()
+
+    def list_directory(self, path: Any) -> None:
+        """No directory listings: a folder without ``index.html`` (a deleted recipe's) is a 404."""
+        self.send_error(404)
+        return None
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / "404.html"

@@ -47,17 +47,20 @@
     return FACETS.reduce(function (n, f) { return n + state[f].length; }, 0) + (state.provider ? 1 : 0) + (state.q ? 1 : 0);
   }
   function sortRows(shown) {
-    var key = state.sort || (state.q ? "relevance" : "released");
+    var fallback = state.q ? "relevance" : "released", key = state.sort || fallback;
     function base(r) { return +r.getAttribute("data-base"); }
     function num(r) { var v = r.getAttribute("data-params"); return v === "" ? null : +v; }
-    var cmp = {
+    var orders = {
       released: function (a, b) { var x = a.getAttribute("data-released"), y = b.getAttribute("data-released"); if (!x !== !y) return x ? -1 : 1; return y.localeCompare(x); },
       updated: function (a, b) { return b.getAttribute("data-updated").localeCompare(a.getAttribute("data-updated")); },
       size_desc: function (a, b) { var x = num(a), y = num(b); if ((x === null) !== (y === null)) return x === null ? 1 : -1; return (y || 0) - (x || 0); },
       size_asc: function (a, b) { var x = num(a), y = num(b); if ((x === null) !== (y === null)) return x === null ? 1 : -1; return (x || 0) - (y || 0); },
       name: function (a, b) { return a.getAttribute("data-id").localeCompare(b.getAttribute("data-id")); },
       relevance: function (a, b) { var x = qRank[a.getAttribute("data-id")], y = qRank[b.getAttribute("data-id")]; return (x === undefined ? 1e9 : x) - (y === undefined ? 1e9 : y); }
-    }[key] || function () { return 0; };
+    };
+    // an unknown ?sort= (even "__proto__" or "constructor") sorts as if none was given
+    if (!Object.prototype.hasOwnProperty.call(orders, key)) key = fallback;
+    var cmp = orders[key];
     rows.slice().sort(function (a, b) { return cmp(a, b) || base(a) - base(b); }).forEach(function (r) { list.appendChild(r); });
     if (sortSel) sortSel.value = key;
   }

@@ -15,12 +15,14 @@
   const PREFS_KEY = "vllm-recipes-prefs";
   const RECIPE_KEY = "vllm-recipes-recipe-state";
   const ENDPOINTS_KEY = "vllm-recipes:cluster-endpoints";
-  const dataUrl = section.dataset.builderData || `/builder-data/${hfId}.json`;
-  const vocabUrl = section.dataset.builderVocab || "/builder-data/vocab.json";
-  const pyodideUrl = section.dataset.pyodide || "/pyodide/";
-  const resolverUrl = section.dataset.resolver || "/static/resolver.zip";
+  // Site-absolute paths under the site's base path (<html data-base="/recipes"> for a sub-path build).
+  const siteUrl = (path) => (document.documentElement.dataset.base || "").replace(/\/+$/, "") + path;
+  const dataUrl = section.dataset.builderData || siteUrl(`/builder-data/${hfId}.json`);
+  const vocabUrl = section.dataset.builderVocab || siteUrl("/builder-data/vocab.json");
+  const pyodideUrl = section.dataset.pyodide || siteUrl("/pyodide/");
+  const resolverUrl = section.dataset.resolver || siteUrl("/static/resolver.zip");
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
-    ? new URL("builder-worker.js", document.currentScript.src).pathname : "/static/builder-worker.js");
+    ? new URL("builder-worker.js", document.currentScript.src).pathname : siteUrl("/static/builder-worker.js"));
 
   // ── storage (tolerates unavailable / corrupt storage, §7.4) ──
   const store = {
@@ -33,7 +35,18 @@
       catch { /* storage unavailable */ }
     },
   };
-  const endpoints = () => store.get(ENDPOINTS_KEY) || {};
+  // Stored values reach the resolver as JSON: anything nested deeper than the resolver reads
+  // (a stored 5,000-level object) is cut here, so no stored value can stop the builder.
+  function shallow(value, depth = 3) {
+    if (value === null || typeof value !== "object") return value;
+    if (depth <= 0) return null;
+    if (Array.isArray(value)) return value.slice(0, 256).map((v) => shallow(v, depth - 1));
+    const out = {};
+    for (const k of Object.keys(value).slice(0, 256)) out[k] = shallow(value[k], depth - 1);
+    return out;
+  }
+  const stored = (key) => shallow(store.get(key)) || {};
+  const endpoints = () => stored(ENDPOINTS_KEY);
 
   // ── worker protocol ──
   let worker = null;
@@ -57,6 +70,9 @@
   let lastTabNames = "";
   let openPopover = null;
   let installOpen = false;
+  let advancedOpen = false; // the Advanced panel stays as the reader left it across renders
+  let started = false; // the worker answered the first request
+  let startFailed = null; // why the builder could not start (shown with Try again)
 
   const root = document.createElement("div");
   root.className = "cb";
@@ -81,6 +97,7 @@
 
   // ── events ──
   function send(event) {
+    if (startFailed) return; // inert until Try again succeeds
     if (busy || !ready || !view) { queue.push(event); markPending(); return; }
     run(event);
   }
@@ -118,8 +135,25 @@
     section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
   }
   function showError(err) {
+    if (!started) { failStart(err); return; }
     statusEl.textContent = `Builder error: ${err && err.message ? err.message : err}`;
     statusEl.hidden = false;
+  }
+  // The runtime could not start (blocked or failing): say so, offer Try again, make the controls
+  // inert (the pre-rendered default command stays usable) and drop the clicks that were waiting.
+  function failStart(err) {
+    startFailed = err && err.message ? err.message : String(err);
+    for (const w of waiting.values()) w.reject(new Error(startFailed));
+    waiting.clear();
+    queue.length = 0;
+    busy = false;
+    root.removeAttribute("aria-busy");
+    const retry = el("button", { type: "button", class: "cb-btn cb-retry", "data-retry": "" }, "Try again");
+    retry.addEventListener("click", () => { startFailed = null; statusEl.textContent = "Loading interactive builder…"; render(); boot(); });
+    statusEl.replaceChildren(`The interactive builder could not start (${startFailed}). The command shown is the recipe's default. `, retry);
+    statusEl.setAttribute("role", "alert");
+    statusEl.hidden = false;
+    if (view) render(); else if (!root.isConnected) mount.append(root); else root.replaceChildren(statusEl, live);
   }
   function flash() {
     const card = root.querySelector(".cb-command");
@@ -282,7 +316,8 @@
     }
     if (row.kind === "checkbox") {
       const details = el("details", { class: "cb-advanced", "data-row": "advanced" });
-      if (root.querySelector(".cb-advanced[open]")) details.open = true;
+      details.open = advancedOpen;
+      details.addEventListener("toggle", () => { advancedOpen = details.open; });
       details.append(el("summary", {}, "Advanced", el("span", { class: "cb-dim" }, row.count ? ` (${row.count} enabled)` : " — performance tuning")));
       const grid = el("div", { class: "cb-adv-grid" });
       for (const p of row.pills) {
@@ -380,24 +415,35 @@
     if (openPopover && !e.target.closest(".cb-popover") && !e.target.closest("[aria-haspopup]")) closePopover();
   });
 
+  // POP-06: the "Curl / bench target" fields, one field per placeholder of the current commands
+  // (with the resolver's example values) and its tips; values are saved in this browser.
   function envPanel(v) {
     const saved = endpoints();
     const count = Object.values(saved).filter(Boolean).length;
     const id = nextId("cb-pop");
+    const env = v.env || { target: [], fields: (v.placeholders || []).map((name) => ({ name, example: "" })), tips: [] };
     const btn = el("button", { type: "button", class: `cb-btn${count ? " cb-accent-btn" : ""}`, "aria-haspopup": "dialog",
       "aria-expanded": "false", "aria-controls": id, "data-pop": "Env" }, count ? `Env (${count})` : "Env");
     const panel = el("div", { class: "cb-popover cb-env", id, role: "dialog", "aria-label": "Cluster env", hidden: true },
       el("p", { class: "cb-dim" }, "Saved in this browser and substituted in every command; empty fields stay $VAR."));
-    for (const name of v.placeholders || []) {
-      const input = el("input", { type: "text", value: saved[name] || "", placeholder: name.includes("PORT") ? "8000" : name.includes("IP") || name.includes("HOST") || name.includes("NODE") || name.includes("INSTANCE") ? "10.0.0.1" : name.includes("IFACE") ? "bond0" : "", "data-name": name });
+    const field = (f) => {
+      const input = el("input", { type: "text", value: saved[f.name] || "", placeholder: f.example || "", "data-name": f.name,
+        "aria-label": `$${f.name}` });
       input.addEventListener("change", () => {
         const all = endpoints();
-        if (input.value.trim()) all[name] = input.value.trim(); else delete all[name];
+        if (input.value.trim()) all[f.name] = input.value.trim(); else delete all[f.name];
         store.set(ENDPOINTS_KEY, Object.keys(all).length ? all : null);
         send({ type: "refresh" });
       });
-      panel.append(el("label", { class: "cb-env-field" }, el("code", {}, `$${name}`), input));
+      return el("label", { class: "cb-env-field" }, el("code", {}, `$${f.name}`), input);
+    };
+    if (env.target.length) {
+      panel.append(el("p", { class: "cb-env-head" }, el("strong", {}, "Curl / bench target")), ...env.target.map(field));
     }
+    if (env.fields.length) {
+      panel.append(el("p", { class: "cb-env-head" }, el("strong", {}, "Placeholders in current commands")), ...env.fields.map(field));
+    }
+    for (const tip of env.tips) panel.append(el("p", { class: "cb-dim cb-env-tip" }, tip));
     if (count) {
       const clear = el("button", { type: "button", class: "cb-btn" }, "Clear all");
       clear.addEventListener("click", () => { store.set(ENDPOINTS_KEY, null); send({ type: "refresh" }); });
@@ -572,12 +618,15 @@
   function render() {
     const v = view;
     if (!v) return;
+    const envFocus = document.activeElement && root.contains(document.activeElement)
+      ? document.activeElement.getAttribute("data-name") : null;
     const focusKey = document.activeElement && root.contains(document.activeElement)
       ? [document.activeElement.closest("[data-row],[data-block],[role=tablist]")?.getAttribute("data-row") || document.activeElement.closest("[data-block]")?.getAttribute("data-block"),
         document.activeElement.getAttribute("data-value") || document.activeElement.getAttribute("role") + ":" + document.activeElement.textContent] : null;
     root.replaceChildren();
-    statusEl.hidden = ready;
+    statusEl.hidden = ready && !startFailed;
     root.append(statusEl, live);
+    root.classList.toggle("cb-failed", Boolean(startFailed));
     const install = renderInstall(v);
     if (install) root.append(install);
     const extras = renderExtras(v);
@@ -593,9 +642,19 @@
       panel.append(rowView(row));
       if (row.id === "hardware" && v.tp_hint) panel.append(el("p", { class: "cb-hint" }, v.tp_hint));
     }
+    if (startFailed) { panel.inert = true; panel.setAttribute("aria-disabled", "true"); }
     root.append(panel);
     const notes = renderNotes(v);
     if (notes) root.append(notes);
+    if (openPopover) {
+      const btn = root.querySelector(`[data-pop="${CSS.escape(openPopover)}"]`);
+      const pop = btn && document.getElementById(btn.getAttribute("aria-controls"));
+      if (pop) { pop.hidden = false; btn.setAttribute("aria-expanded", "true"); } else openPopover = null;
+    }
+    if (envFocus) {
+      const input = root.querySelector(`.cb-env input[data-name="${CSS.escape(envFocus)}"]`);
+      if (input) { input.focus(); return; }
+    }
     if (focusKey && focusKey[0]) {
       const scope = root.querySelector(`[data-row="${focusKey[0]}"]`) || root.querySelector(`[data-block="${focusKey[0]}"]`);
       const target = scope && (scope.querySelector(`[data-value="${CSS.escape(focusKey[1] || "")}"]`) || scope.querySelector("[aria-checked=true],[aria-selected=true],input"));
@@ -611,38 +670,71 @@
   }
 
   // ── start-up: paint the embedded default view, boot the worker, apply the URL, drain clicks ──
+  let data = null;
+  let vocabPromise = null;
+  const loadVocab = () => vocabPromise || (vocabPromise = fetch(vocabUrl)
+    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))))
+    .catch((err) => { vocabPromise = null; throw err; }));
+  const onMessage = (e) => {
+    const m = e.data || {};
+    if (m.type === "ready") { bootTimings = { total: m.ms, ...m.timings }; return; }
+    if (m.type === "failed") { showError(new Error(m.message)); return; }
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
+  };
+  function newWorker() {
+    const w = new Worker(workerUrl, { type: "module" });
+    w.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
+    return w;
+  }
+  // The worker (the one the page's <head> started, else a new one) and the first view.
+  async function boot() {
+    const early = window.__builderBoot;
+    try {
+      if (worker) { worker.terminate(); worker = newWorker(); } // Try again: a fresh runtime
+      else if (early && early.worker) worker = early.worker;
+      else worker = newWorker();
+    } catch (err) { failStart(err); return; }
+    worker.onmessage = onMessage;
+    if (early && early.worker === worker) for (const e of early.messages || []) onMessage(e);
+    worker.onerror = (e) => showError(new Error(e.message || "the builder's worker failed to load"));
+    let vocab;
+    try { vocab = await loadVocab(); } catch (err) { failStart(err); return; }
+    if (startFailed) return; // the worker reported its failure meanwhile
+    const params = Object.fromEntries(new URLSearchParams(location.search));
+    const state = { ...params, _prefs: stored(PREFS_KEY), _stored: shallow(stored(RECIPE_KEY)[hfId]) || {}, _endpoints: endpoints() };
+    busy = true;
+    try {
+      const first = JSON.parse((await request({ hfId, state, event: null, vocab, recipe: JSON.stringify(data.recipe) })).view);
+      if (startFailed) return;
+      ready = true;
+      started = true;
+      statusEl.setAttribute("role", "status");
+      hideStatic();
+      apply(first, null);
+      section.dataset.builderReady = "1";
+    } catch (err) {
+      if (!startFailed) failStart(err);
+      return;
+    } finally {
+      busy = false;
+    }
+    if (queue.length) run(queue.shift()); else root.removeAttribute("aria-busy");
+  }
+
   async function start() {
     mount.append(root);
-    const params = Object.fromEntries(new URLSearchParams(location.search));
-    const dataPromise = fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
-    const vocabPromise = fetch(vocabUrl).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))));
+    loadVocab().catch(() => {}); // in parallel with the recipe's data; boot() reports a failure
     // Pyodide boots in a worker that the page's <head> already started (window.__builderBoot),
     // in parallel with parsing and the data fetches; first paint is never blocked.
-    const onMessage = (e) => {
-      const m = e.data || {};
-      if (m.type === "ready") { bootTimings = { total: m.ms, ...m.timings }; return; }
-      if (m.type === "failed") { showError(new Error(m.message)); return; }
-      const w = waiting.get(m.id);
-      if (!w) return;
-      waiting.delete(m.id);
-      if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
-    };
-    const early = window.__builderBoot;
-    if (early && early.worker) {
-      worker = early.worker;
-    } else {
-      worker = new Worker(workerUrl, { type: "module" });
-      worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
-    }
-    worker.onmessage = onMessage;
-    for (const e of (early && early.messages) || []) onMessage(e);
-    worker.onerror = (e) => showError(new Error(e.message || "worker failed"));
-    let data;
-    let vocab;
-    try { data = await dataPromise; } catch {
+    try {
+      data = await fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
+    } catch {
       // No builder data published for this page: keep the static commands.
       root.remove();
-      worker.terminate();
+      if (window.__builderBoot && window.__builderBoot.worker) window.__builderBoot.worker.terminate();
       return;
     }
     if (data.initial) {
@@ -651,21 +743,7 @@
       render();
       root.setAttribute("aria-busy", "true");
     }
-    try { vocab = await vocabPromise; } catch (err) { showError(err); return; }
-    const state = { ...params, _prefs: store.get(PREFS_KEY) || {}, _stored: (store.get(RECIPE_KEY) || {})[hfId] || {}, _endpoints: endpoints() };
-    busy = true;
-    try {
-      const first = JSON.parse((await request({ hfId, state, event: null, vocab, recipe: JSON.stringify(data.recipe) })).view);
-      ready = true;
-      hideStatic();
-      apply(first, null);
-      section.dataset.builderReady = "1";
-    } catch (err) {
-      showError(err);
-    } finally {
-      busy = false;
-      if (queue.length) run(queue.shift()); else root.removeAttribute("aria-busy");
-    }
+    await boot();
   }
 
   window.vllmBuilder = {

@@ -76,7 +76,7 @@
         return (b.rel || "").localeCompare(a.rel || "") || a.repo.toLowerCase().localeCompare(b.repo.toLowerCase());
       }).forEach(function (r) {
         var li = doc.createElement("li"), a = doc.createElement("a");
-        a.href = "/" + r.id; a.textContent = r.repo; a.title = (r.tasks && r.tasks[0]) || "other";
+        a.href = siteUrl("/" + r.id); a.textContent = r.repo; a.title = (r.tasks && r.tasks[0]) || "other";
         li.appendChild(a); ul.appendChild(li);
       });
     }, function () {});
@@ -104,11 +104,16 @@
     }
   }
 
+  /* ── the site's base path (a build for https://host/recipes/ serves every page under /recipes) ── */
+  var BASE = (doc.documentElement.getAttribute("data-base") || "").replace(/\/+$/, "");
+  function siteUrl(path) { return BASE + path; }
+  function safeDecode(text) { try { return decodeURIComponent(text); } catch (e) { return text; } }
+
   /* ── search index + matching (SR-06/07), shared with browse.js ── */
   var indexPromise = null;
   function loadIndex() {
     if (!indexPromise) {
-      indexPromise = fetch("/search-index.json").then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); });
+      indexPromise = fetch(siteUrl("/search-index.json")).then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); });
       indexPromise.catch(function () { indexPromise = null; });
     }
     return indexPromise;
@@ -140,17 +145,24 @@
     }
     return best;
   }
+  // Every word must match some field. A multi-word query also matches as one word ("deepseek v3"
+  // is exactly DeepSeek-V3), and recipes tie-break on how well each of its words matched.
   function matchAll(query, fields) {
-    var words = String(query || "").trim().split(/\s+/).filter(Boolean), first = null;
+    var words = String(query || "").trim().split(/\s+/).filter(Boolean), first = null, sum = 0;
     for (var i = 0; i < words.length; i++) {
       var m = bestMatch(words[i], fields);
       if (!m) return null;
       if (i === 0) first = m;
+      sum += m.lvl;
     }
-    return first || { lvl: 9, field: 0, text: "" };
+    if (!first) return { whole: 9, lvl: 9, field: 0, text: "", sum: 0 };
+    var whole = words.length > 1 ? bestMatch(words.join(""), fields) : null;
+    var best = whole || first;
+    return { whole: whole ? whole.lvl : 9, lvl: first.lvl, field: best.field, text: best.text, sum: sum };
   }
   function cmpRank(a, b) {
-    return a.m.lvl - b.m.lvl || a.m.field - b.m.field || (a.m.text < b.m.text ? -1 : a.m.text > b.m.text ? 1 : 0);
+    return a.m.whole - b.m.whole || a.m.lvl - b.m.lvl || a.m.sum - b.m.sum || a.m.field - b.m.field ||
+      (a.m.text < b.m.text ? -1 : a.m.text > b.m.text ? 1 : 0);
   }
   function searchRecipes(idx, q) {
     var out = [];
@@ -170,7 +182,7 @@
       return (b.added || "").localeCompare(a.added || "") || (a.id < b.id ? -1 : 1);
     }).slice(0, n);
   }
-  window.VR = { loadIndex: loadIndex, searchRecipes: searchRecipes, matchAll: matchAll, recipeFields: recipeFields, store: store };
+  window.VR = { url: siteUrl, loadIndex: loadIndex, searchRecipes: searchRecipes, matchAll: matchAll, recipeFields: recipeFields, store: store };
 
   /* ── header search combobox (SR-01…05, A11Y-10, GAP-06) ── */
   function initSearch() {
@@ -198,18 +210,18 @@
       var total = idx.recipes.length;
       if (!q) {
         box.appendChild(el("p", "sr-head", "Latest"));
-        latest(idx, 5).forEach(function (r) { box.appendChild(option("/" + r.id, r.repo, r.provider + " · " + (r.params || ""))); });
-        box.appendChild(option("/browse", "Browse all " + total + " recipes"));
+        latest(idx, 5).forEach(function (r) { box.appendChild(option(siteUrl("/" + r.id), r.repo, r.provider + " · " + (r.params || ""))); });
+        box.appendChild(option(siteUrl("/browse"), "Browse all " + total + " recipes"));
       } else {
         var ps = searchProviders(idx, q).slice(0, 3), rs = searchRecipes(idx, q);
         if (ps.length) box.appendChild(el("p", "sr-head", "Providers"));
-        ps.forEach(function (x) { box.appendChild(option("/" + x.p.id, x.p.name, x.p.id + " · Provider · " + x.p.n + (x.p.n === 1 ? " recipe" : " recipes"))); });
+        ps.forEach(function (x) { box.appendChild(option(siteUrl("/" + x.p.id), x.p.name, x.p.id + " · Provider · " + x.p.n + (x.p.n === 1 ? " recipe" : " recipes"))); });
         if (rs.length) box.appendChild(el("p", "sr-head", "Recipes"));
         rs.slice(0, 6).forEach(function (x) {
-          box.appendChild(option("/" + x.r.id, x.r.repo, [x.r.provider, x.r.params, x.r.arch ? x.r.arch.toUpperCase() : ""].filter(Boolean).join(" · ")));
+          box.appendChild(option(siteUrl("/" + x.r.id), x.r.repo, [x.r.provider, x.r.params, x.r.arch ? x.r.arch.toUpperCase() : ""].filter(Boolean).join(" · ")));
         });
-        if (rs.length) box.appendChild(option("/browse?q=" + encodeURIComponent(q), "Browse " + rs.length + " matching recipe" + (rs.length === 1 ? "" : "s") + " with q = \"" + q + "\""));
-        else box.appendChild(option("/browse", "Browse all " + total + " recipes"));
+        if (rs.length) box.appendChild(option(siteUrl("/browse?q=" + encodeURIComponent(q)), "Browse " + rs.length + " matching recipe" + (rs.length === 1 ? "" : "s") + " with q = \"" + q + "\""));
+        else box.appendChild(option(siteUrl("/browse"), "Browse all " + total + " recipes"));
       }
       box.hidden = false; input.setAttribute("aria-expanded", "true"); highlight(0);
     }
@@ -244,7 +256,9 @@
   function init404() {
     var box = doc.querySelector("[data-notfound]");
     if (!box) return;
-    var path = decodeURIComponent(location.pathname).replace(/\/index\.html$/, "").replace(/\/+$/, "");
+    var path = safeDecode(location.pathname);
+    if (BASE && (path === BASE || path.indexOf(BASE + "/") === 0)) path = path.slice(BASE.length);
+    path = path.replace(/\/index\.html$/, "").replace(/\/+$/, "");
     var segs = path.split("/").filter(Boolean), reserved = { _next: 1, api: 1, og: 1, providers: 1 };
     var modelLike = segs.length === 2 && !reserved[segs[0]], id = segs.join("/");
     var echo = box.querySelector("[data-nf-echo]");
@@ -269,14 +283,14 @@
       idx.recipes.forEach(function (r) { if (r.id.toLowerCase() === low) hit = "/" + r.id; });
       Object.keys(idx.aliases || {}).forEach(function (a) { if (!hit && a.toLowerCase() === low) hit = idx.aliases[a]; });
       if (!hit && segs.length === 1) idx.providers.forEach(function (p) { if (p.id.toLowerCase() === low) hit = "/" + p.id; });
-      if (hit && hit !== path) { location.replace(hit + (hit.indexOf("?") < 0 ? location.search : "") + location.hash); return; }
+      if (hit && hit !== path) { location.replace(siteUrl(hit) + (hit.indexOf("?") < 0 ? location.search : "") + location.hash); return; }
       var scored = idx.recipes.map(function (r) {
         var rid = r.id.toLowerCase(), repo = r.repo.toLowerCase(), last = (segs[segs.length - 1] || "").toLowerCase();
         return { r: r, d: Math.min(dist(low, rid), dist(last, repo) + (segs.length === 2 && segs[0].toLowerCase() === r.org.toLowerCase() ? 0 : 2)) };
       }).sort(function (a, b) { return a.d - b.d || (a.r.id < b.r.id ? -1 : 1); }).slice(0, 5);
       var list = box.querySelector("[data-nf-suggest-list]");
       scored.forEach(function (s) {
-        var li = doc.createElement("li"), a = doc.createElement("a"); a.href = "/" + s.r.id; a.textContent = s.r.id; li.appendChild(a); list.appendChild(li);
+        var li = doc.createElement("li"), a = doc.createElement("a"); a.href = siteUrl("/" + s.r.id); a.textContent = s.r.id; li.appendChild(a); list.appendChild(li);
       });
       if (scored.length) box.querySelector("[data-nf-suggest]").hidden = false;
     }, function () {});

@@ -20,6 +20,8 @@ One file is one case::
       flag: {--x: "8"}      # the flag occurs once, followed by this value
       fields: {env: {...}, argv.2: acme/m, companions.0.label: L}   # record fields by dotted path
       tab_labels: [...]     # the builder's command tab labels
+      tab_docker_contains: {Prefill: [...]}      # substrings of a tab's docker form (by tab label)
+      tab_docker_not_contains: {Prefill: [...]}  # ... that must not occur in it
 """
 
 from __future__ import annotations
@@ -129,4 +131,11 @@ def mismatches(case: Case, record: dict[str, Any]) -> list[str]:
     if "tab_labels" in expect:
         labels = [tab["label"] for tab in record.get("tabs", [])]
         check(labels == expect["tab_labels"], f"tab labels are {labels!r}")
+    dockers = {tab["label"]: tab.get("docker") or "" for tab in record.get("tabs", [])}
+    for label, texts in (expect.get("tab_docker_contains") or {}).items():
+        for text in texts:
+            check(text in dockers.get(label, ""), f"{text!r} not in the {label} tab's docker form {dockers.get(label)!r}")
+    for label, texts in (expect.get("tab_docker_not_contains") or {}).items():
+        for text in texts:
+            check(text not in dockers.get(label, ""), f"{text!r} in the {label} tab's docker form {dockers.get(label)!r}")
     return found

@@ -83,3 +83,17 @@ def test_serve_keeps_the_site_when_an_edit_is_invalid(server) -> None:
     assert any("compatible_strategies[0]: unknown strategy 'nope'" in line for line in lines)
     assert (out / "Qwen" / "Qwen3-14B.json").read_text() == before
     assert get(port, "/Qwen/Qwen3-14B/")[0] == 200
+
+
+def test_serve_lists_no_folders_and_a_deleted_recipe_is_a_404(server) -> None:
+    port, content, out, lines = server
+    status, page = get(port, "/static/")
+    assert status == 404 and "Directory listing" not in page
+    assert get(port, "/builder-data/")[0] == 404
+    assert get(port, "/Qwen/Qwen3-14B/")[0] == 200
+    (content / "models" / "Qwen" / "Qwen3-14B.yaml").unlink()
+    eventually(lambda: not (out / "Qwen" / "Qwen3-14B.json").exists())
+    for path in ("/Qwen/Qwen3-14B/", "/Qwen/Qwen3-14B"):
+        status, page = get(port, path)
+        assert status == 404 and "Directory listing" not in page, path
+    assert get(port, "/Qwen/Qwen3-8B/")[0] == 200  # the rest of the site is still served

@@ -127,13 +127,29 @@ def _mounts(model_id: Any, env: dict[str, Any]) -> list[str]:
 _SERVE_HEAD = re.compile(r"vllm serve (\S+)\s*\\?\n?\s*")
 
 
-def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000) -> str:
-    """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command."""
+def _run_flags(device: str, port: int, host_network: bool) -> str:
+    """The line after the device flags: §12.4's ``--privileged --ipc=host -p P:P``, or, with
+    ``host_network``, the container on the host's network (every port a role listens on reachable,
+    no ``-p``) without repeating what the device flags already say (TPU: ``--privileged --network host``)."""
+    if not host_network:
+        return f"--privileged --ipc=host -p {port}:{port}"
+    flags = [] if "--privileged" in device.split() else ["--privileged"]
+    flags.append("--ipc=host")
+    if "--network host" not in device:
+        flags.append("--network host")
+    return " ".join(flags)
+
+
+def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000,
+               host_network: bool = False) -> str:
+    """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command (``host_network``: see
+    :func:`_run_flags`; the published records keep the spec's form)."""
     m = _SERVE_HEAD.match(command)
     model, body = (m.group(1), command[m.end():]) if m else ("MODEL", command)
+    device = _device_flags(profile)[0]
     lines = [
-        f"docker run {_device_flags(profile)[0]}",
-        f"--privileged --ipc=host -p {port}:{port}",
+        f"docker run {device}",
+        _run_flags(device, port, host_network),
         f"-v {HF_CACHE_MOUNT}",
         *(f"-v {mount}" for mount in _mounts(model, env)),
         *(f"-e {k}={js_str(v)}" for k, v in env.items()),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 from .values import as_dict, get_key, int_if_integral, is_num, js_str, truthy
@@ -13,6 +14,31 @@ def hardware_profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
 
 def profile_of(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
     return as_dict(hardware_profiles(taxonomy).get(hw)) if hw is not None else {}
+
+
+_COUNT_MARK = re.compile(r"\b\d+\s*[x×](?![a-z])|\bNVL\d+", re.IGNORECASE)  # "2x", "4 ×", "NVL4"
+_NOT_GPU_GENERATIONS = ("cpu", "tpu", "xpu", "npu")
+
+
+def hardware_labels(taxonomy: dict[str, Any]) -> dict[str, str]:
+    """A label per hardware profile that no other profile shares (the builder's pills, the pages).
+
+    A workstation of several GPUs whose name carries no count reads ``2× RTX 4090``; names still
+    shared after that get the profile id in brackets.
+    """
+    labels: dict[str, str] = {}
+    for hw, raw in hardware_profiles(taxonomy).items():
+        profile = as_dict(raw)
+        name = js_str(profile.get("display_name") or hw)
+        count = gpu_count_of(profile)
+        if (count > 1 and not is_scalable(profile) and raw_generation(profile) not in _NOT_GPU_GENERATIONS
+                and not _COUNT_MARK.search(name)):
+            name = f"{count}× {name}"
+        labels[js_str(hw)] = name
+    seen: dict[str, int] = {}
+    for name in labels.values():
+        seen[name.casefold()] = seen.get(name.casefold(), 0) + 1
+    return {hw: f"{name} ({hw})" if seen[name.casefold()] > 1 else name for hw, name in labels.items()}
 
 
 def raw_generation(profile: dict[str, Any]) -> object:

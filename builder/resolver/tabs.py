@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .docker import docker_run
-from .hardware import profile_of
+from .hardware import profile_of, raw_generation
 from .records import iter_commands
 from .shell import pip_view
 from .strategies import deploy_type_of, strategy_catalogue
@@ -15,12 +15,20 @@ from .values import as_dict, get_key
 
 
 def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None, argv: list[Any] | None = None,
-         port: int = 8000) -> dict[str, Any]:
+         port: int = 8000, host_network: bool = False) -> dict[str, Any]:
     tab = {"label": label, "command": command, "env": env or {},
            "pip": pip_view(command, env or {}, profile) if env is not None else command}
     if argv is not None:
-        tab["docker"] = docker_run(command, env or {}, image, profile, port)
+        tab["docker"] = docker_run(command, env or {}, image, profile, port, host_network)
     return tab
+
+
+def needs_host_network(record: dict[str, Any], profile: dict[str, Any]) -> bool:
+    """GAP-12: the builder's docker forms run on the host's network when the roles talk on more ports
+    than the one ``-p`` publishes (multi-node, PD with its NIXL side channels, Mooncake, a companion such
+    as the LMCache server), and on TPU, whose device flags already put the container there."""
+    return (record.get("deploy_type") != "single_node" or bool(record.get("companions"))
+            or raw_generation(profile) == "tpu")
 
 
 _TAB_LABELS = {"serve": "vLLM Serve", "vllm": "vLLM Serve", "head": "Head", "prefill": "Prefill", "decode": "Decode",
@@ -35,6 +43,7 @@ def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None)
     profile = profile_of(as_dict(vocab.get("taxonomy")), record.get("hardware"))
     image, deploy = record.get("docker_image"), record["deploy_type"]
     tabs: list[dict[str, Any]] = []
+    host_network = needs_host_network(record, profile)
     dep = as_dict(get_key(strategy_catalogue(vocab), kv_id))
     if deploy in ("kv_store_lb", "pd_cluster") and deploy_type_of(dep) == "kv_store_lb":
         parts = mooncake_parts(dep)
@@ -48,5 +57,6 @@ def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None)
             label = f"Node {found['number']}"
         elif found["role"] == "vllm" and record.get("vllm_worker_commands") is not None:
             label = "Head"
-        tabs.append(_tab(label, found["command"], found["env"], profile, image, found["argv"], found["port"]))
+        tabs.append(_tab(label, found["command"], found["env"], profile, image, found["argv"], found["port"],
+                         host_network))
     return tabs

@@ -129,6 +129,7 @@ class View(TypedDict, total=False):
     presets: list[JSON]
     preset: JSON | None
     placeholders: list[str]
+    env: JSON  # the Env panel (POP-06): {target: [{name, example}], fields: [{name, example}], tips: [str]}
     omni: bool
     strategy: str | None
     kv_offload: str | None

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from typing import Any, TypedDict
 from urllib.parse import quote, urlencode
 
+from builder import resolver
 from builder.content import BuildOutput, Content
+from builder.base_path import BasePathError, base_path
 from builder.site.views import TASK_LABELS, RecipeView, date_key, text
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -48,9 +50,14 @@ class SiteIndex:
         self.output = output
         site = content.site or {}
         self.base_url = (base_url or site.get("base_url") or site.get("site_url") or DEFAULT_BASE_URL).rstrip("/")
+        try:  # "" at a host's root, "/recipes" under a sub-path
+            self.base_path = base_path(self.base_url)
+        except BasePathError:  # a site.yaml URL the schema let through: links stay at the host's root
+            self.base_path = ""
         self.repo_url = str(site.get("repo_url") or REPO_URL).rstrip("/")
         self.taxonomy: dict[str, Any] = content.vocab.taxonomy or {}
         self.profiles: dict[str, Any] = dict(self.taxonomy.get("hardware_profiles") or {})
+        self.hw_labels = resolver.hardware_labels(self.taxonomy)
         self.strategies: dict[str, Any] = content.vocab.strategy_map
         self.task_labels = dict(TASK_LABELS)
         for t in self.taxonomy.get("tasks") or []:
@@ -88,9 +95,8 @@ class SiteIndex:
     # -- labels and URLs ------------------------------------------------------
 
     def hw_label(self, hw_id: str) -> str:
-        """Display name of a hardware profile (raw id when unknown)."""
-        prof = self.profiles.get(hw_id)
-        return text(prof.get("display_name")) if isinstance(prof, dict) and prof.get("display_name") else hw_id
+        """Label of a hardware profile, unique among the profiles (raw id when unknown)."""
+        return self.hw_labels.get(hw_id) or hw_id
 
     def strategy_label(self, sid: str) -> str:
         """Display name of a serving strategy (raw id when unknown)."""

@@ -14,6 +14,7 @@ from markupsafe import Markup
 from builder.minify import minify
 from builder.paths import STATIC_DIR, TEMPLATES_DIR
 from builder.site.brand import PRELOADED, platform_logo, provider_logo
+from builder.base_path import prefix_links
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.views import fmt_ctx_short
 
@@ -104,6 +105,7 @@ class Templates:
 
     def __init__(self, index: SiteIndex, assets: dict[str, bytes]) -> None:
         self.assets = assets
+        self.base_path = index.base_path
         env = Environment(
             loader=FileSystemLoader(str(TEMPLATES_DIR)),
             bytecode_cache=_BYTECODE,
@@ -115,6 +117,7 @@ class Templates:
         env.globals.update(
             site_name=SITE_NAME,
             base_url=index.base_url,
+            base_path=index.base_path,
             repo_url=index.repo_url,
             docs_url=DOCS_URL,
             install_url=INSTALL_URL,
@@ -142,5 +145,6 @@ class Templates:
         return f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
 
     def render(self, page: Page) -> bytes:
-        """The page's HTML."""
-        return self.env.get_template(page.template).render(**page.context()).encode("utf-8")
+        """The page's HTML, its site-absolute links under the base path (:mod:`builder.base_path`)."""
+        html = self.env.get_template(page.template).render(**page.context())
+        return prefix_links(html, self.base_path).encode("utf-8")

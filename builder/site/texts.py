@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from datetime import date
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from builder.site.command_blocks import record_commands, record_env
 from builder.site.index import SITE_NAME, SiteIndex
@@ -45,8 +44,10 @@ def sitemap(index: SiteIndex) -> bytes:
 
 
 def robots(index: SiteIndex) -> bytes:
-    host = re.sub(r"^https?://", "", index.base_url)
-    return f"User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: {index.base_url}/sitemap.xml\nHost: {host}\n".encode()
+    host = urlsplit(index.base_url).netloc
+    base = index.base_path
+    return (f"User-agent: *\nAllow: {base}/\nDisallow: {base}/api/\n\nSitemap: {index.base_url}/sitemap.xml\n"
+            f"Host: {host}\n").encode()
 
 
 def llms(index: SiteIndex) -> bytes:

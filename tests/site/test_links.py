@@ -25,7 +25,7 @@ class _Collector(HTMLParser):
             self.ids.add(a["id"] or "")
         if tag == "a" and a.get("name"):
             self.ids.add(a["name"] or "")
-        for key in ("href", "src"):
+        for key in ("href", "src", "action"):
             if a.get(key) and not (tag == "link" and a.get("rel") in ("canonical", "alternate") and key == "href"):
                 self.links.append(a[key] or "")
 
@@ -39,11 +39,10 @@ def _serve_path(root: Path, path: str) -> Path | None:
     return target if target.is_file() else None
 
 
-@pytest.mark.parametrize("site_fixture", ["built_site", "presets_site"])
-def test_no_broken_internal_links(request: pytest.FixtureRequest, site_fixture: str) -> None:
-    built_site = request.getfixturevalue(site_fixture)
-    root: Path = built_site["dir"]
-    pages = [p for p in built_site["pages"] if p.endswith(".html")]
+def broken_links(root: Path, pages: list[str], prefix: str = "") -> tuple[int, list[str]]:
+    """(links checked, broken ones) of the built ``pages`` (paths under ``root``), as a static host
+    serving ``root`` at ``prefix`` (``""``, or ``/recipes`` for a sub-path build) resolves them: a
+    site-absolute link outside ``prefix`` is broken too (it leaves the site)."""
     parsed: dict[Path, _Collector] = {}
 
     def parse(file: Path) -> _Collector:
@@ -57,7 +56,7 @@ def test_no_broken_internal_links(request: pytest.FixtureRequest, site_fixture: 
     checked = 0
     for rel in pages:
         file = root / rel
-        page_url = "/" + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+        page_url = prefix + "/" + (rel[: -len("index.html")] if rel.endswith("index.html") else rel)
         for href in parse(file).links:
             parts = urlsplit(href)
             if parts.scheme or href.startswith("//"):
@@ -66,13 +65,23 @@ def test_no_broken_internal_links(request: pytest.FixtureRequest, site_fixture: 
             path = unquote(parts.path)
             if path and not path.startswith("/"):
                 path = posixpath.normpath(posixpath.join(posixpath.dirname(page_url) + "/", path))
-            target = file if not path else _serve_path(root, path)
+            if path and prefix and not (path == prefix or path.startswith(prefix + "/")):
+                broken.append(f"{page_url}: {href} (outside {prefix}/)")
+                continue
+            target = file if not path else _serve_path(root, path[len(prefix):])
             if target is None:
                 broken.append(f"{page_url}: {href}")
                 continue
             if parts.fragment and target.suffix == ".html":
                 if unquote(parts.fragment) not in parse(target).ids:
                     broken.append(f"{page_url}: {href} (missing anchor)")
+    return checked, broken
+
+
+@pytest.mark.parametrize("site_fixture", ["built_site", "presets_site"])
+def test_no_broken_internal_links(request: pytest.FixtureRequest, site_fixture: str) -> None:
+    built_site = request.getfixturevalue(site_fixture)
+    checked, broken = broken_links(built_site["dir"], [p for p in built_site["pages"] if p.endswith(".html")])
     assert checked > 100
     assert not broken, f"{len(broken)} broken links, e.g. {broken[:15]}"
 

@@ -17,11 +17,17 @@ PLACEHOLDER = re.compile(r"\$([A-Z_][A-Z0-9_]*)")
 
 
 def substitute_endpoints(text: Any, values: dict[str, Any]) -> Any:
-    """POP-07: replace ``$NAME`` (whole identifiers only) by saved non-empty values."""
+    """POP-07: replace ``$NAME`` (whole identifiers only) by saved non-empty values, in commands only:
+    ``#`` comment lines are prose about the placeholder and keep its name."""
     if not isinstance(text, str) or not values:
         return text
-    return PLACEHOLDER.sub(lambda m: js_str(values[m.group(1)]) if truthy(values.get(m.group(1)))
-                            else m.group(0), text)
+
+    def line_of(line: str) -> str:
+        if line.lstrip().startswith("#"):
+            return line
+        return PLACEHOLDER.sub(lambda m: js_str(values[m.group(1)]) if truthy(values.get(m.group(1)))
+                               else m.group(0), line)
+    return "\n".join(line_of(line) for line in text.split("\n"))
 
 
 def curl_command(host: str, port: Any, model: str) -> str:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..features import available_modes
-from ..hardware import default_hardware, fits_single_node, lookup_exact, pick_fitting_variant, variant_of
+from ..hardware import (
+    default_hardware,
+    fits_single_node,
+    lookup_exact,
+    pick_fitting_variant,
+    variant_of,
+)
 from ..omni import active_omni_task, omni_task_for_hardware, omni_tasks
 from ..presets import preset_point_selection
 from ..resolve import node_count_value
@@ -102,7 +108,8 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
 
 
 def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], out: dict[str, Any]) -> None:
-    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state."""
+    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state (``out["prefs"]``: a new
+    global preference to store, set by a hardware click only)."""
     kind, value = ev.get("type"), ev.get("value")
     if kind not in ("install", "cuda", "point", "preset", "kv_instance", "pool_rank", "refresh"):
         state["preset"] = state["point"] = None
@@ -177,8 +184,9 @@ def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], 
         keep = {k: state[k] for k in ("install", "cuda")}
         state.clear()
         state.update(fresh_state(), **keep)
-        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, "default")
-        state["nodes"] = initial_node_count(facts.recipe, facts.vocab, "default", state["hardware"])
+        # the recipe's own defaults; the stored global GPU preference is not touched (no ``out["prefs"]``)
+        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, facts.vkey(None))
+        state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
 
 
 def _on_kv(facts: BuilderFacts, state: dict[str, Any], value: str, sid: str | None) -> None:

@@ -10,6 +10,7 @@ from ..hardware import (
     allowlisted,
     declared_hardware,
     gpu_count_of,
+    hardware_labels,
     hardware_profiles,
     is_scalable,
     node_vram_gb,
@@ -116,11 +117,25 @@ def variant_label(key: str, variant: dict[str, Any]) -> str:
 
 
 def hardware_name(taxonomy: dict[str, Any], hw: str) -> str:
-    return js_str(profile_of(taxonomy, hw).get("display_name") or hw)
+    """The profile's label, unique among the taxonomy's profiles (``hardware_labels``)."""
+    return hardware_labels(taxonomy).get(hw) or js_str(hw)
+
+
+_DEVICE_NOUNS = {"cpu": "NUMA node", "tpu": "chip", "npu": "NPU"}
+
+
+def device_noun(profile: dict[str, Any]) -> str:
+    """What one of the profile's ``gpu_count`` is: a GPU, a TPU chip, a CPU's NUMA node, an NPU."""
+    return _DEVICE_NOUNS.get(js_str(raw_generation(profile)), "GPU")
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 GPU``, ``2 GPUs``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def per_gpu_label(profile: dict[str, Any]) -> str:
-    unit = "CPU" if raw_generation(profile) == "cpu" else "GPU"
+    unit = "CPU" if raw_generation(profile) == "cpu" else device_noun(profile)
     return f"{round(node_vram_gb(profile) / max(1, gpu_count_of(profile)))}G/{unit}"
 
 

@@ -27,6 +27,8 @@ from .facts import (
     ORIENTATION_LABELS,
     POOL_MODE_TIPS,
     BuilderFacts,
+    counted,
+    device_noun,
     feature_label,
     hardware_name,
     is_xpu,
@@ -227,10 +229,11 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                     count = state["kv_instances"] or dep.get("default_instances") or 1
                     g = gpu_count_of(facts.profile(hw))
                     n = state["nodes"]
+                    noun = device_noun(facts.profile(hw))
                     sub_rows.append(make_row(
                         "instances", "Instances", [], kind="number", nested=True, value=count, min=1,
                         max=MAX_INSTANCES, input_label="Number of vLLM instances",
-                        text=f"× {n} node{'s' if n > 1 else ''} × {g} GPUs = {count * n * g} GPUs total",
+                        text=f"× {counted(n, 'node')} × {counted(g, noun)} = {counted(count * n * g, noun)} total",
                         hint="At 2 or more instances a cache-aware router appears in front of them."))
     row = make_row("kv_offload", "KV Offload", pills, below=js_str(below).strip() if below else None, docs=docs)
     return [row, *sub_rows]
@@ -240,6 +243,7 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
     hw = state["hardware"]
     p = facts.profile(hw)
     g = gpu_count_of(p)
+    noun = device_noun(p)
     mooncake = state["kv_offload"] in facts.kv_ids
     if sid == "pd_cluster":
         pools = pd_pools(facts, state)
@@ -251,10 +255,10 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
             rows.append(make_row(f"{role}_pool", role.capitalize(), mpills if len(mpills) > 1 else [], kind="pool",
                              nested=True, role=role, value=pool["nodes"], min=1, max=MAX_NODES,
                              input_label=f"{role.capitalize()} node count",
-                             text=f"× {g} = {pool['nodes'] * g} GPUs"))
+                             text=f"× {g} = {counted(pool['nodes'] * g, noun)}"))
             total_gpus += pool["nodes"] * g
             total_nodes += pool["nodes"]
-        rows[-1]["after"] = f"total {total_gpus} GPUs · {total_nodes} nodes"
+        rows[-1]["after"] = f"total {counted(total_gpus, noun)} · {counted(total_nodes, 'node')}"
         rows[0]["hint"] = "Prefill and decode run as independent pools, each sized on its own."
         return rows
     count = (state["kv_instances"] or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1) \
@@ -263,13 +267,14 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
     for n in node_pills(facts.recipe, facts.vocab, hw):
         reason = node_reason(facts, state, n)
         if n == 1:
-            label, tip = "Single-node", f"One {hardware_name(facts.taxonomy, hw)} node ({g} GPUs)."
+            label, tip = "Single-node", f"One {hardware_name(facts.taxonomy, hw)} node ({counted(g, noun)})."
             sub = None
         else:
             label = f"Multi-node (example: {n})"
-            tip = (f"{n} nodes × {g} GPUs = {n * g} GPUs" + (f" per instance, × {count} instances" if mooncake else "")
+            tip = (f"{n} nodes × {counted(g, noun)} = {counted(n * g, noun)}"
+                   + (f" per instance, × {counted(count, 'instance')}" if mooncake else "")
                    + ". To go further, replicate the worker command with higher node / DP ranks.")
-            sub = f"{n * g * count}×GPU" if reason is None else None
+            sub = f"{n * g * count}×{noun}" if reason is None else None
         pills.append(make_pill(n, label, n == state["nodes"], reason, tip, sub=sub))
     return [make_row("nodes", "Nodes / Instance" if mooncake else "Nodes", pills)]
 

@@ -53,9 +53,11 @@ def parse_state(facts: BuilderFacts, raw: dict[str, Any]) -> dict[str, Any]:
     state["strategy"] = raw.get("strategy") if isinstance(raw.get("strategy"), str) and raw.get("strategy") else None
     state["nodes"] = int_or(raw.get("nodes"), 1)
     feats = raw.get("features")
-    if feats is not None:
+    if isinstance(feats, list):  # a previous canonical state ([] = every feature off)
+        state["features"] = parse_csv(feats)
+    elif feats is not None:  # the URL: "none" = every feature off, "" = not given
         lst = parse_csv(feats)
-        state["features"] = [] if lst == ["none"] else lst
+        state["features"] = [] if lst == ["none"] else lst or None
     state["fmode"] = _parse_fmode(raw.get("fmode"))
     state["advanced"] = parse_csv(raw.get("advanced")) or []
     kv = raw.get("kv_offload")
@@ -86,6 +88,8 @@ def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any
     """CB-INIT-01..10: the state a page opens on."""
     state = parse_state(facts, raw)
     explicit_variant = isinstance(raw.get("variant"), str) and raw.get("variant") in facts.variants
+    if not explicit_variant and isinstance(stored.get("variant"), str) and stored["variant"] in facts.variants:
+        state["variant"], explicit_variant = stored["variant"], True  # GAP-08: remembered per recipe
     state["variant"] = facts.vkey(state["variant"])
     query_hw = state["hardware"]
     pref = prefs.get("hardware") if isinstance(prefs.get("hardware"), str) else None
@@ -110,8 +114,10 @@ def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any
     if state["strategy"] is None and isinstance(stored.get("strategy"), str) and stored["strategy"] in facts.comp:
         state["strategy"] = stored["strategy"]
     # features / modes (CB-INIT-07/08)
-    if raw.get("features") is None and isinstance(stored.get("features"), list):
-        state["features"] = [f for f in stored["features"] if f in facts.features]
+    if raw.get("features") is not None:
+        state["features"] = known_features(facts, state["features"])
+    elif isinstance(stored.get("features"), list):
+        state["features"] = known_features(facts, stored["features"])
     if isinstance(stored.get("featureModes"), dict):
         state["fmode"] = {**{js_str(k): js_str(v) for k, v in stored["featureModes"].items()}, **state["fmode"]}
     # KV (CB-INIT-09)
@@ -121,6 +127,16 @@ def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any
     if raw.get("kv_instances") in (None, "") and int_or(stored.get("kvInstances")) is not None:
         state["kv_instances"] = int_or(stored.get("kvInstances"))
     return state
+
+
+def known_features(facts: BuilderFacts, features: list[Any] | None) -> list[str] | None:
+    """CB-INIT-07 / GAP-08: a feature list from the URL or storage, filtered to the recipe's features;
+    None (the defaults) when nothing in it is known (stale, mistyped or empty). ``[]`` (``features=none``,
+    a stored empty list) stays the explicit "all off"."""
+    if features is None or features == []:
+        return features
+    known = [f for f in features if isinstance(f, str) and f in facts.features]
+    return known or None
 
 
 def _kv_valid(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> bool:

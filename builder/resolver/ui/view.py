@@ -28,7 +28,15 @@ from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .commands import PLACEHOLDER, bench_command, command_tabs, curl_command, substitute_endpoints
 from .events import apply_event, apply_preset
-from .facts import BuilderFacts, advanced_options, hardware_name, int_or, make_pill, variant_label
+from .facts import (
+    BuilderFacts,
+    advanced_options,
+    device_noun,
+    hardware_name,
+    int_or,
+    make_pill,
+    variant_label,
+)
 from .install import install_view
 from .rows import (
     feature_reason,
@@ -51,7 +59,9 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
     if facts.omni:
         parts = [name, js_str(task["label"]) if task else "Omni", precision]
         return {"verified": False, "text": " · ".join(parts)}
-    if facts.declared.get(hw) == "verified" and kv is None and state["preset"] is None:
+    single = state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
+    if facts.declared.get(hw) == "verified" and kv is None and state["preset"] is None and single:
+        # the author verified the hardware's single-node command, not a cluster of it
         return {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
     count = 1
     if kv in facts.kv_ids:
@@ -151,7 +161,9 @@ def _stored(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         out["strategy"] = state["strategy"]
     if state["nodes"] != 1:
         out["nodes"] = state["nodes"]
-    if state["features"]:
+    if state["variant"] != facts.vkey(None):
+        out["variant"] = state["variant"]
+    if state["features"] is not None:  # [] too: "every feature off" survives a reload (GAP-08)
         out["features"] = list(state["features"])
     if state["fmode"]:
         out["featureModes"] = dict(state["fmode"])
@@ -160,6 +172,66 @@ def _stored(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     if state["kv_instances"] is not None:
         out["kvInstances"] = state["kv_instances"]
     return out
+
+
+def hardware_note(facts: BuilderFacts, hw: str) -> dict[str, Any] | None:
+    """The recipe's note for this hardware; its link is ``{label, href}`` (or a bare URL string)."""
+    hn = as_dict(as_dict(facts.recipe.get("hardware_notes")).get(hw))
+    if not hn.get("body"):
+        return None
+    link = hn.get("link") if hn.get("link") is not None else hn.get("url")
+    href, text = (get_key(link, "href"), get_key(link, "label")) if isinstance(link, dict) else (link, None)
+    return {"title": js_str(hn.get("title") or "Hardware note"), "body": js_str(hn["body"]),
+            "link": href if isinstance(href, str) and href else None,
+            "link_text": js_str(text or hn.get("link_text") or "Read guide")}
+
+
+def placeholder_names(tabs: list[dict[str, Any]]) -> list[str]:
+    """POP-06: the ``$NAME``s of the current commands in first-appearance order (comment lines are prose)."""
+    names: list[str] = []
+    for tab in tabs:
+        for line in (tab["prelude"] + "\n" + tab["command"]).split("\n"):
+            if line.lstrip().startswith("#"):
+                continue
+            for m in PLACEHOLDER.finditer(line):
+                if m.group(1) not in names:
+                    names.append(m.group(1))
+    return names
+
+
+def _example(name: str, target: dict[str, Any]) -> str:
+    """An example value for an Env field (POP-06 hints)."""
+    if name == target.get("port_var"):
+        return js_str(target.get("port") or 8000)
+    if "DEVICE" in name:
+        return "blank = auto (e.g. mlx5_0,mlx5_1)"
+    if "CONFIG_PATH" in name:
+        return "/etc/mooncake/config.json"
+    if "PORT" in name:
+        return "8000"
+    if "IFACE" in name or name.endswith("_IF"):
+        return "bond0"
+    if name == target.get("host_var") and "HOST" in name:
+        return "localhost"
+    if any(word in name for word in ("IP", "HOST", "NODE", "INSTANCE", "ADDR")):
+        return "10.0.0.1"
+    return ""
+
+
+_ENV_TIPS = {
+    "IFACE_NAME": "IFACE_NAME is the NIC on the fabric the nodes share: `ip -br addr` lists them; pick the one "
+                  "holding the address the other nodes reach (often bond0 or an InfiniBand ib0, not docker0 or lo).",
+    "HEAD_IP": "HEAD_IP is the head node's address on that network: run `hostname -I` on the head node and use the "
+               "address the workers can reach.",
+}
+
+
+def env_panel(target: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """POP-06: the Env panel's "Curl / bench target" fields, one field per other placeholder, and tips."""
+    target_vars = [n for n in (target.get("host_var"), target.get("port_var")) if n]
+    return {"target": [{"name": n, "example": _example(n, target)} for n in target_vars],
+            "fields": [{"name": n, "example": _example(n, target)} for n in names if n not in target_vars],
+            "tips": [tip for key, tip in _ENV_TIPS.items() if key in names]}
 
 
 def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
@@ -317,14 +389,10 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             tp = single_parallel_size(ctx, sid)
             cpu = raw_generation(p) == "cpu"
             if cpu or (is_num(tp) and tp < gpu_count_of(p)):
-                unit = "NUMA nodes" if cpu else "GPUs"
+                unit = "NUMA nodes" if cpu else f"{device_noun(p)}s"
                 view["tp_hint"] = (f"This command uses {js_str(tp)} of the node's {gpu_count_of(p)} {unit}. Raise "
                                    "--tensor-parallel-size in the command to use more.")
-    hn = as_dict(as_dict(facts.recipe.get("hardware_notes")).get(hw))
-    if hn.get("body"):
-        view["hardware_note"] = {"title": js_str(hn.get("title") or "Hardware note"), "body": js_str(hn["body"]),
-                                 "link": hn.get("link") or hn.get("url"),
-                                 "link_text": js_str(hn.get("link_text") or "Read guide")}
+    view["hardware_note"] = hardware_note(facts, hw)
     sel = {"hardware": hw, "variant": state["variant"], "strategy": sid}
     all_notes = as_list(facts.recipe.get("notes"))
     view["notes"] = [{"index": i, "title": js_str(get_key(n, "title") or "Note"), "body": js_str(get_key(n, "body") or "")}
@@ -342,16 +410,12 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         view["preset"] = {"key": state["preset"], "point": state["point"], "label": js_str(preset.get("label") or state["preset"]),
                           "description": js_str(preset.get("description") or ""),
                           "workload": js_str(preset.get("workload") or ""), "anchor": f"preset-{state['preset']}"}
-    texts = [t["prelude"] + "\n" + t["command"] for t in tabs]
-    names: list[str] = []
-    for text in texts:
-        for m in PLACEHOLDER.finditer(text):
-            if m.group(1) not in names:
-                names.append(m.group(1))
+    names = placeholder_names(tabs)
     target = view["target"] or {}
     for name in (target.get("host_var"), target.get("port_var")):
         if name and name not in names:
             names.append(name)
+    view["env"] = env_panel(target, names)
     view.update({"state": state, "query": _query(facts, state, sid, initial_install_tab(facts.recipe)),
                  "storage": storage, "rows": rows, "install": install, "summary": summary, "tabs": tabs,
                  "placeholders": names, "strategy": sid, "kv_offload": kv, "hf_id": facts.recipe.get("hf_id")})

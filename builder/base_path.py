@@ -1,0 +1,44 @@
+"""A site served under a sub-path: the base URL's path, and the page links that move under it.
+
+A build for ``https://example.github.io/recipes`` is published at ``/recipes/`` (GitHub project
+pages), so every site-absolute link of a page (``href="/browse"``, ``src="/static/site.js"``) must
+read ``/recipes/browse``. Pages and templates write site-absolute paths as for a root deployment;
+:func:`prefix_links` moves them under the base path once, when a page is rendered. Scripts read the
+base path from ``<html data-base>`` (``siteUrl`` in site.js and builder.js). The JSON API is not
+touched: its documents keep their site-absolute paths (byte-identical to the reference output).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+_SAFE_PATH = re.compile(r"(?:/[A-Za-z0-9._~-]+)*")
+# attributes whose value is a URL (data-* ones the scripts fetch), and the meta refresh's "url="
+_LINK = re.compile(r'(\s(?:href|src|action|poster|data-[a-z-]*(?:url|src|json|worker|data|vocab|pyodide|resolver))=")'
+                   r'/(?!/)|(\scontent="\d+;\s*url=)/(?!/)')
+
+
+class BasePathError(ValueError):
+    """A base URL the site cannot be served under."""
+
+
+def base_path(base_url: str) -> str:
+    """The path of ``base_url`` without its trailing slash: ``""`` at a host's root, else ``/recipes``.
+
+    Raises BasePathError for a URL that is not ``http(s)://host[/path]`` or whose path has characters
+    a link would have to escape (or a query or fragment)."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise BasePathError(f"--base-url must be http(s)://host[/path], got {base_url!r}")
+    path = parts.path.rstrip("/")
+    if not _SAFE_PATH.fullmatch(path) or any(seg in (".", "..") for seg in path.split("/")):
+        raise BasePathError(f"--base-url path may hold only letters, digits and ._~- segments, got {parts.path!r}")
+    return path
+
+
+def prefix_links(html: str, prefix: str) -> str:
+    """``html`` with every site-absolute link attribute moved under ``prefix`` (unchanged when empty)."""
+    if not prefix:
+        return html
+    return _LINK.sub(lambda m: (m.group(1) or m.group(2)) + prefix + "/", html)

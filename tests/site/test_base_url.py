@@ -1,0 +1,139 @@
+"""``build --base-url``: canonical, sitemap, feed, robots and OG name the published site, and a site
+published under a sub-path (``https://you.github.io/recipes/``, GitHub project pages) keeps every
+internal link, asset, fetch and worker URL under that path."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sitedata
+from test_links import broken_links
+
+from builder.base_path import BasePathError, base_path, prefix_links
+from builder.build import BuildOptions, Pipeline
+from builder.cli import main
+from builder.writer import write_tree
+from tests.site.conftest import serve_dir
+
+SUB_URL = "https://example.github.io/recipes"
+ROOT_URL = "https://recipes.example.org"
+RECIPE = "Qwen/Qwen3-8B"
+
+
+def _build(tmp: Path, base_url: str) -> dict[str, Any]:
+    result = Pipeline(BuildOptions(content=sitedata.PROJECT / "recipes", out=tmp, base_url=base_url)).run()
+    write_tree(result.files, tmp)
+    pages = {k: v for k, v in result.files.items() if k not in result.output.files}
+    return {"dir": tmp, "pages": pages, "files": result.files}
+
+
+@pytest.fixture(scope="module")
+def sub_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Our recipes/ built for SUB_URL, placed at <host root>/recipes/ as GitHub Pages serves it."""
+    host = tmp_path_factory.mktemp("host")
+    info = _build(host / "recipes", SUB_URL)
+    shutil.copyfile(host / "recipes" / "404.html", host / "404.html")  # GitHub Pages answers with the site's 404
+    info["host"] = host
+    return info
+
+
+@pytest.fixture(scope="module")
+def root_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _build(tmp_path_factory.mktemp("root-site") / "site", ROOT_URL)
+
+
+def _text(site: dict[str, Any], path: str) -> str:
+    return site["files"][path].decode()
+
+
+def test_base_path_of_a_url() -> None:
+    assert base_path("https://x.io") == "" and base_path("https://x.io/") == ""
+    assert base_path("https://x.github.io/recipes/") == "/recipes"
+    for bad in ("ftp://x.io", "x.io/recipes", "https://x.io/a b", "https://x.io/../etc", "https://x.io/?q=1"):
+        with pytest.raises(BasePathError):
+            base_path(bad)
+
+
+def test_prefix_links_moves_site_absolute_attributes_only() -> None:
+    html = ('<a href="/browse"><img src="/static/a.svg"><a href="//cdn.x/y"><a href="https://x.io/z">'
+            '<a href="#top"><a href="rel/x"><form action="/browse"><meta http-equiv="refresh" content="0; url=/a/b">'
+            '<pre>href=&#34;/kept&#34;</pre><div data-value="/kept">')
+    assert prefix_links(html, "/recipes") == (
+        '<a href="/recipes/browse"><img src="/recipes/static/a.svg"><a href="//cdn.x/y"><a href="https://x.io/z">'
+        '<a href="#top"><a href="rel/x"><form action="/recipes/browse">'
+        '<meta http-equiv="refresh" content="0; url=/recipes/a/b"><pre>href=&#34;/kept&#34;</pre><div data-value="/kept">')
+    assert prefix_links(html, "") == html
+
+
+def test_cli_refuses_a_base_url_it_cannot_serve(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["build", "--out", str(tmp_path / "site"), "--base-url", "ftp://x.io"]) == 2
+    assert capsys.readouterr().err == "error: --base-url must be http(s)://host[/path], got 'ftp://x.io'\n"
+    assert not (tmp_path / "site").exists()
+
+
+def test_root_base_url_names_the_published_site(root_site: dict[str, Any]) -> None:
+    page = _text(root_site, f"{RECIPE}/index.html")
+    assert f'<link rel="canonical" href="{ROOT_URL}/{RECIPE}">' in page
+    assert f'<meta property="og:url" content="{ROOT_URL}/{RECIPE}">' in page
+    assert f"<loc>{ROOT_URL}/{RECIPE}</loc>" in _text(root_site, "sitemap.xml")
+    assert f'<link href="{ROOT_URL}/"/>' in _text(root_site, "feed.xml")
+    assert _text(root_site, "robots.txt") == (f"User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: {ROOT_URL}/sitemap.xml\n"
+                                              "Host: recipes.example.org\n")
+    for path, data in root_site["pages"].items():
+        if path.endswith((".html", ".xml", ".txt")):
+            assert b"127.0.0.1:8000" not in data, path
+    assert 'data-base=""' in page and 'href="/browse"' in page
+
+
+def test_sub_path_build_has_no_broken_link(sub_site: dict[str, Any]) -> None:
+    pages = [p for p in sub_site["pages"] if p.endswith(".html")]
+    checked, broken = broken_links(sub_site["dir"], pages, "/recipes")
+    assert checked > 100
+    assert not broken, f"{len(broken)} broken links, e.g. {broken[:15]}"
+
+
+def test_sub_path_texts_and_scripts_stay_under_the_path(sub_site: dict[str, Any]) -> None:
+    page = _text(sub_site, f"{RECIPE}/index.html")
+    assert '<html lang="en" class="no-js" data-base="/recipes">' in page
+    assert f'<link rel="canonical" href="{SUB_URL}/{RECIPE}">' in page
+    assert 'new Worker("/recipes/static/builder-worker.js?v=' in page
+    assert 'pyodide:"/recipes/pyodide/",resolver:"/recipes/static/resolver.zip"' in page
+    robots = _text(sub_site, "robots.txt")
+    assert "Allow: /recipes/\nDisallow: /recipes/api/\n" in robots and "Host: example.github.io\n" in robots
+    assert f"<loc>{SUB_URL}/{RECIPE}</loc>" in _text(sub_site, "sitemap.xml")
+    # the JSON API keeps its site-absolute paths (the reference documents are byte-identical)
+    assert '"/Qwen/Qwen3-8B.json"' in _text(sub_site, "models.json")
+
+
+def test_sub_path_site_works_in_the_browser(sub_site: dict[str, Any], chromium: Any) -> None:
+    if not (sub_site["dir"] / "pyodide").is_dir():
+        pytest.skip("node_modules/pyodide is missing: run `npm ci`")
+    with serve_dir(sub_site["host"]) as url:
+        ctx = chromium.new_context(base_url=url)
+        try:
+            page = ctx.new_page()
+            page.set_default_timeout(60000)
+            missing: list[str] = []
+            errors: list[str] = []
+            page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"/recipes/{RECIPE}")
+            page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'")
+            page.locator('[data-row="hardware"] .cb-pill[data-value="b200"]').click()
+            page.wait_for_function("window.vllmBuilder.view.state.hardware === 'b200'")
+            assert page.evaluate("location.pathname") == f"/recipes/{RECIPE}/"  # the host adds the slash
+            # search fetches the index under the path and links under it
+            page.locator("#search-input").fill("qwen3 8b")
+            first = page.locator("#search-results a.sr-opt").first
+            first.wait_for()
+            assert first.get_attribute("href") == f"/recipes/{RECIPE}"
+            # the 404 page under the path redirects another casing of a recipe
+            page.goto(f"/recipes/{RECIPE.lower()}")
+            page.wait_for_url(re.compile(f"/recipes/{RECIPE}/$"))
+            assert missing == [f"{url}/recipes/{RECIPE.lower()}"] and errors == []
+        finally:
+            ctx.close()
