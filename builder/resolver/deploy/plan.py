@@ -118,7 +118,7 @@ def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None, ranks: Rank
     base = model_base_name(as_list(argv0)[2] if len(as_list(argv0)) > 2 else "model")
     plan: Plan = {"base": base, "image": image if isinstance(image, str) else None, "hardware": js_str(record.get("hardware")),
                   "profile": profile, "workloads": [], "mooncake_config": None, "notes": []}
-    if deploy == "single_node":
+    if deploy == "single_node" or (deploy == "multi_node" and "head_argv" not in record):  # one node of a multi-node strategy
         serve = _serve("serve", base, _strings(record.get("argv"), "argv"), [], record.get("env"), g)
         for companion in as_list(record.get("companions")):
             companion = as_dict(companion)
@@ -141,12 +141,15 @@ def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None, ranks: Rank
             if nodes == 0:  # half a node each: the device plugin picks the GPUs, not CUDA_VISIBLE_DEVICES
                 env.pop("CUDA_VISIBLE_DEVICES", None)
                 gpus = max(1, g // 2)
-            if part.get("currentNode"):
-                raise ResolveError(f"{role}: deployment documents are built from node 1 of each pool")
+            head_part = part
+            if part.get("currentNode"):  # the builder shows a follower: the documents start from node 1
+                if not ranks:
+                    raise ResolveError(f"{role}: deployment documents are built from node 1 of each pool")
+                head_part = ranks(role, 0)
             workers = [_strings(ranks(role, r).get("argv"), f"{role} rank {r}") for r in range(1, nodes)] if ranks else []
             if nodes > 1 and not ranks:
                 raise ResolveError(f"{role}: a {nodes}-node pool needs its follower ranks rendered")
-            plan["workloads"].append(_serve(role, f"{base}-{role}", _strings(part.get("argv"), f"{role}.argv"), workers,
+            plan["workloads"].append(_serve(role, f"{base}-{role}", _strings(head_part.get("argv"), f"{role}.argv"), workers,
                                             env, gpus, port, role))
         router = as_dict(record.get("router"))
         port = get_key(as_dict(get_key(strategy_catalogue(vocab), "pd_cluster")).get("router"), "port")

@@ -117,7 +117,7 @@ def dump(document: Any) -> str:
 
 def dump_all(documents: list[Any], comments: list[str] | None = None) -> str:
     """A YAML stream: ``# comment`` lines, then the documents separated by ``---``."""
-    head = "".join(f"# {line}\n" if line else "#\n" for line in comments or [])
+    head = "".join(f"# {line}\n" if line else "#\n" for line in comment_lines(comments or []))
     return head + "---\n".join(dump(doc) for doc in documents)
 
 
