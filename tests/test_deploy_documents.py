@@ -202,7 +202,8 @@ def test_random_upstream_selections_give_valid_documents(rng: Any, data: st.Data
     files = deployment_files(record, vocab, "k8s", record.get("kv_offload"), ranks)
     docs = k8s_documents(files[0]["text"])
     assert docs == files[0]["documents"]
-    heads = {"single_node": record.get("argv"), "multi_node": record.get("head_argv"), "kv_store_lb": record.get("vllm_argv")}
+    heads = {"single_node": record.get("argv"), "multi_node": record.get("head_argv") or record.get("argv"),
+             "kv_store_lb": record.get("vllm_argv")}  # a multi-node strategy that fits one node has one argv
     for doc in docs:
         if doc["kind"] == "LeaderWorkerSet":
             template = doc["spec"]["leaderWorkerTemplate"]

@@ -9,7 +9,7 @@ from typing import Any
 from builder import resolver
 from builder.commands import Refused
 from builder.content import Content, RecipeFile
-from builder.resolver.deploy import deployment_files, deployment_text, pd_ranks
+from builder.resolver.deploy import deployment_output, pd_ranks
 
 
 @dataclass
@@ -129,12 +129,10 @@ def command_text(record: dict[str, Any], vocab: dict[str, Any], docker: bool) ->
 
 def deploy_text(record: dict[str, Any], vocab: dict[str, Any], output: str, ranks: Any = None) -> str:
     """A record's deployment files as ``resolve --format k8s|compose`` prints them."""
-    if record.get("deploy_type") == "omni":
-        raise Refused(f"--format {output}: omni recipes have no deployment documents yet")
-    try:
-        return deployment_text(deployment_files(record, vocab, output, record.get("kv_offload"), ranks)).rstrip("\n")
-    except resolver.ResolveError as err:
-        raise Refused(f"--format {output}: {err}") from err
+    result = deployment_output(record, vocab, output, ranks)
+    if result["reason"] is not None:
+        raise Refused(f"--format {output}: {result['reason']}")
+    return result["text"]
 
 
 def resolve_command(content: Content, choice: Choice) -> str:

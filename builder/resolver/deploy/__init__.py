@@ -7,10 +7,10 @@ argv and env unchanged apart from the mapped placeholders (see :mod:`.placeholde
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from ..resolve import resolve
-from ..types import JSON, Selection, Vocab
+from ..types import JSON, ResolveError, Selection, Vocab
 from ..values import as_dict
 from .compose import compose_files, env_note
 from .kubernetes import kubernetes_documents
@@ -19,6 +19,21 @@ from .types import DeployFile
 from .yaml_text import comment_lines, dump, dump_all
 
 FORMATS = ("k8s", "compose")
+FORMAT_LABELS = {"k8s": "Kubernetes", "compose": "Compose"}
+
+
+class DeployFileText(TypedDict):
+    filename: str
+    text: str
+
+
+class DeployOutput(TypedDict):
+    """One format's output for a record: its files, the text ``resolve --format`` prints, or why there is none."""
+
+    format: str
+    files: list[DeployFileText]
+    text: str
+    reason: str | None
 
 
 def pd_ranks(recipe: JSON, vocab: Vocab, selection: Selection, record: dict[str, Any]) -> RankRenderer:
@@ -57,3 +72,25 @@ def deployment_text(files: list[DeployFile]) -> str:
     if len(files) == 1:
         return files[0]["text"]
     return "\n".join(f"# file: {f['filename']}\n{f['text']}" for f in files)
+
+
+def refusal(record: dict[str, Any]) -> str | None:
+    """Why a record has no deployment documents at all (checked before any document is built)."""
+    if record.get("deploy_type") == "omni":
+        return "omni recipes have no deployment documents yet"
+    return None
+
+
+def deployment_output(record: dict[str, Any], vocab: Vocab, fmt: str, ranks: RankRenderer | None = None) -> DeployOutput:
+    """The one function behind ``resolve --format k8s|compose`` and the builder's Kubernetes/Compose tabs."""
+    out: DeployOutput = {"format": fmt, "files": [], "text": "", "reason": refusal(record)}
+    if out["reason"] is not None:
+        return out
+    try:
+        files = deployment_files(record, vocab, fmt, record.get("kv_offload"), ranks)
+    except ResolveError as err:
+        out["reason"] = str(err)
+        return out
+    out["files"] = [{"filename": f["filename"], "text": f["text"]} for f in files]
+    out["text"] = deployment_text(files).rstrip("\n")
+    return out
