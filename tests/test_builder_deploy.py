@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_resolver_module import PROJECT_CONTENT, R, UPSTREAM, project_recipe, project_vocab, recipe, vocab
+from test_resolver_module import PROJECT_CONTENT, UPSTREAM, R, project_recipe, project_vocab, recipe, vocab
 
 from builder.commands.resolve import Choice, resolve_command
 
