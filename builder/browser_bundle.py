@@ -80,8 +80,8 @@ STDLIB_MODULES: tuple[str, ...] = (
     "json", "json.decoder", "json.encoder", "json.scanner", "logging", "pathlib", "pathlib._os",
     "pathlib._abc", "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "string",
     "zipfile", "zipfile._path", "zipfile._path.glob",
-    # the resolver package and the worker glue
-    "math", "typing",
+    # the resolver package and the worker glue (hashlib: deployment names, on Pyodide's built-in _sha2)
+    "hashlib", "math", "typing",
 )
 
 # Runs inside Pyodide under Node: byte-compile the selected sources into a sourceless .pyc zip.

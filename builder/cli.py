@@ -51,6 +51,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--preset", metavar="P[:POINT]")
     r.add_argument("--docker", action="store_true", help="print the docker run form")
     r.add_argument("--json", action="store_true", help="print the rendering record")
+    r.add_argument("--format", choices=["text", "k8s", "compose"], default="text",
+                   help="text: the commands (default); k8s: Kubernetes manifests; compose: Compose files")
 
     n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
     n.add_argument("recipe", help="<org>/<repo>")
@@ -122,6 +124,7 @@ def resolve(args: argparse.Namespace) -> int:
         preset=args.preset,
         docker=args.docker,
         as_json=args.json,
+        output=args.format,
     )
 
     def run() -> int:

@@ -351,8 +351,9 @@
     tabs.forEach((t, i) => {
       const on = t.id === current;
       const b = el("button", { type: "button", role: "tab", id: `${prefix}-${t.id}`, "aria-selected": String(on),
-        "aria-controls": `${prefix}-panel`, tabindex: on ? "0" : "-1", class: `cb-tab${on ? " is-active" : ""}` }, t.label);
-      b.addEventListener("click", () => onSelect(t, i));
+        "aria-controls": `${prefix}-panel`, tabindex: on ? "0" : "-1", class: `cb-tab${on ? " is-active" : ""}`,
+        "aria-disabled": t.reason ? "true" : null, title: t.reason || null }, t.label);
+      b.addEventListener("click", () => { if (!t.reason) onSelect(t, i); });
       list.append(b);
     });
     list.addEventListener("keydown", (e) => {
@@ -471,6 +472,7 @@
     const active = ins.tabs.find((t) => t.id === ins.active) || ins.tabs[0];
     const strip = tabStrip(ins.tabs, active.id, (t) => send({ type: "install", value: t.id }), "Install method", "cb-install");
     body.append(strip);
+    if (ins.unavailable) body.append(el("p", { class: "cb-below" }, ins.unavailable));
     if (ins.cuda_toggle) {
       const grp = el("div", { class: "cb-cuda", role: "radiogroup", "aria-label": "CUDA build" });
       for (const [value, label, tip] of [["default", "default", "Default CUDA 13 build"], ["cu129", "cu129", "CUDA 12.9 build for older drivers"]]) {
@@ -572,6 +574,29 @@
     return box;
   }
 
+  // Kubernetes / Compose: the resolver's files as they are, each with copy and a download of the same bytes.
+  function renderDeploy(v) {
+    const d = v.deploy;
+    const box = el("div", { class: "cb-command cb-deploy", "data-block": "deploy", "data-format": d.format });
+    box.append(el("div", { class: "cb-cmd-head" }, el("span", { class: "cb-summary mono" }, `${d.label} · ${v.summary.text}`)));
+    if (d.reason) box.append(el("p", { class: "cb-warning", role: "alert" }, `No ${d.label} files for this selection: ${d.reason}`));
+    for (const f of d.files) {
+      const save = el("button", { type: "button", class: "cb-btn", "aria-label": `Download ${f.filename}` }, "Download");
+      save.addEventListener("click", () => {
+        const a = el("a", { href: URL.createObjectURL(new Blob([f.text], { type: "application/yaml" })), download: f.filename });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+      });
+      box.append(el("div", { class: "cb-deploy-file", "data-file": f.filename },
+        el("div", { class: "cb-cmd-head" }, el("code", { class: "cb-filename" }, f.filename),
+          el("span", { class: "cb-actions" }, copyButton(() => f.text, `Copy ${f.filename}`), save)),
+        codeBlock("", f.text, "cb-deploy-code")));
+    }
+    return box;
+  }
+
   function renderPresets(v) {
     if (!v.presets || !v.presets.length) return null;
     const rows = el("div", { class: "cb-presets", "data-block": "presets" });
@@ -632,7 +657,7 @@
     const extras = renderExtras(v);
     if (extras) root.append(extras);
     if (v.vram_warning) root.append(el("p", { class: "cb-warning", role: "alert" }, v.vram_warning));
-    root.append(renderCommand(v));
+    root.append(v.deploy ? renderDeploy(v) : renderCommand(v));
     const memory = renderMemory(v);
     if (memory) root.append(memory);
     const panel = el("div", { class: "cb-panel", "data-block": "panel" });
@@ -663,7 +688,7 @@
   }
 
   function hideStatic() {
-    for (const sel of ["#install", "#extras", "#command"]) {
+    for (const sel of ["#install", "#extras", "#command", "#deploy"]) {
       const node = section.querySelector(sel);
       if (node) node.hidden = true;
     }

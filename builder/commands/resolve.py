@@ -9,6 +9,7 @@ from typing import Any
 from builder import resolver
 from builder.commands import Refused
 from builder.content import Content, RecipeFile
+from builder.resolver.deploy import deployment_output, pd_ranks
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Choice:
     preset: str | None = None  # "P" or "P:POINT"
     docker: bool = False
     as_json: bool = False
+    output: str = "text"  # text, k8s or compose
 
 
 def _check(kind: str, value: str, valid: list[str], where: str) -> None:
@@ -125,16 +127,28 @@ def command_text(record: dict[str, Any], vocab: dict[str, Any], docker: bool) ->
     return "\n\n".join(blocks)
 
 
+def deploy_text(record: dict[str, Any], vocab: dict[str, Any], output: str, ranks: Any = None) -> str:
+    """A record's deployment files as ``resolve --format k8s|compose`` prints them."""
+    result = deployment_output(record, vocab, output, ranks)
+    if result["reason"] is not None:
+        raise Refused(f"--format {output}: {result['reason']}")
+    return result["text"]
+
+
 def resolve_command(content: Content, choice: Choice) -> str:
     """The output of ``python -m builder resolve``."""
     vocab = content.vocab.resolver_vocab()
     if choice.preset:
         records = preset_records(content, choice)
+        if choice.output != "text":
+            return "\n\n".join(f"# {title}\n{deploy_text(record, vocab, choice.output)}" for title, record in records)
         if choice.as_json:
             return json.dumps({title: record for title, record in records}, indent=2, ensure_ascii=False)
         return "\n\n".join(f"# {title}\n{command_text(record, vocab, choice.docker)}" for title, record in records)
     recipe, selection = selection_for(content, choice)
     record = resolver.resolve(recipe.data, vocab, selection)
+    if choice.output != "text":
+        return deploy_text(record, vocab, choice.output, pd_ranks(recipe.data, vocab, selection, record))  # type: ignore[arg-type]
     if choice.as_json:
         return json.dumps(record, indent=2, ensure_ascii=False)
     text = command_text(record, vocab, choice.docker)

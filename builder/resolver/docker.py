@@ -95,20 +95,39 @@ def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[
     return pinned
 
 
-def _device_flags(profile: dict[str, Any]) -> tuple[str, list[str]]:
-    """§12.3 device flags: (shell-string form, argv form)."""
+def device_kind(profile: dict[str, Any]) -> str:
+    """The §12.3 device family of a profile: ``tpu``, ``amd``, ``xpu``, ``cpu`` (Intel CPU) or ``nvidia``."""
     gen = raw_generation(profile)
     if gen == "tpu":
+        return "tpu"
+    if profile.get("brand") == "AMD":
+        return "amd"
+    if gen == "xpu":
+        return "xpu"
+    if gen == "cpu" or profile.get("brand") == "Intel":
+        return "cpu"
+    return "nvidia"
+
+
+def device_argv(profile: dict[str, Any]) -> list[str]:
+    """§12.3 device flags in argv form (what the deployment documents translate)."""
+    return _device_flags(profile)[1]
+
+
+def _device_flags(profile: dict[str, Any]) -> tuple[str, list[str]]:
+    """§12.3 device flags: (shell-string form, argv form)."""
+    kind = device_kind(profile)
+    if kind == "tpu":
         return "--privileged --network host \\\n  -v /dev/shm:/dev/shm", [
             "--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"]
-    if profile.get("brand") == "AMD":
+    if kind == "amd":
         return "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video", [
             "--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
             "--group-add", "video"]
-    if gen == "xpu":
+    if kind == "xpu":
         return "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g", [
             "--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"]
-    if gen == "cpu" or profile.get("brand") == "Intel":
+    if kind == "cpu":
         return "--shm-size=16g", ["--shm-size", "16g"]
     return "--gpus all", ["--gpus", "all"]
 

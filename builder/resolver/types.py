@@ -134,5 +134,6 @@ class View(TypedDict, total=False):
     strategy: str | None
     kv_offload: str | None
     hf_id: str | None
+    deploy: Any  # ui.deploy.DeployView of the active Kubernetes/Compose choice, else None
     warnings: list[str]
     memory: JSON  # the record's memory block, or {"fallback": note} without architecture facts

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from builder import resolver, vllm_lint
+from builder.resolver.deploy import FORMATS
+from builder.resolver.ui.deploy import DeployView
 from builder.resolver.records import iter_commands
 from builder.site.index import SiteIndex
 from builder.site.views import RecipeView, text
@@ -129,3 +131,18 @@ def install_view(r: RecipeView) -> dict[str, Any]:
         "required": [e for e in extras if not e.get("optional")],
         "optional": [e for e in extras if e.get("optional")],
     }
+
+
+def default_deployments(index: SiteIndex, r: RecipeView) -> list[DeployView]:
+    """The builder's default view's Kubernetes and Compose files: what the page shows before (or without) JavaScript."""
+    recipe = {**r.raw, "hf_id": r.hf_id}
+    vocab = index.content.vocab.resolver_vocab()
+    out: list[DeployView] = []
+    for fmt in FORMATS:
+        try:
+            deploy = resolver.builder_state(recipe, vocab, {"install": fmt}).get("deploy")
+        except resolver.ResolveError:
+            continue
+        if deploy and deploy["files"]:
+            out.append(deploy)
+    return out

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
 
 from builder import resolver
 from builder.markdown import Slugger, render_markdown
-from builder.site.command_blocks import CommandView, command_view, install_view, record_commands, record_env
+from builder.resolver.ui.deploy import DeployView
+from builder.site.command_blocks import (
+    CommandView,
+    command_view,
+    default_deployments,
+    install_view,
+    record_commands,
+    record_env,
+)
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.jinja import Page
 from builder.site.matrix import support_matrix
@@ -18,7 +26,7 @@ from builder.site.views import RecipeView, text
 
 # Ids of the recipe page's own sections, reserved so that Markdown headings get other slugs.
 PAGE_IDS = frozenset(
-    {"main", "builder", "command", "install", "matrix", "guide", "presets", "notes", "variants",
+    {"main", "builder", "command", "deploy", "install", "matrix", "guide", "presets", "notes", "variants",
      "related", "api", "self-host", "top", "search", "sidebar"}
 )
 HTTP_URL = re.compile(r"^https?://")
@@ -50,6 +58,7 @@ class RecipePage:
     api_links: list[tuple[str, str]]
     issues_url: str
     memory: dict[str, str] | None = None  # the memory line under the default command
+    deploy: list[DeployView] = field(default_factory=list)  # the default configuration's Kubernetes/Compose files
 
 
 def memory_note(r: RecipeView, record: dict[str, Any] | None) -> dict[str, str] | None:
@@ -260,6 +269,7 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
         api_links=api_links,
         issues_url=f"{index.repo_url}/issues",
         memory=memory_note(r, rc),
+        deploy=default_deployments(index, r),
     )
     return Page("recipe.html", body, title=f"{r.hf_id} | {SITE_NAME}", description=r.description or r.title,
                 canonical=r.url, kind="recipe", og_type="article", current_org=r.org, current_recipe=r.hf_id,

@@ -40,7 +40,7 @@ def _random_query(rng: random.Random, recipe: dict, vocab: dict) -> dict:
     if rng.random() < 0.2:
         q["advanced"] = ",".join(rng.sample(["max_batched_8k", "gpu_mem_095", "ep_weight_filter", "dcp_8"], 2))
     if rng.random() < 0.2:
-        q["install"] = rng.choice(["pip", "docker"])
+        q["install"] = rng.choice(["pip", "docker", "k8s", "compose"])
         q["cuda"] = rng.choice(["default", "cu129"])
     if rng.random() < 0.15:
         q.update(prefill_nodes=rng.choice(["1", "2", "20"]), decode_mode=rng.choice(["tp", "dep", "zz"]))

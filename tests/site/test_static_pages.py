@@ -186,3 +186,17 @@ def test_recipe_pages_say_whether_vllm_accepts_the_command(upstream_site: Path) 
     bad = (upstream_site / "deepseek-ai" / "DeepSeek-V4-Flash" / "index.html").read_text()
     assert "<strong>vLLM 0.33.0 would reject this command:</strong>" in bad
     assert "--attention_config.use_fp4_indexer_cache: unknown key &#39;use_fp4_indexer_cache&#39;" in bad
+
+
+def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, Any], server: str, page_nojs: Any) -> None:
+    """Without JavaScript the page holds the default configuration's Kubernetes and Compose files, as the CLI prints them."""
+    from builder.commands.resolve import Choice, resolve_command
+
+    page_nojs.goto(f"{server}/{MINIMAX}")
+    k8s = resolve_command(built_site["content"], Choice(MINIMAX, output="k8s"))
+    compose = resolve_command(built_site["content"], Choice(MINIMAX, output="compose"))
+    assert page_nojs.locator("#deploy-k8s-1").text_content().rstrip("\n") == k8s
+    assert page_nojs.locator("#deploy-compose-1").text_content().rstrip("\n") == compose
+    labels = page_nojs.locator("#deploy .codeblock-label").all_inner_texts()
+    assert labels == ["minimax-m3-h200.yaml", "compose.yaml"]
+    assert page_nojs.locator("#deploy [data-format=k8s] .block-caption code").inner_text() == "kubectl apply -f minimax-m3-h200.yaml"

@@ -24,6 +24,7 @@ from ..strategies import (
     strategy_supported,
 )
 from ..values import MAX_NODES, as_dict, as_list, get_key, js_str
+from .deploy import INSTALL_CHOICES
 from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts, int_or
 from .rows import feature_reason, node_reason
 from .state import clamp, enabled_features, fresh_state, pd_pools
@@ -172,7 +173,7 @@ def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], 
         state["task"] = js_str(value)
     elif kind == "axis":
         _on_axis(facts, state, js_str(ev.get("axis")), js_str(value))
-    elif kind == "install" and value in ("pip", "docker"):
+    elif kind == "install" and value in INSTALL_CHOICES:
         state["install"] = value
     elif kind == "cuda":
         state["cuda"] = "cu129" if value == "cu129" else "default"

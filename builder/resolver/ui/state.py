@@ -23,6 +23,7 @@ from ..strategies import (
     reachable,
 )
 from ..values import MAX_NODES, as_dict, js_str
+from .deploy import INSTALL_CHOICES
 from .facts import MAX_INSTANCES, BuilderFacts, advanced_options, int_or, parse_csv
 
 
@@ -71,7 +72,7 @@ def parse_state(facts: BuilderFacts, raw: dict[str, Any]) -> dict[str, Any]:
         state[f"{role}_mode"] = m if m in ("tp", "tep", "dep") else None
         state[f"{role}_rank"] = int_or(raw.get(f"{role}_rank"), 0)
     state["task"] = raw.get("task") if isinstance(raw.get("task"), str) and raw.get("task") else None
-    state["install"] = raw.get("install") if raw.get("install") in ("pip", "docker") else None
+    state["install"] = raw.get("install") if raw.get("install") in INSTALL_CHOICES else None
     state["cuda"] = "cu129" if raw.get("cuda") == "cu129" else "default"
     for key in ("preset", "point"):
         state[key] = raw.get(key) if isinstance(raw.get(key), str) and raw.get(key) else None

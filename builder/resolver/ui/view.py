@@ -27,6 +27,7 @@ from ..strategies import deploy_type_of, is_multi_node, node_pills
 from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .commands import PLACEHOLDER, bench_command, command_tabs, curl_command, substitute_endpoints
+from .deploy import INSTALL_CHOICES, DeployView, deploy_view
 from .events import apply_event, apply_preset
 from .facts import (
     BuilderFacts,
@@ -274,7 +275,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
             current["nodes"] = int_or(raw.get("nodes"), 1) if facts.clusterable(current["hardware"]) and facts.multi_capable() else 1
         if current["preset"]:
             apply_preset(facts, current, current["preset"], current["point"])
-            current["install"] = raw.get("install") if raw.get("install") in ("pip", "docker") else None
+            current["install"] = raw.get("install") if raw.get("install") in INSTALL_CHOICES else None
             current["cuda"] = "cu129" if raw.get("cuda") == "cu129" else "default"
     else:
         current = parse_state(facts, raw)
@@ -295,11 +296,21 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     return _view(facts, current, storage, endpoints)
 
 
+def _apply_commands(install: dict[str, Any], deploy: DeployView) -> None:
+    """The active Kubernetes/Compose install tab shows how to start the files below."""
+    tab = next(t for t in install["tabs"] if t["id"] == deploy["format"])
+    tab["command"] = "\n".join(f["apply"] for f in deploy["files"])
+    if len(deploy["files"]) > 1:
+        tab["note"] = "Each file runs on its own host: copy it there with the .env lines it names, then start it."
+    elif deploy["files"]:
+        tab["note"] = f"Download {deploy['files'][0]['filename']} below, then start it."
+
+
 def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> View:
     hw, p = state["hardware"], facts.profile(state["hardware"])
     rows: list[dict[str, Any]] = [hardware_row(facts, state)]
     view: View = {"omni": facts.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
-                  "preset": None, "presets": [], "curl": None, "bench": None, "target": None}
+                  "preset": None, "presets": [], "curl": None, "bench": None, "target": None, "deploy": None}
     presets = as_dict(facts.recipe.get("presets"))
     preset = as_dict(presets.get(state["preset"])) if state["preset"] else None
     if facts.omni:
@@ -309,7 +320,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         if vrow:
             rows.append(vrow)
         res = resolve_omni(facts.recipe, facts.taxonomy, state["variant"], task, hw)
-        install = install_view(facts, state, None, None)
+        install = install_view(facts, state, None, None, "omni")
         prelude = pip_view(res["command"], res["env"], p)[: -len(res["command"])].rstrip("\n") if res["env"] else ""
         command = res["command"]
         prelude, command = substitute_endpoints(prelude, endpoints), substitute_endpoints(command, endpoints)
@@ -349,8 +360,9 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
                 view["warnings"] = resolved["warnings"]
         else:
             record = None
+        selection: Selection | None = None
         if record is None:
-            selection: Selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
+            selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
                          "nodes": state["nodes"], "features": enabled, "modes": modes, "advanced_args": advanced_args,
                          "kv_offload": kv, "cuda": state["cuda"]}
             if sid == "pd_cluster":
@@ -362,8 +374,11 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             record = resolve(facts.recipe, facts.vocab, selection, with_views=False)
             kv = record.get("kv_offload")
         view["memory"] = memory_view(facts, record)
-        install = install_view(facts, state, kv if preset is None else None, preset)
+        install = install_view(facts, state, kv if preset is None else None, preset, record.get("deploy_type"))
         docker = install["active"] == "docker"
+        if install["active"] not in ("pip", "docker"):
+            view["deploy"] = deploy_view(facts, install["active"], record, selection)
+            _apply_commands(install, view["deploy"])
         tabs = command_tabs(facts, state, record, kv, docker, endpoints)
         tp = None
         if preset is not None:
