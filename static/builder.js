@@ -2,7 +2,10 @@
 // Every resolution happens in builder/resolver/ (builder_state) inside a Web Worker running
 // Pyodide; this file only wires the DOM to it: it sends the URL state and clicks, renders the
 // returned view, replaces the URL and writes browser storage.  Before the worker is ready the
-// default view embedded in builder-data/<hf_id>.json is painted and clicks are queued.
+// default view embedded in builder-data/<hf_id>.json is painted, and a first click is answered from
+// builder-data/<hf_id>.clicks.json (views the build computed with the same resolver, as patches of
+// the default view) when the page's inputs (URL query, stored preferences and choices, saved
+// endpoints) are exactly those the build assumed; any other click waits for the worker.
 (() => {
   "use strict";
 
@@ -21,6 +24,7 @@
   const resolverUrl = section.dataset.resolver || "/static/resolver.zip";
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
     ? new URL("builder-worker.js", document.currentScript.src).pathname : "/static/builder-worker.js");
+  const clicksUrl = section.dataset.builderClicks || dataUrl.replace(/\.json$/, ".clicks.json");
 
   // ── storage (tolerates unavailable / corrupt storage, §7.4) ──
   const store = {
@@ -50,6 +54,9 @@
 
   // ── state ──
   let view = null; // last rendered view
+  let initialView = null; // the build's default view while it is still the one shown
+  let precomputed = null; // event key -> patch of initialView, when the page's inputs are the build's
+  let answeredEarly = false; // a click was answered from the build's views
   let bootTimings = null; // worker start-up breakdown (ms), for bench/page.py
   let busy = false;
   const queue = []; // clicks waiting for the worker (never lost)
@@ -81,8 +88,31 @@
 
   // ── events ──
   function send(event) {
+    if (!ready && !queue.length && answerPrecomputed(event)) return;
     if (busy || !ready || !view) { queue.push(event); markPending(); return; }
     run(event);
+  }
+  // The key of a click in builder-data/<hf_id>.clicks.json: compact JSON with sorted keys.
+  const eventKey = (event) => JSON.stringify(event, Object.keys(event).sort());
+  // A patch of builder.first_clicks: {"=": v} replaces, {"-": 1} deletes, {"{": {k: p}} and {"[": {i: p}} descend.
+  function applyPatch(before, patch) {
+    if ("=" in patch) return patch["="];
+    if ("{" in patch) {
+      const out = { ...before };
+      for (const [k, p] of Object.entries(patch["{"])) { if ("-" in p) delete out[k]; else out[k] = applyPatch(out[k], p); }
+      return out;
+    }
+    const out = [...before];
+    for (const [i, p] of Object.entries(patch["["])) out[Number(i)] = applyPatch(out[Number(i)], p);
+    return out;
+  }
+  // Show the build's view of this click when the page still shows the build's default view.
+  function answerPrecomputed(event) {
+    const patch = precomputed && view && view === initialView ? precomputed[eventKey(event)] : undefined;
+    if (!patch) return false;
+    answeredEarly = true;
+    apply(applyPatch(initialView, patch), event);
+    return true;
   }
   function markPending() { root.setAttribute("aria-busy", "true"); }
   async function run(event) {
@@ -103,6 +133,7 @@
   function apply(next, event) {
     const before = view ? currentCopy(view) : null;
     view = next;
+    if (next !== initialView) initialView = null;
     if (next.storage && next.storage.prefs) {
       store.set(PREFS_KEY, { ...(store.get(PREFS_KEY) || {}), ...next.storage.prefs });
     }
@@ -583,14 +614,31 @@
     }
   }
 
-  // ── start-up: paint the embedded default view, boot the worker, apply the URL, drain clicks ──
+  // What the page's first view depends on, in the shape of first_clicks.INITIAL_INPUTS.
+  function pageInputs() {
+    return { query: Object.fromEntries(new URLSearchParams(location.search)), prefs: store.get(PREFS_KEY) || {},
+      stored: (store.get(RECIPE_KEY) || {})[hfId] || {}, endpoints: endpoints() };
+  }
+  const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  // Fetch the runtime's two big files as soon as the worker is started (it asks for them later).
+  function preloadRuntime() {
+    for (const name of ["pyodide.asm.wasm", "python_stdlib.zip"]) {
+      const link = el("link", { rel: "preload", as: "fetch", crossorigin: "anonymous", href: pyodideUrl + name });
+      document.head.append(link);
+    }
+  }
+
+  // ── start-up: paint the embedded default view, answer a first click from the build's views,
+  // boot the worker (after the first-click data, so they get the bandwidth), apply the URL, drain clicks ──
   async function start() {
     mount.append(root);
-    const params = Object.fromEntries(new URLSearchParams(location.search));
-    const dataPromise = fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
-    const vocabPromise = fetch(vocabUrl).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))));
-    // Pyodide boots in a worker that the page's <head> already started (window.__builderBoot),
-    // in parallel with parsing and the data fetches; first paint is never blocked.
+    const inputs = pageInputs();
+    const fetchJson = (url, asText) => fetch(url).then((r) => (r.ok ? (asText ? r.text() : r.json())
+      : Promise.reject(new Error(`${url}: HTTP ${r.status}`))));
+    const dataPromise = fetchJson(dataUrl);
+    const clicksPromise = fetchJson(clicksUrl).catch(() => null);
+    const vocabPromise = fetchJson(vocabUrl, true);
     const onMessage = (e) => {
       const m = e.data || {};
       if (m.type === "ready") { bootTimings = { total: m.ms, ...m.timings }; return; }
@@ -600,38 +648,40 @@
       waiting.delete(m.id);
       if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
     };
-    const early = window.__builderBoot;
-    if (early && early.worker) {
-      worker = early.worker;
-    } else {
-      worker = new Worker(workerUrl, { type: "module" });
-      worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
-    }
-    worker.onmessage = onMessage;
-    for (const e of (early && early.messages) || []) onMessage(e);
-    worker.onerror = (e) => showError(new Error(e.message || "worker failed"));
     let data;
     let vocab;
     try { data = await dataPromise; } catch {
       // No builder data published for this page: keep the static commands.
       root.remove();
-      worker.terminate();
       return;
     }
     if (data.initial) {
-      view = data.initial;
+      view = initialView = data.initial;
       hideStatic();
       render();
       root.setAttribute("aria-busy", "true");
     }
+    const clicks = await clicksPromise;
+    if (clicks && initialView && sameJson(clicks.inputs, inputs)) {
+      precomputed = clicks.views;
+      if (queue.length === 1 && answerPrecomputed(queue[0])) queue.shift();
+    }
+    worker = new Worker(workerUrl, { type: "module" });
+    worker.onmessage = onMessage;
+    worker.onerror = (e) => showError(new Error(e.message || "worker failed"));
+    worker.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
+    preloadRuntime();
     try { vocab = await vocabPromise; } catch (err) { showError(err); return; }
-    const state = { ...params, _prefs: store.get(PREFS_KEY) || {}, _stored: (store.get(RECIPE_KEY) || {})[hfId] || {}, _endpoints: endpoints() };
+    const state = { ...Object.fromEntries(new URLSearchParams(location.search)), _prefs: inputs.prefs,
+      _stored: inputs.stored, _endpoints: inputs.endpoints };
     busy = true;
     try {
       const first = JSON.parse((await request({ hfId, state, event: null, vocab, recipe: JSON.stringify(data.recipe) })).view);
       ready = true;
+      precomputed = null;
       hideStatic();
-      apply(first, null);
+      // After a click answered from the build's views the page already shows what the worker would.
+      if (answeredEarly) render(); else apply(first, null);
       section.dataset.builderReady = "1";
     } catch (err) {
       showError(err);
@@ -648,6 +698,9 @@
     get ready() { return ready; },
     get timings() { return bootTimings; },
     get queued() { return queue.length + (busy ? 1 : 0); },
+    get precomputed() { return precomputed; },
+    applyPatch,
+    eventKey,
   };
   start();
 })();
