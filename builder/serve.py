@@ -167,6 +167,8 @@ def accepted_encodings(header: str) -> set[str]:
     allowed = set()
     for item in header.split(","):
         name, _, params = item.strip().partition(";")
+        if not name.strip():
+            continue
         quality = params.strip().removeprefix("q=").strip() if params.strip().startswith("q=") else "1"
         try:
             if float(quality) > 0:

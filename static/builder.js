@@ -58,6 +58,7 @@
   let precomputed = null; // event key -> patch of initialView, when the page's inputs are the build's
   let answeredEarly = false; // a click was answered from the build's views
   let bootTimings = null; // worker start-up breakdown (ms), for bench/page.py
+  let lastTimings = null; // the last click's worker, round-trip and render times (ms), for bench/page.py
   let busy = false;
   const queue = []; // clicks waiting for the worker (never lost)
   let selectedTab = null;
@@ -120,8 +121,11 @@
     root.setAttribute("aria-busy", "true");
     try {
       const state = { ...(view ? view.state : {}), _endpoints: endpoints() };
-      const next = JSON.parse((await request({ hfId, state, event })).view);
-      apply(next, event);
+      const sent = performance.now();
+      const answer = await request({ hfId, state, event });
+      const received = performance.now();
+      apply(JSON.parse(answer.view), event);
+      lastTimings = { worker: answer.ms, roundtrip: received - sent - answer.ms, render: performance.now() - received };
     } catch (err) {
       showError(err);
     } finally {
@@ -697,6 +701,7 @@
     get view() { return view; },
     get ready() { return ready; },
     get timings() { return bootTimings; },
+    get lastTimings() { return lastTimings; },
     get queued() { return queue.length + (busy ? 1 : 0); },
     get precomputed() { return precomputed; },
     applyPatch,
