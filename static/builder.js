@@ -57,6 +57,8 @@
   let initialView = null; // the build's default view while it is still the one shown
   let precomputed = null; // event key -> patch of initialView, when the page's inputs are the build's
   let answeredEarly = false; // a click was answered from the build's views
+  let pendingUrl = null; // the URL of the last applied view, written after the next paint
+  let urlTimer = 0;
   let bootTimings = null; // worker start-up breakdown (ms), for bench/page.py
   let lastTimings = null; // the last click's worker, round-trip and render times (ms), for bench/page.py
   let busy = false;
@@ -146,21 +148,27 @@
       if (Object.keys(next.storage.recipe).length) all[hfId] = next.storage.recipe; else delete all[hfId];
       store.set(RECIPE_KEY, Object.keys(all).length ? all : null);
     }
-    const url = location.pathname + (next.query ? `?${next.query}` : "") + location.hash;
-    if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, "", url);
+    pendingUrl = location.pathname + (next.query ? `?${next.query}` : "") + location.hash;
     render();
     if (before !== null && before !== currentCopy(next)) flash();
     section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
+    // history.replaceState costs ~10 ms in Chromium: write the URL once the new view is painted
+    if (!urlTimer) urlTimer = requestAnimationFrame(() => setTimeout(writeUrl, 0));
+  }
+  function writeUrl() {
+    urlTimer = 0;
+    const url = pendingUrl;
+    pendingUrl = null;
+    if (url !== null && url !== location.pathname + location.search + location.hash) history.replaceState(history.state, "", url);
   }
   function showError(err) {
     statusEl.textContent = `Builder error: ${err && err.message ? err.message : err}`;
     statusEl.hidden = false;
   }
   function flash() {
+    // render() has just built a new card: adding the class needs no forced layout to restart anything
     const card = root.querySelector(".cb-command");
     if (!card) return;
-    card.classList.remove("cb-flash");
-    void card.offsetWidth;
     card.classList.add("cb-flash");
     setTimeout(() => card.classList.remove("cb-flash"), 600);
   }
@@ -488,7 +496,7 @@
     actions.append(copyButton(() => (activeTab(view) || {}).copy || "", "Copy command"));
     // GAP-19: share this exact configuration, or go back to the recipe's defaults
     const link = el("button", { type: "button", class: "cb-btn", "aria-label": "Copy link to this configuration" }, "Link");
-    link.addEventListener("click", () => copyText(location.href, link));
+    link.addEventListener("click", () => { writeUrl(); copyText(location.href, link); });
     const reset = el("button", { type: "button", class: "cb-btn", "aria-label": "Reset to the recipe's defaults" }, "Reset");
     reset.addEventListener("click", () => send({ type: "reset" }));
     actions.append(link, reset);
@@ -702,7 +710,7 @@
     get ready() { return ready; },
     get timings() { return bootTimings; },
     get lastTimings() { return lastTimings; },
-    get queued() { return queue.length + (busy ? 1 : 0); },
+    get queued() { return queue.length + (busy ? 1 : 0) + (urlTimer ? 1 : 0); },
     get precomputed() { return precomputed; },
     applyPatch,
     eventKey,
