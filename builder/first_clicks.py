@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any, TypedDict
 
+import orjson
+
 from builder import resolver
 
 # The rows whose pills are precomputed, and the event type each sends (static/builder.js handlers).
@@ -73,8 +75,10 @@ def view_patch(before: Any, after: Any) -> Patch:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON (``1`` and ``True`` differ)."""
-    return type(a) is type(b) and a == b if not isinstance(a, (dict, list)) else json.dumps(a) == json.dumps(b)
+    """Equal as JSON (``1`` and ``True`` differ; Python's ``==`` alone would call them equal)."""
+    if type(a) is not type(b) or a != b:
+        return False
+    return not isinstance(a, (dict, list)) or orjson.dumps(a) == orjson.dumps(b)
 
 
 def apply_patch(before: Any, patch: Patch) -> Any:
@@ -111,4 +115,4 @@ def first_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) ->
 
 def _as_json(value: Any) -> Any:
     """``value`` as the page receives it (through JSON: tuples become lists)."""
-    return json.loads(json.dumps(value, ensure_ascii=False))
+    return orjson.loads(orjson.dumps(value))
