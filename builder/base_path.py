@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 _SAFE_PATH = re.compile(r"(?:/[A-Za-z0-9._~-]+)*")
 # attributes whose value is a URL (data-* ones the scripts fetch), and the meta refresh's "url="
-_LINK = re.compile(r'(\s(?:href|src|action|poster|data-[a-z-]*(?:url|src|json|worker|data|vocab|pyodide|resolver))=")'
+_LINK = re.compile(r'(\s(?:href|src|action|poster|data-[a-z-]*(?:url|src|json|worker|data|clicks|vocab|pyodide|resolver))=")'
                    r'/(?!/)|(\scontent="\d+;\s*url=)/(?!/)')
 
 

@@ -16,18 +16,22 @@ by :func:`resolver_files`.  Its SHA-256 is :data:`BUNDLE_HASH_KEY` of ``builder-
 the worker imports the precompiled copy when it carries that very hash and otherwise fetches the zip
 (``?v=`` the hash, so HTTP caches keep it until it changes) and unpacks it into Pyodide's file system.
 
-Large files also get a ``.gz`` twin (gzip, mtime 0) for servers that can send
-``Content-Encoding: gzip``.
+The runtime lives under ``pyodide/<hash>/`` (:func:`runtime_dir`: a hash of its files), so every
+URL of it names one content and is served as immutable; the reduced library is a *stored* zip
+(no per-member deflate: Brotli and gzip over the whole file compress the ``.pyc`` files much
+better, and the interpreter imports them without inflating).  Every file the browser loads gets
+``.br`` and ``.gz`` twins (:mod:`builder.compression`) for servers that can send them.
 
 :func:`builder_data_files` writes what the worker resolves against: ``builder-data/vocab.json``
 (taxonomy + strategy catalogue, shared by every page, plus the bundle hash) and
 ``builder-data/<hf_id>.json`` (the raw recipe the resolver takes, plus the default view so the
-controls paint before Pyodide is ready).
+controls paint before Pyodide is ready) and ``builder-data/<hf_id>.clicks.json``, the views one
+click away from that default view (:mod:`builder.first_clicks`).
 """
 
 from __future__ import annotations
 
-import gzip
+import functools
 import hashlib
 import io
 import json
@@ -39,12 +43,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from builder.compression import with_twins
+from builder.first_clicks import first_clicks
+
 PACKAGE = Path("node_modules") / "pyodide"
 RESOLVER_DIR = Path(__file__).resolve().parent / "resolver"
 BUNDLE_HASH_KEY = "resolver_bundle_sha256"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
-GZIP_MIN_BYTES = 64 * 1024
 CACHE = Path("node_modules") / ".cache" / "vllm-recipes-pyodide"
 
 # Modules imported by Pyodide's bootstrap (loadPyodide), by the resolver package and by the worker
@@ -94,11 +100,11 @@ py.FS.writeFile("/tmp/in.zip", fs.readFileSync(src));
 py.runPython(`
 import zipfile, importlib._bootstrap_external as be
 zin = zipfile.ZipFile('/tmp/in.zip')
-with zipfile.ZipFile('/tmp/out.zip', 'w', zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+with zipfile.ZipFile('/tmp/out.zip', 'w', zipfile.ZIP_STORED) as zout:
     for info in zin.infolist():
         code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True, optimize=1)
         data = bytes(be._code_to_timestamp_pyc(code, 0, 0))
-        zout.writestr(zipfile.ZipInfo(info.filename + 'c', (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
+        zout.writestr(zipfile.ZipInfo(info.filename + 'c', (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_STORED)
 `);
 fs.writeFileSync(dst, py.FS.readFile("/tmp/out.zip"));
 """
@@ -194,54 +200,41 @@ def _compiled_zip(package: Path, sources: bytes, cache_dir: Path) -> bytes | Non
     return data
 
 
-def gzip_bytes(data: bytes) -> bytes:
-    """Reproducible gzip (no name, mtime 0)."""
-    buf = io.BytesIO()
-    with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=9, mtime=0, filename="") as gz:
-        gz.write(data)
-    return buf.getvalue()
-
-
 def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
-    """Output-relative ``pyodide/...`` files (runtime, reduced stdlib, lock file, ``.gz`` twins).
+    """Output-relative ``pyodide/<hash>/...`` files (runtime, reduced stdlib, lock file, ``.br``/``.gz`` twins).
 
     Empty when ``node_modules/pyodide`` is absent (the pages then keep their static commands).
     """
-    root = Path(project_root)
+    name, files = _runtime(str(Path(project_root).resolve()))
+    return with_twins({f"pyodide/{name}/{path}": data for path, data in files.items()})
+
+
+def runtime_dir(project_root: Path | str) -> str | None:
+    """The hashed folder name of the runtime under ``pyodide/`` (None without ``node_modules/pyodide``)."""
+    name, files = _runtime(str(Path(project_root).resolve()))
+    return name if files else None
+
+
+@functools.lru_cache(maxsize=4)
+def _runtime(root_text: str) -> tuple[str, dict[str, bytes]]:
+    """The runtime's files and the hash naming their folder (computed once per process)."""
+    root = Path(root_text)
     package = root / PACKAGE
     if not (package / "pyodide.asm.wasm").is_file():
-        return {}
-    out: dict[str, bytes] = {f"pyodide/{name}": (package / name).read_bytes() for name in RUNTIME}
+        return "", {}
+    out: dict[str, bytes] = {name: (package / name).read_bytes() for name in RUNTIME}
     lock = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
-    out["pyodide/pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
-                                                  separators=(",", ":")).encode()
+    out["pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
+                                          separators=(",", ":")).encode()
     resolver = root / "builder" / "resolver"
     sources = _source_zip((package / "python_stdlib.zip").read_bytes(),
                           resolver if (resolver / "__init__.py").is_file() else None)
     compiled = _compiled_zip(package, sources, root / CACHE)
-    out["pyodide/python_stdlib.zip"] = compiled if compiled is not None else sources
-    for path, data in list(out.items()):
-        if len(data) >= GZIP_MIN_BYTES:
-            packed = cached_gzip(data, root / CACHE / "gz")
-            if len(packed) < 0.9 * len(data):
-                out[path + ".gz"] = packed
-    return out
-
-
-def cached_gzip(data: bytes, cache_dir: Path) -> bytes:
-    """:func:`gzip_bytes`, remembered on disk by content hash (compressing the runtime takes a second)."""
-    cached = cache_dir / f"{hashlib.sha256(data).hexdigest()}.gz"
-    if cached.is_file():
-        return cached.read_bytes()
-    packed = gzip_bytes(data)
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(".tmp")
-        tmp.write_bytes(packed)
-        os.replace(tmp, cached)
-    except OSError:
-        pass
-    return packed
+    out["python_stdlib.zip"] = compiled if compiled is not None else sources
+    digest = hashlib.sha256()
+    for path in sorted(out):
+        digest.update(path.encode() + b"\0" + hashlib.sha256(out[path]).digest())
+    return digest.hexdigest()[:16], out
 
 
 def _plain(value: Any) -> Any:
@@ -261,27 +254,37 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
     ``content`` is a loaded :class:`builder.content.Content`; ``only`` limits the recipe files
     to those hf ids (incremental rebuilds).  Each recipe file holds
     ``{"hf_id", "recipe", "initial"}`` where ``initial`` is :func:`resolver.builder_state`
-    of a URL without parameters (what JavaScript paints before Pyodide is ready).  The vocabulary
-    file also names the resolver bundle (:data:`BUNDLE_HASH_KEY`); the resolver ignores that key.
+    of a URL without parameters (what JavaScript paints before Pyodide is ready); beside it
+    ``<hf_id>.clicks.json`` holds the views one click away (:func:`builder.first_clicks.first_clicks`).
+    The vocabulary file also names the resolver bundle (:data:`BUNDLE_HASH_KEY`); the resolver
+    ignores that key.  Every file comes with its ``.br`` and ``.gz`` twins.
     """
     from builder import resolver
 
     vocab = _plain(content.vocab.resolver_vocab())
     published = {**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())}
-    out = {"builder-data/vocab.json": json.dumps(published, ensure_ascii=False, separators=(",", ":")).encode()}
+    out = {"builder-data/vocab.json": _compact_json(published)}
     for rf in content.recipes:
         if only is not None and rf.hf_id not in only:
             continue
         recipe = _plain({**rf.data, "hf_id": rf.hf_id})
+        clicks = None
         try:
-            initial = resolver.builder_state(recipe, vocab, {})
+            initial = json.loads(json.dumps(resolver.builder_state(recipe, vocab, {}), ensure_ascii=False))
+            clicks = first_clicks(recipe, vocab, initial)
         except Exception:  # noqa: BLE001 - a page without an initial view still works once Pyodide runs
             initial = None
         doc = {"hf_id": rf.hf_id, "recipe": recipe, "initial": initial}
-        out[f"builder-data/{rf.hf_id}.json"] = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
-    return out
+        out[f"builder-data/{rf.hf_id}.json"] = _compact_json(doc)
+        if clicks is not None:
+            out[f"builder-data/{rf.hf_id}.clicks.json"] = _compact_json(clicks)
+    return with_twins(out)
+
+
+def _compact_json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def resolver_files(project_root: Path | str) -> dict[str, bytes]:
     """``static/resolver.zip``: :func:`resolver_bundle` of ``builder/resolver/``, loaded by the worker."""
-    return {"static/resolver.zip": resolver_bundle(Path(project_root) / "builder" / "resolver")}
+    return with_twins({"static/resolver.zip": resolver_bundle(Path(project_root) / "builder" / "resolver")})

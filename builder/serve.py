@@ -9,8 +9,10 @@ Server-Sent-Events script that the dev server (only) injects into HTML responses
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.build import BuildOptions, Pipeline
+from builder.compression import ENCODINGS
 from builder.content import Content
 from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.problems import ContentError
@@ -90,10 +93,12 @@ def report(problems: list[Any]) -> None:
 
 
 class StaticHandler(SimpleHTTPRequestHandler):
-    """A static host for the built site: ``.gz`` twins sent with ``Content-Encoding: gzip``
-    when the browser accepts them, module and wasm MIME types, ``404.html`` for missing paths
-    and for folders without an ``index.html`` (no directory listings)."""
+    """A static host for the built site: ``.br``/``.gz`` twins sent with ``Content-Encoding`` as the
+    browser's ``Accept-Encoding`` allows (Brotli first), caching by :func:`cache_control`, module and
+    wasm MIME types, ``404.html`` for missing paths and for
+    folders without an ``index.html`` (no directory listings), HTTP/1.1 keep-alive."""
 
+    protocol_version = "HTTP/1.1"
     extensions_map = {
         **SimpleHTTPRequestHandler.extensions_map,
         ".js": "text/javascript",
@@ -111,18 +116,38 @@ class StaticHandler(SimpleHTTPRequestHandler):
             StaticHandler.sent_bytes += int(value)
         super().send_header(keyword, value)
 
+    def end_headers(self) -> None:
+        value, self._cache_control = self._cache_control, None  # the handler serves a whole connection
+        if value:
+            super().send_header("Cache-Control", value)
+        super().end_headers()
+
+    _cache_control: str | None = None
+
     def send_head(self) -> Any:
+        """Files (or their chosen twin) with an ``ETag`` of their bytes, ``304`` when it matches."""
         path = Path(self.translate_path(self.path))
-        packed = path.with_name(path.name + ".gz")
-        if path.is_file() and packed.is_file() and "gzip" in self.headers.get("Accept-Encoding", ""):
-            data = packed.read_bytes()
-            self.send_response(200)
-            self.send_header("Content-Type", self.guess_type(str(path)))
-            self.send_header("Content-Encoding", "gzip")
-            self.send_header("Content-Length", str(len(data)))
+        if not path.is_file():
+            self._cache_control = "no-cache"  # folders: their index.html, or a redirect
+            return super().send_head()
+        twin = chosen_twin(path, self.headers.get("Accept-Encoding", ""))
+        encoding, body = (twin[0], twin[1].read_bytes()) if twin else (None, path.read_bytes())
+        etag = f'"{hashlib.sha256(body).hexdigest()[:24]}"'
+        self._cache_control = cache_control(self.path, path)
+        if etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
+            self.send_response(304)
+            self.send_header("ETag", etag)
             self.end_headers()
-            return io.BytesIO(data)
-        return super().send_head()
+            return None
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("ETag", etag)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
 
     def list_directory(self, path: Any) -> None:
         """No directory listings: a folder without ``index.html`` (a deleted recipe's) is a 404."""
@@ -141,6 +166,48 @@ class StaticHandler(SimpleHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+
+def accepted_encodings(header: str) -> set[str]:
+    """The content codings an ``Accept-Encoding`` header allows (``q=0`` excluded)."""
+    allowed = set()
+    for item in header.split(","):
+        name, _, params = item.strip().partition(";")
+        if not name.strip():
+            continue
+        quality = params.strip().removeprefix("q=").strip() if params.strip().startswith("q=") else "1"
+        try:
+            if float(quality) > 0:
+                allowed.add(name.strip().lower())
+        except ValueError:
+            continue
+    return allowed
+
+
+def chosen_twin(path: Path, accept_encoding: str) -> tuple[str, Path] | None:
+    """The pre-compressed twin of ``path`` to send (Brotli before gzip), or None for the file itself."""
+    allowed = accepted_encodings(accept_encoding)
+    for encoding, suffix in ENCODINGS:
+        packed = path.with_name(path.name + suffix)
+        if (encoding in allowed or "*" in allowed) and packed.is_file():
+            return encoding, packed
+    return None
+
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+HASHED_RUNTIME = re.compile(r"^/pyodide/[0-9a-f]{16}/")
+
+
+def cache_control(url_path: str, file: Path) -> str:
+    """``immutable`` for versioned URLs (the content-hashed runtime folder, or ``?v=`` naming the
+    file's own SHA-256 prefix), ``no-cache`` (revalidate every time) for everything else."""
+    path, _, query = url_path.partition("?")
+    if HASHED_RUNTIME.match(path):
+        return IMMUTABLE
+    version = next((v for k, _, v in (item.partition("=") for item in query.split("&")) if k == "v"), "")
+    if len(version) >= 10 and hashlib.sha256(file.read_bytes()).hexdigest().startswith(version):
+        return IMMUTABLE
+    return "no-cache"
 
 
 def serve_directory(directory: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:

@@ -7,6 +7,12 @@
 // builder-data/vocab.json ("resolver_bundle_sha256"): the precompiled copy inside the reduced
 // standard library when it is that very bundle, else the zip at `resolver` (fetched with ?v=<hash>,
 // so HTTP caches keep it until it changes), unpacked into Pyodide's file system.
+//
+// Warm visits: after a fresh boot (interpreter started, glue run, precompiled resolver imported,
+// no recipe loaded yet) the worker stores a memory snapshot of the interpreter in Cache Storage,
+// keyed by the runtime folder (content-hashed) and this script's own URL (?v=<hash>); the next page
+// restores it instead of starting Python again.  A rebuild that changes either gets a new key, and
+// older snapshots are deleted when a new one is stored.
 
 const GLUE = `
 import io, json, sys, zipfile
@@ -63,22 +69,58 @@ let loading = null;
 let timings = null;
 let chain = Promise.resolve();
 const pending = [];
+const SNAPSHOTS = "vllm-recipes-snapshots";
+
+function snapshotKey(base) {
+  return new URL(`${base}interpreter.snapshot?worker=${encodeURIComponent(self.location.search)}`, self.location.href).href;
+}
+
+async function storedSnapshot(key) {
+  try {
+    const hit = await (await caches.open(SNAPSHOTS)).match(key);
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  } catch {
+    return null; // no Cache Storage (opaque origin, private mode): boot from scratch
+  }
+}
+
+async function storeSnapshot(key, bytes) {
+  try {
+    const cache = await caches.open(SNAPSHOTS);
+    for (const old of await cache.keys()) if (old.url !== key) await cache.delete(old);
+    await cache.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
+  } catch {
+    /* storage full or unavailable: the next page boots from scratch */
+  }
+}
 
 async function boot(msg) {
   const base = msg.pyodide || "/pyodide/";
   resolverUrl = msg.resolver || resolverUrl;
   const started = performance.now();
-  const { loadPyodide } = await import(base + "pyodide.mjs");
+  const key = snapshotKey(base);
+  const [{ loadPyodide }, snapshot] = await Promise.all([import(base + "pyodide.mjs"), storedSnapshot(key)]);
   const fetched = performance.now();
-  py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] });
+  const options = { indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] };
+  py = null;
+  if (snapshot) {
+    try { py = await loadPyodide({ ...options, _loadSnapshot: snapshot }); } catch { py = null; }
+  }
+  const restored = py !== null;
+  if (!restored) {
+    py = await loadPyodide({ ...options, _makeSnapshot: true });
+    py.runPython(GLUE);
+  }
   const loaded = performance.now();
-  py.runPython(GLUE);
+  if (!restored) {
+    try { storeSnapshot(key, py.makeMemorySnapshot()); } catch { /* this runtime cannot snapshot */ }
+  }
   const g = py.globals;
   api = {
     setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), view: g.get("view"),
     precompiled: g.get("precompiled"), fromZip: g.get("from_zip"), bundleHash: g.get("bundle_hash"),
   };
-  timings = { fetch: fetched - started, pyodide: loaded - fetched };
+  timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored };
   postMessage({ type: "ready", ms: performance.now() - started, timings });
 }
 

@@ -2,7 +2,10 @@
 // Every resolution happens in builder/resolver/ (builder_state) inside a Web Worker running
 // Pyodide; this file only wires the DOM to it: it sends the URL state and clicks, renders the
 // returned view, replaces the URL and writes browser storage.  Before the worker is ready the
-// default view embedded in builder-data/<hf_id>.json is painted and clicks are queued.
+// default view embedded in builder-data/<hf_id>.json is painted, and a first click is answered from
+// builder-data/<hf_id>.clicks.json (views the build computed with the same resolver, as patches of
+// the default view) when the page's inputs (URL query, stored preferences and choices, saved
+// endpoints) are exactly those the build assumed; any other click waits for the worker.
 (() => {
   "use strict";
 
@@ -23,6 +26,7 @@
   const resolverUrl = section.dataset.resolver || siteUrl("/static/resolver.zip");
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
     ? new URL("builder-worker.js", document.currentScript.src).pathname : siteUrl("/static/builder-worker.js"));
+  const clicksUrl = section.dataset.builderClicks || dataUrl.replace(/\.json$/, ".clicks.json");
 
   // ── storage (tolerates unavailable / corrupt storage, §7.4) ──
   const store = {
@@ -63,7 +67,13 @@
 
   // ── state ──
   let view = null; // last rendered view
+  let initialView = null; // the build's default view while it is still the one shown
+  let precomputed = null; // event key -> patch of initialView, when the page's inputs are the build's
+  let answeredEarly = false; // a click was answered from the build's views
+  let pendingUrl = null; // the URL of the last applied view, written after the next paint
+  let urlTimer = 0;
   let bootTimings = null; // worker start-up breakdown (ms), for bench/page.py
+  let lastTimings = null; // the last click's worker, round-trip and render times (ms), for bench/page.py
   let busy = false;
   const queue = []; // clicks waiting for the worker (never lost)
   let selectedTab = null;
@@ -98,8 +108,31 @@
   // ── events ──
   function send(event) {
     if (startFailed) return; // inert until Try again succeeds
+    if (!ready && !queue.length && answerPrecomputed(event)) return;
     if (busy || !ready || !view) { queue.push(event); markPending(); return; }
     run(event);
+  }
+  // The key of a click in builder-data/<hf_id>.clicks.json: compact JSON with sorted keys.
+  const eventKey = (event) => JSON.stringify(event, Object.keys(event).sort());
+  // A patch of builder.first_clicks: {"=": v} replaces, {"-": 1} deletes, {"{": {k: p}} and {"[": {i: p}} descend.
+  function applyPatch(before, patch) {
+    if ("=" in patch) return patch["="];
+    if ("{" in patch) {
+      const out = { ...before };
+      for (const [k, p] of Object.entries(patch["{"])) { if ("-" in p) delete out[k]; else out[k] = applyPatch(out[k], p); }
+      return out;
+    }
+    const out = [...before];
+    for (const [i, p] of Object.entries(patch["["])) out[Number(i)] = applyPatch(out[Number(i)], p);
+    return out;
+  }
+  // Show the build's view of this click when the page still shows the build's default view.
+  function answerPrecomputed(event) {
+    const patch = precomputed && view && view === initialView ? precomputed[eventKey(event)] : undefined;
+    if (!patch) return false;
+    answeredEarly = true;
+    apply(applyPatch(initialView, patch), event);
+    return true;
   }
   function markPending() { root.setAttribute("aria-busy", "true"); }
   async function run(event) {
@@ -107,8 +140,11 @@
     root.setAttribute("aria-busy", "true");
     try {
       const state = { ...(view ? view.state : {}), _endpoints: endpoints() };
-      const next = JSON.parse((await request({ hfId, state, event })).view);
-      apply(next, event);
+      const sent = performance.now();
+      const answer = await request({ hfId, state, event });
+      const received = performance.now();
+      apply(JSON.parse(answer.view), event);
+      lastTimings = { worker: answer.ms, roundtrip: received - sent - answer.ms, render: performance.now() - received };
     } catch (err) {
       showError(err);
     } finally {
@@ -120,6 +156,7 @@
   function apply(next, event) {
     const before = view ? currentCopy(view) : null;
     view = next;
+    if (next !== initialView) initialView = null;
     if (next.storage && next.storage.prefs) {
       store.set(PREFS_KEY, { ...(store.get(PREFS_KEY) || {}), ...next.storage.prefs });
     }
@@ -128,11 +165,18 @@
       if (Object.keys(next.storage.recipe).length) all[hfId] = next.storage.recipe; else delete all[hfId];
       store.set(RECIPE_KEY, Object.keys(all).length ? all : null);
     }
-    const url = location.pathname + (next.query ? `?${next.query}` : "") + location.hash;
-    if (url !== location.pathname + location.search + location.hash) history.replaceState(history.state, "", url);
+    pendingUrl = location.pathname + (next.query ? `?${next.query}` : "") + location.hash;
     render();
     if (before !== null && before !== currentCopy(next)) flash();
     section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
+    // history.replaceState costs ~10 ms in Chromium: write the URL once the new view is painted
+    if (!urlTimer) urlTimer = requestAnimationFrame(() => setTimeout(writeUrl, 0));
+  }
+  function writeUrl() {
+    urlTimer = 0;
+    const url = pendingUrl;
+    pendingUrl = null;
+    if (url !== null && url !== location.pathname + location.search + location.hash) history.replaceState(history.state, "", url);
   }
   function showError(err) {
     if (!started) { failStart(err); return; }
@@ -156,10 +200,9 @@
     if (view) render(); else if (!root.isConnected) mount.append(root); else root.replaceChildren(statusEl, live);
   }
   function flash() {
+    // render() has just built a new card: adding the class needs no forced layout to restart anything
     const card = root.querySelector(".cb-command");
     if (!card) return;
-    card.classList.remove("cb-flash");
-    void card.offsetWidth;
     card.classList.add("cb-flash");
     setTimeout(() => card.classList.remove("cb-flash"), 600);
   }
@@ -528,7 +571,7 @@
     actions.append(copyButton(() => (activeTab(view) || {}).copy || "", "Copy command"));
     // GAP-19: share this exact configuration, or go back to the recipe's defaults
     const link = el("button", { type: "button", class: "cb-btn", "aria-label": "Copy link to this configuration" }, "Link");
-    link.addEventListener("click", () => copyText(location.href, link));
+    link.addEventListener("click", () => { writeUrl(); copyText(location.href, link); });
     const reset = el("button", { type: "button", class: "cb-btn", "aria-label": "Reset to the recipe's defaults" }, "Reset");
     reset.addEventListener("click", () => send({ type: "reset" }));
     actions.append(link, reset);
@@ -694,8 +737,25 @@
     }
   }
 
-  // ── start-up: paint the embedded default view, boot the worker, apply the URL, drain clicks ──
+  // What the page's first view depends on, in the shape of first_clicks.INITIAL_INPUTS.
+  function pageInputs() {
+    return { query: Object.fromEntries(new URLSearchParams(location.search)), prefs: stored(PREFS_KEY),
+      stored: shallow(stored(RECIPE_KEY)[hfId]) || {}, endpoints: endpoints() };
+  }
+  const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  // Fetch the runtime's two big files as soon as the worker is started (it asks for them later).
+  function preloadRuntime() {
+    for (const name of ["pyodide.asm.wasm", "python_stdlib.zip"]) {
+      const link = el("link", { rel: "preload", as: "fetch", crossorigin: "anonymous", href: pyodideUrl + name });
+      document.head.append(link);
+    }
+  }
+
+  // ── start-up: paint the embedded default view, answer a first click from the build's views,
+  // boot the worker (after the first-click data, so they get the bandwidth), apply the URL, drain clicks ──
   let data = null;
+  let startInputs = null; // pageInputs() when the page started: what the first view is computed from
   let vocabPromise = null;
   const loadVocab = () => vocabPromise || (vocabPromise = fetch(vocabUrl)
     .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))))
@@ -714,31 +774,30 @@
     w.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
     return w;
   }
-  // The worker (the one the page's <head> started, else a new one) and the first view.
+  // The worker (a fresh one on Try again) and the first view.
   async function boot() {
-    const early = window.__builderBoot;
     try {
       if (worker) { worker.terminate(); worker = newWorker(); } // Try again: a fresh runtime
-      else if (early && early.worker) worker = early.worker;
-      else worker = newWorker();
+      else { worker = newWorker(); preloadRuntime(); }
     } catch (err) { failStart(err); return; }
     worker.onmessage = onMessage;
-    if (early && early.worker === worker) for (const e of early.messages || []) onMessage(e);
     worker.onerror = (e) => showError(new Error(e.message || "the builder's worker failed to load"));
     let vocab;
     try { vocab = await loadVocab(); } catch (err) { failStart(err); return; }
     if (startFailed) return; // the worker reported its failure meanwhile
-    const params = Object.fromEntries(new URLSearchParams(location.search));
-    const state = { ...params, _prefs: stored(PREFS_KEY), _stored: shallow(stored(RECIPE_KEY)[hfId]) || {}, _endpoints: endpoints() };
+    const inputs = startInputs;
+    const state = { ...inputs.query, _prefs: inputs.prefs, _stored: inputs.stored, _endpoints: inputs.endpoints };
     busy = true;
     try {
       const first = JSON.parse((await request({ hfId, state, event: null, vocab, recipe: JSON.stringify(data.recipe) })).view);
       if (startFailed) return;
       ready = true;
       started = true;
+      precomputed = null;
       statusEl.setAttribute("role", "status");
       hideStatic();
-      apply(first, null);
+      // After a click answered from the build's views the page already shows what the worker would.
+      if (answeredEarly) render(); else apply(first, null);
       section.dataset.builderReady = "1";
     } catch (err) {
       if (!startFailed) failStart(err);
@@ -751,22 +810,26 @@
 
   async function start() {
     mount.append(root);
+    startInputs = pageInputs();
+    const clicksPromise = fetch(clicksUrl).then((r) => (r.ok ? r.json() : null)).catch(() => null);
     loadVocab().catch(() => {}); // in parallel with the recipe's data; boot() reports a failure
-    // Pyodide boots in a worker that the page's <head> already started (window.__builderBoot),
-    // in parallel with parsing and the data fetches; first paint is never blocked.
     try {
       data = await fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
     } catch {
       // No builder data published for this page: keep the static commands.
       root.remove();
-      if (window.__builderBoot && window.__builderBoot.worker) window.__builderBoot.worker.terminate();
       return;
     }
     if (data.initial) {
-      view = data.initial;
+      view = initialView = data.initial;
       hideStatic();
       render();
       root.setAttribute("aria-busy", "true");
+    }
+    const clicks = await clicksPromise;
+    if (clicks && initialView && sameJson(clicks.inputs, startInputs)) {
+      precomputed = clicks.views;
+      if (queue.length === 1 && answerPrecomputed(queue[0])) queue.shift();
     }
     await boot();
   }
@@ -777,7 +840,11 @@
     get view() { return view; },
     get ready() { return ready; },
     get timings() { return bootTimings; },
-    get queued() { return queue.length + (busy ? 1 : 0); },
+    get lastTimings() { return lastTimings; },
+    get queued() { return queue.length + (busy ? 1 : 0) + (urlTimer ? 1 : 0); },
+    get precomputed() { return precomputed; },
+    applyPatch,
+    eventKey,
   };
   start();
 })();

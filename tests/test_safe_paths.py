@@ -241,12 +241,20 @@ def test_recipe_replacing_the_builder_vocabulary(case: Case, capsys: pytest.Capt
     ], html=True)
 
 
-def test_recipe_replacing_the_pyodide_lock_file(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
-    case.copy(QWEN, "models/pyodide/pyodide-lock.yaml")
-    case.refused(capsys, [
-        "models/pyodide/pyodide-lock.yaml: output pyodide/pyodide-lock.json is written by both "
-        "recipe models/pyodide/pyodide-lock.yaml and the Pyodide runtime"
-    ], html=True)
+def test_recipe_named_like_the_pyodide_runtime_folder(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
+    """The runtime lives in a content-hashed folder: a recipe of that name writes beside its files, never over them."""
+    from builder.browser_bundle import pyodide_files, runtime_dir
+    from builder.paths import PROJECT_ROOT
+
+    folder = runtime_dir(PROJECT_ROOT)
+    if folder is None:
+        pytest.skip("node_modules/pyodide is missing: run `npm ci`")
+    case.copy(QWEN, f"models/pyodide/{folder}.yaml")
+    assert main(["build", "--content", str(case.content), "--out", str(case.out)]) == 0
+    capsys.readouterr()
+    for rel, data in pyodide_files(PROJECT_ROOT).items():
+        assert (case.out / rel).read_bytes() == data, rel
+    assert (case.out / "pyodide" / folder / "index.html").is_file()  # the recipe's page, beside the runtime
 
 
 def test_promoted_variant_replacing_a_strategy_file(case: Case, capsys: pytest.CaptureFixture[str]) -> None:

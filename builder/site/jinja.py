@@ -100,6 +100,21 @@ def static_assets() -> dict[str, bytes]:
     return out
 
 
+def site_url(path: str) -> str:
+    """The URL of the output file ``path`` (output-relative, no leading slash): the one place that
+    knows where the site is mounted."""
+    return f"/{path}"
+
+
+def runtime_url() -> str | None:
+    """URL of the Pyodide runtime folder (``pyodide/<hash>/``), None when the build has no runtime."""
+    from builder.browser_bundle import runtime_dir
+    from builder.paths import PROJECT_ROOT
+
+    name = runtime_dir(PROJECT_ROOT)
+    return site_url(f"pyodide/{name}/") if name else None
+
+
 class Templates:
     """The Jinja environment of one build, with the site-wide globals."""
 
@@ -125,6 +140,8 @@ class Templates:
             omni_repo_url=OMNI_REPO_URL,
             hf=HF,
             asset=self.asset,
+            site_url=site_url,
+            runtime_url=runtime_url(),
             task_label=index.task_label,
             hw_label=index.hw_label,
             fmt_ctx_short=fmt_ctx_short,
@@ -142,7 +159,7 @@ class Templates:
         """Site-absolute URL of a static asset (``site.css``, ``static/logos/x.svg``) with a content hash."""
         name = name.removeprefix("static/")
         data = self.assets.get(f"static/{name}", b"")
-        return f"/static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}"
+        return site_url(f"static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}")
 
     def render(self, page: Page) -> bytes:
         """The page's HTML, its site-absolute links under the base path (:mod:`builder.base_path`)."""

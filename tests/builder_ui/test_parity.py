@@ -128,8 +128,9 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
     open_builder(page, PAGE)
     bundle, text = page.evaluate(
         """async (inputs) => {
-            const { loadPyodide } = await import("/pyodide/pyodide.mjs");
-            const py = await loadPyodide({ indexURL: "/pyodide/", lockFileURL: "/pyodide/pyodide-lock.json", packages: [] });
+            const base = document.querySelector("#builder").dataset.pyodide;  // pyodide/<hash>/
+            const { loadPyodide } = await import(base + "pyodide.mjs");
+            const py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] });
             py.runPython("import json, recipes_resolver_hash, recipes_resolver as resolver");
             py.runPython(PRESET_OR_RESOLVE);
             const run = py.runPython("lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "

@@ -1,0 +1,94 @@
+"""The static host: Brotli or gzip twins by Accept-Encoding, caching headers, ETag revalidation."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from builder.compression import brotli_bytes, gzip_bytes, with_twins
+from builder.serve import accepted_encodings, serve_directory
+
+RUNTIME = "pyodide/0123456789abcdef/pyodide.asm.wasm"
+DATA = b'{"hf_id": "org/repo", "padding": "' + b"x" * 4000 + b'"}'
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int]]:
+    root = tmp_path_factory.mktemp("served")
+    files = with_twins({"builder-data/org/repo.json": DATA, RUNTIME: b"\0asm" + b"\1" * 5000,
+                        "static/builder.js": b"// js\n" * 400})
+    files["org/repo/index.html"] = b"<!doctype html><title>x</title>"
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    server, url = serve_directory(root)
+    yield root, int(url.rsplit(":", 1)[1])
+    server.shutdown()
+
+
+def get(port: int, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path, headers=headers)
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+
+
+@pytest.mark.parametrize(("accept", "encoding", "pack"), [
+    ("gzip, deflate, br, zstd", "br", brotli_bytes),
+    ("gzip", "gzip", gzip_bytes),
+    ("br;q=0, gzip;q=0.5", "gzip", gzip_bytes),
+    ("*", "br", brotli_bytes),
+])
+def test_twin_chosen_by_accept_encoding(site: tuple[Path, int], accept: str, encoding: str, pack: object) -> None:
+    status, headers, body = get(site[1], "/builder-data/org/repo.json", **{"Accept-Encoding": accept})
+    assert status == 200
+    assert headers["content-encoding"] == encoding
+    assert headers["vary"] == "Accept-Encoding"
+    assert body == pack(DATA)  # type: ignore[operator]
+
+
+def test_identity_without_accept_encoding(site: tuple[Path, int]) -> None:
+    status, headers, body = get(site[1], "/builder-data/org/repo.json")
+    assert (status, body) == (200, DATA)
+    assert "content-encoding" not in headers
+    assert headers["content-type"] == "application/json"
+
+
+def test_cache_control(site: tuple[Path, int]) -> None:
+    port = site[1]
+    digest = hashlib.sha256((site[0] / "static/builder.js").read_bytes()).hexdigest()
+    immutable = "public, max-age=31536000, immutable"
+    assert get(port, "/" + RUNTIME)[1]["cache-control"] == immutable
+    assert get(port, f"/static/builder.js?v={digest[:10]}")[1]["cache-control"] == immutable
+    assert get(port, "/static/builder.js?v=0000000000")[1]["cache-control"] == "no-cache"  # not this content
+    assert get(port, "/static/builder.js")[1]["cache-control"] == "no-cache"
+    assert get(port, "/builder-data/org/repo.json")[1]["cache-control"] == "no-cache"
+    assert get(port, "/org/repo/")[1]["cache-control"] == "no-cache"
+
+
+def test_etag_revalidation_and_a_changed_file(site: tuple[Path, int]) -> None:
+    root, port = site
+    _, headers, _ = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br"})
+    status, _, body = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
+    assert (status, body) == (304, b"")
+    (root / "builder-data/org/repo.json").write_bytes(b'{"new": 1}')  # a rebuild without twins for it
+    for twin in (".br", ".gz"):
+        (root / f"builder-data/org/repo.json{twin}").unlink()
+    status, _, body = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
+    assert (status, body) == (200, b'{"new": 1}')
+
+
+def test_accepted_encodings() -> None:
+    assert accepted_encodings("gzip, br;q=0.8, zstd;q=0, x;q=abc") == {"gzip", "br"}
+    assert accepted_encodings("") == set()
+
+
+def test_twins_only_for_files_that_shrink() -> None:
+    files = with_twins({"a.json": DATA, "tiny.json": b"{}", "random.bin": b"".join(hashlib.sha256(bytes([i])).digest() for i in range(64))})
+    assert sorted(files) == ["a.json", "a.json.br", "a.json.gz", "random.bin", "tiny.json"]
