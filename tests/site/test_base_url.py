@@ -100,8 +100,10 @@ def test_sub_path_texts_and_scripts_stay_under_the_path(sub_site: dict[str, Any]
     page = _text(sub_site, f"{RECIPE}/index.html")
     assert '<html lang="en" class="no-js" data-base="/recipes">' in page
     assert f'<link rel="canonical" href="{SUB_URL}/{RECIPE}">' in page
-    assert 'new Worker("/recipes/static/builder-worker.js?v=' in page
-    assert 'pyodide:"/recipes/pyodide/",resolver:"/recipes/static/resolver.zip"' in page
+    assert 'data-worker="/recipes/static/builder-worker.js?v=' in page
+    assert re.search(r'data-pyodide="/recipes/pyodide/[0-9a-f]+/"', page)
+    assert 'data-resolver="/recipes/static/resolver.zip"' in page
+    assert f'data-builder-clicks="/recipes/builder-data/{RECIPE}.clicks.json"' in page
     robots = _text(sub_site, "robots.txt")
     assert "Allow: /recipes/\nDisallow: /recipes/api/\n" in robots and "Host: example.github.io\n" in robots
     assert f"<loc>{SUB_URL}/{RECIPE}</loc>" in _text(sub_site, "sitemap.xml")
