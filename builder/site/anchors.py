@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from builder.content import RecipeFile
@@ -54,14 +53,16 @@ def broken_anchors(data: dict[str, Any], ids: set[str] | Callable[[], set[str]])
     ]
 
 
-def anchor_problems(recipes: list[RecipeFile], pages: dict[str, bytes]) -> list[Problem]:
-    """Located warnings for the broken fragment links of every recipe page in ``pages``, in walk order."""
+def anchor_problems(recipes: list[RecipeFile], pages: Mapping[str, bytes]) -> list[Problem]:
+    """Located warnings for the broken fragment links of every recipe page in ``pages``, in walk order.
+
+    A page's bytes are read only when its texts link to a fragment (``pages`` may be streamed to disk)."""
     problems = []
     for recipe in recipes:
-        page = pages.get(f"{recipe.hf_id}/index.html")
-        if page is None:
+        path = f"{recipe.hf_id}/index.html"
+        if path not in pages:
             continue
-        for field, message in broken_anchors(recipe.data, functools.partial(page_ids, page)):
+        for field, message in broken_anchors(recipe.data, lambda: page_ids(pages[path])):
             file, line = recipe.where(field)
             problems.append(Problem(file, line, field, message, warning=True))
     return problems
