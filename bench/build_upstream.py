@@ -1,5 +1,10 @@
 """Median wall time of 5 full builds of ../shared/upstream (JSON only, then JSON and HTML).
 
+``--scale N``: one full build of the corpus once and N times over (copies 2..N with renamed
+orgs: ``Qwen`` becomes ``Qwen-copy2`` in paths and in every ``Qwen/…`` id the texts mention),
+each in a fresh process, with its wall time, user CPU and peak memory (the largest resident
+set of the build and its forked page process), to show time stays linear and memory bounded.
+
 Each build is a fresh process writing into a fresh folder. Wall time on this VM depends on
 its disk (ext4 mounted with ``discard``: creating ~14,000 small files costs 0.3-3 s of system
 time, more while earlier deletions are still being discarded), so the CPU time (user, and
@@ -8,7 +13,11 @@ the system time the file writes cost) is printed beside it.
 
 from __future__ import annotations
 
+import argparse
+import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -70,9 +79,65 @@ def lint_share(runs: int = 3) -> tuple[float, float]:
     return with_lint, without
 
 
+def scaled_corpus(copies: int, folder: Path) -> Path:
+    """``copies`` copies of upstream's recipes in ``folder`` (the vocabulary once); returns its root."""
+    root = folder / f"upstream-x{copies}"
+    shutil.copytree(UPSTREAM, root)
+    models = root / "models"
+    orgs = sorted(p.name for p in models.iterdir() if p.is_dir())
+    own_id = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(org) for org in orgs) + r")/")
+    for copy in range(2, copies + 1):
+        for org in orgs:
+            target = models / f"{org}-copy{copy}"
+            target.mkdir()
+            for recipe in sorted((models / org).iterdir()):
+                text = recipe.read_text(encoding="utf-8")
+                (target / recipe.name).write_text(own_id.sub(rf"\1-copy{copy}/", text), encoding="utf-8")
+    return root
+
+
+def measured_build(content: Path, out: Path) -> tuple[float, float, float]:
+    """(wall s, user CPU s, peak resident MB) of one full build of ``content`` in a fresh process."""
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        sys.exit(f"the build of {content} failed (exit {child.returncode})")
+    return wall, usage.ru_utime, usage.ru_maxrss / 1024  # ru_maxrss: KiB on Linux
+
+
+def scale(copies: int) -> None:
+    """One full build at 1x and at ``copies``x the corpus: time, CPU, memory per recipe."""
+    with tempfile.TemporaryDirectory() as folder:
+        rows = []
+        for factor in (1, copies):
+            content = UPSTREAM if factor == 1 else scaled_corpus(factor, Path(folder))
+            recipes = sum(1 for _ in (content / "models").rglob("*.yaml"))
+            out = Path(folder) / f"site-x{factor}"
+            wall, user, peak = measured_build(content, out)
+            files = sum(len(names) for _, _, names in os.walk(out))
+            rows.append((factor, recipes, files, wall, user, peak))
+        for factor, recipes, files, wall, user, peak in rows:
+            print(f"scale {factor:>2}: {recipes} recipes, {files} files: {wall:.2f} s wall, {user:.2f} s user, "
+                  f"peak {peak:.0f} MB ({1000 * wall / recipes:.1f} ms wall, {1024 * peak / recipes:.0f} KB per recipe)")
+        (_, _, _, wall1, user1, _), (_, _, _, wall_n, user_n, _) = rows
+        print(f"{copies}x the corpus: {wall_n / wall1:.2f}x the wall time, {user_n / user1:.2f}x the user CPU")
+
+
 def main() -> None:
     if not UPSTREAM.is_dir():
         sys.exit(f"../shared/upstream is absent ({UPSTREAM})")
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--scale", type=int, metavar="N", help="build the corpus N times over instead")
+    scaled = options.parse_args().scale
+    if scaled is not None:
+        scale(scaled)
+        return
     json_cpu: list[tuple[float, float]] = []
     full_cpu: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory() as keep:  # every output stays until all ten builds are done

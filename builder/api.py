@@ -7,6 +7,7 @@ map output-relative paths to bytes. The rendering itself comes from the resolver
 from __future__ import annotations
 
 import json
+from collections.abc import MutableMapping
 from typing import Any
 
 import orjson
@@ -37,12 +38,17 @@ def dumps(value: Any) -> bytes:
 class ApiBuilder:
     """Builds every endpoint of one content root in the order of json-api §1.4."""
 
-    def __init__(self, content: Content, source: dict[str, Any] | None = None):
+    def __init__(self, content: Content, source: dict[str, Any] | None = None,
+                 files: MutableMapping[str, bytes] | None = None, keep_alternatives: bool = True):
+        """``files`` receives the bytes of every endpoint (default: a dict; the build streams them
+        to disk); ``keep_alternatives=False`` keeps no objects of the alternative records
+        (``…/strategies/<id>.json``), which the pages link but never read."""
         self.content = content
         self.vocab = content.vocab
         self.resolver_vocab = self.vocab.resolver_vocab()
         self.source = source  # provenance settings (json-api §11.3), None when not configured
-        self.out = BuildOutput()
+        self.out = BuildOutput(files={} if files is None else files)
+        self.keep_alternatives = keep_alternatives
         self.index: dict[str, list[dict[str, Any]]] = {}  # hf_id -> [own entry, promoted entries...]
         self.owned: dict[str, set[str]] = {}  # hf_id -> paths its processing wrote
         self.base_files: dict[str, set[str]] = {}  # base -> paths under /<base>/
@@ -54,9 +60,10 @@ class ApiBuilder:
 
     # ── catalogues ──
 
-    def write(self, path: str, value: Any, base: str | None = None) -> None:
+    def write(self, path: str, value: Any, base: str | None = None, keep_object: bool = True) -> None:
         self.out.files[path] = dumps(value)
-        self.out.objects[path] = value
+        if keep_object:
+            self.out.objects[path] = value
         self.owned.setdefault(self.current, set()).add(path)
         if base is not None:
             self.base_files.setdefault(base, set()).add(path)
@@ -106,7 +113,7 @@ class ApiBuilder:
             links: dict[str, str] = {}
             for strategy_id, alternative in entry["alternatives"]:
                 record = self.with_memory(data, alternative)
-                self.write(f"{folder}/{strategy_id}.json", record, base)
+                self.write(f"{folder}/{strategy_id}.json", record, base, keep_object=self.keep_alternatives)
                 self.out.findings[f"{folder}/{strategy_id}.json"] = self.argv_lint.record(record)
                 links[strategy_id] = f"/{folder}/{strategy_id}.json"
             record = dict(entry["recommended"])

@@ -1,9 +1,11 @@
-"""The build: read and validate everything, publish and build pages in memory, then write."""
+"""The build: read and validate everything, publish and build pages, streamed into a staging folder."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections import ChainMap
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from builder.loader import load_content, reload_recipe
 from builder.paths import PROJECT_ROOT
 from builder.problems import ContentError, Problem
 from builder.schema import SCHEMA_PATH, recipe_schema
+from builder.streaming import StreamedFiles
 from builder.writer import Staging, UnsafeOutput, UnsafePath, check_out
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
@@ -38,7 +41,7 @@ class BuildResult:
 
     content: Content
     output: BuildOutput
-    files: dict[str, bytes]
+    files: MutableMapping[str, bytes]  # a dict, or the paths streamed into a staging folder
     problems: list[Problem]
     api: ApiBuilder  # kept for incremental rebuilds
 
@@ -76,29 +79,51 @@ class Pipeline:
         self.options = options
         self.result: BuildResult | None = None
 
-    def run(self, html: bool | None = None, parallel: bool = False) -> BuildResult:
-        """Everything in memory (raises ContentError); ``html`` defaults to the options'."""
+    def run(self, html: bool | None = None, parallel: bool = False, staging: Staging | None = None) -> BuildResult:
+        """Everything (raises ContentError); ``html`` defaults to the options'.
+
+        Without ``staging`` the site stays in memory (``result.files``, for ``serve`` and tests);
+        with it every file is streamed into that staging folder as it is rendered and only the
+        paths stay in memory (the caller commits the folder)."""
+        streams = (StreamedFiles(staging), StreamedFiles(staging)) if staging is not None else None
+        try:
+            return self._run(html, parallel, streams)
+        finally:
+            for stream in streams or ():
+                stream.flush()
+
+    def _run(self, html: bool | None, parallel: bool, streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
         content, problems = load_content(options.content, strict=options.strict)
-        api = ApiBuilder(content, source_settings(content, options.source))
+        source = source_settings(content, options.source)
+        if streams is None:
+            api = ApiBuilder(content, source)
+        else:
+            api = ApiBuilder(content, source, files=streams[0], keep_alternatives=False)
         output = api.build()
         problems = problems + output.problems
         if options.strict and output.problems:
             raise ContentError(problems)
-        files = dict(output.files)
-        files[SCHEMA_PATH] = dumps(recipe_schema())
-        schema_part = ({SCHEMA_PATH: files[SCHEMA_PATH]}, "the recipe JSON Schema")
+        files: MutableMapping[str, bytes] = dict(output.files) if streams is None else ChainMap(streams[1], output.files)
+        schema = files[SCHEMA_PATH] = dumps(recipe_schema())
+        schema_part = ({SCHEMA_PATH: schema}, "the recipe JSON Schema")
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if options.html if html is None else html:
-            parts = _pages(content, output, parallel, options.base_url)
+            for stream in streams or ():
+                stream.flush()  # the pages render in a forked child: no writer thread may run
+            parts = _pages(content, output, parallel, options.base_url,
+                           streams[1].sibling() if streams is not None else None)
             check_outputs([(files, API), *parts], content, api)
-            pages = {path: data for part, _ in parts for path, data in part.items()}
-            anchors = anchor_problems(content.recipes, pages)
+            anchors = anchor_problems(content.recipes, parts[0][0])
             if options.strict and anchors:
                 raise ContentError(result.problems + anchors)
             result.problems += anchors
-            files.update(pages)
+            for part, _ in parts:
+                if isinstance(files, ChainMap) and isinstance(part, StreamedFiles):
+                    files.maps.append(part)  # already written
+                else:
+                    files.update(part)
         self.result = result
         return result
 
@@ -138,23 +163,32 @@ class Pipeline:
 
 
 def _pages(content: Content, output: BuildOutput, parallel: bool,
-           base_url: str | None = None) -> list[tuple[dict[str, bytes], str]]:
+           base_url: str | None = None,
+           into: MutableMapping[str, bytes] | None = None) -> list[tuple[Mapping[str, bytes], str]]:
     """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
     the resolver itself, and each recipe's builder data; each part named for collision reports.
 
-    ``parallel`` builds on two cores (it forks: only while no other thread runs)."""
+    The pages go into ``into`` (default: a new dict) as they are rendered. ``parallel`` builds
+    on two cores (it forks: only while no other thread runs)."""
     from builder.browser_bundle import builder_data_files, pyodide_files, resolver_files
     from builder.site import site_pages, site_pages_parallel
 
+    if parallel:
+        pages = site_pages_parallel(content, output, base_url, into=into)
+    elif into is None:
+        pages = site_pages(content, output, base_url)
+    else:
+        into.update(site_pages(content, output, base_url))
+        pages = into
     return [
-        ((site_pages_parallel if parallel else site_pages)(content, output, base_url), "the site's pages"),
+        (pages, "the site's pages"),
         (pyodide_files(PROJECT_ROOT), "the Pyodide runtime"),
         (resolver_files(PROJECT_ROOT), "the in-browser resolver"),
         (builder_data_files(content), "the command builder's data"),
     ]
 
 
-def anchor_problems(recipes: list[RecipeFile], pages: dict[str, bytes]) -> list[Problem]:
+def anchor_problems(recipes: list[RecipeFile], pages: Mapping[str, bytes]) -> list[Problem]:
     """Broken ``#fragment`` links of the built recipe pages (none without pages)."""
     if not pages:
         return []
@@ -174,8 +208,9 @@ def build(options: BuildOptions) -> int:
     Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
     that :func:`~builder.writer.check_out` refuses, checked before anything is read).
 
-    The HTML pages render on two processes; the JSON files and the pages are then written
-    to the staging folder by two threads (file I/O releases the GIL), which is swapped in.
+    Every file is written into a staging folder as soon as it is rendered (by writer threads:
+    file I/O releases the GIL; the HTML pages render on two processes); the folder is swapped
+    in once everything is written and checked.
     """
     try:
         check_out(options.out, options.content)
@@ -183,26 +218,19 @@ def build(options: BuildOptions) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        result = Pipeline(options).run(parallel=True)
+        with Staging(options.out) as staging:
+            result = Pipeline(options).run(parallel=True, staging=staging)
+            for problem in result.problems:
+                print(problem, file=sys.stderr)
+            for warning in result.output.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            staging.commit()
     except ContentError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         errors = sum(1 for p in exc.problems if not p.warning or options.strict)
         print(f"build failed: {errors} error(s); {options.out} left unchanged", file=sys.stderr)
         return 1
-    for problem in result.problems:
-        print(problem, file=sys.stderr)
-    for warning in result.output.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    pages = {path: data for path, data in result.files.items() if path not in result.output.files}
-    try:
-        with Staging(options.out) as staging:
-            writing = staging.write_in_background(result.output.files)
-            try:
-                staging.write(pages)
-            finally:
-                writing.join()
-            staging.commit()
     except UnsafeOutput as exc:  # the folder changed since the check above
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,8 +64,9 @@ class Content:
 class BuildOutput:
     """The in-memory site: every file to write, keyed by its path relative to the output root."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
-    objects: dict[str, Any] = field(default_factory=dict)  # path -> the value ``files[path]`` serialises
+    files: MutableMapping[str, bytes] = field(default_factory=dict)  # a dict, or streamed to disk by the build
+    # path -> the value ``files[path]`` serialises (a streamed build keeps none of the alternative records)
+    objects: dict[str, Any] = field(default_factory=dict)
     findings: dict[str, list[Finding]] = field(default_factory=dict)  # record path -> vLLM CLI lint findings
     documents: dict[str, dict[str, Any]] = field(default_factory=dict)  # hf_id -> /<hf_id>.json object
     warnings: list[str] = field(default_factory=list)

@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
@@ -66,14 +67,19 @@ def _safe_url(url: str) -> bool:
 def highlight_code(code: str, lang: str) -> str:
     """Return highlighted HTML (spans only) for ``code``; escaped plain text when the language is unknown."""
     name = _LEXER_ALIASES.get(lang.lower(), lang.lower()) if lang else ""
-    if name:
-        try:
-            lexer = get_lexer_by_name(name)
-        except ClassNotFound:
-            lexer = None
-        if lexer is not None:
-            return _WS_SPAN.sub(r"\1", highlight(code, lexer, _FORMATTER))
+    lexer = _lexer(name) if name else None
+    if lexer is not None:
+        return _WS_SPAN.sub(r"\1", highlight(code, lexer, _FORMATTER))
     return escape(code, quote=False)
+
+
+@functools.cache
+def _lexer(name: str) -> Lexer | None:
+    """The Pygments lexer of a language name (looked up once per build), None when unknown."""
+    try:
+        return get_lexer_by_name(name)
+    except ClassNotFound:
+        return None
 
 
 def _fence(self: Any, tokens: list[Token], idx: int, options: Any, env: Any) -> str:

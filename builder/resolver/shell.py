@@ -15,18 +15,19 @@ def _is_flag(tok: Any) -> bool:
 
 def arg_units(tokens: list[Any]) -> list[tuple[Any, ...]]:
     """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
+    flags = [_is_flag(tok) for tok in tokens]
+    flags.append(True)  # past the end: no value follows the last token
     units: list[tuple[Any, ...]] = []
     i, n = 0, len(tokens)
     while i < n:
         tok = tokens[i]
-        if _is_flag(tok):
-            if i + 1 < n and not _is_flag(tokens[i + 1]):
-                units.append((tok, tokens[i + 1]))
-                i += 2
-                continue
-            units.append((tok,))
-        else:
+        if not flags[i]:
             units.append((None, tok))
+        elif not flags[i + 1]:
+            units.append((tok, tokens[i + 1]))
+            i += 1
+        else:
+            units.append((tok,))
         i += 1
     return units
 
@@ -37,14 +38,15 @@ def flatten_units(units: list[tuple[Any, ...]]) -> list[Any]:
 
 def dedupe_args(tokens: list[Any]) -> list[Any]:
     """§9: drop falsy items, then keep the last occurrence of every flag."""
-    units = arg_units([t for t in tokens if truthy(t)])
+    units = arg_units([t for t in tokens if (t != "" if isinstance(t, str) else truthy(t))])
     seen: set[Any] = set()
     kept = []
     for unit in reversed(units):
-        if unit[0] is not None:
-            if unit[0] in seen:
+        flag = unit[0]
+        if flag is not None:
+            if flag in seen:
                 continue
-            seen.add(unit[0])
+            seen.add(flag)
         kept.append(unit)
     kept.reverse()
     return flatten_units(kept)
@@ -67,10 +69,12 @@ def quote_value(value: Any) -> str:
 
 def _lines(tokens: list[Any]) -> list[str]:
     """§10.2 line grouping: ``flag value`` pairs, everything else on its own line."""
+    flags = [_is_flag(tok) for tok in tokens]
+    flags.append(True)  # past the end: no value follows the last token
     out, i, n = [], 0, len(tokens)
     while i < n:
         tok = tokens[i]
-        if _is_flag(tok) and i + 1 < n and not _is_flag(tokens[i + 1]):
+        if flags[i] and not flags[i + 1]:
             out.append(f"{tok} {quote_value(tokens[i + 1])}")
             i += 2
         else:

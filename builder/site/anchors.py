@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from builder.content import RecipeFile
@@ -11,6 +12,10 @@ from builder.markdown import outline
 from builder.problems import Problem
 
 _ID = re.compile(r'\sid="([^"]*)"')
+# A link whose target starts with "#" needs, in the Markdown source, a "(" (inline link) or ":"
+# (reference definition), optional whitespace, an optional "<", then "#" itself or the "\\" or "&"
+# of an escaped "#"; texts without one are not parsed at all (most guides have none).
+_MAY_LINK_FRAGMENT = re.compile(r"[(:]\s*<?[#&\\]")
 
 
 def page_ids(page: bytes) -> set[str]:
@@ -26,28 +31,38 @@ def fragment_links(data: dict[str, Any]) -> list[tuple[str, str, int]]:
     texts.append(("guide", data.get("guide")))
     links = []
     for field, body in texts:
-        _, fragments = outline(body if isinstance(body, str) else None)
+        if not isinstance(body, str) or not _MAY_LINK_FRAGMENT.search(body):
+            continue
+        _, fragments = outline(body)
         links.extend((field, fragment, line) for fragment, line in fragments)
     return links
 
 
-def broken_anchors(data: dict[str, Any], ids: set[str]) -> list[tuple[str, str]]:
-    """(field, message) for each fragment link that names no id in ``ids``."""
+def broken_anchors(data: dict[str, Any], ids: set[str] | Callable[[], set[str]]) -> list[tuple[str, str]]:
+    """(field, message) for each fragment link that names no id in ``ids``.
+
+    ``ids`` may be a function giving them, called only when the texts link to a fragment."""
+    links = fragment_links(data)
+    if not links:
+        return []
+    known = ids() if callable(ids) else ids
     return [
         (field, f"link to #{fragment} (line {line + 1} of the text) names no anchor of the recipe page")
-        for field, fragment, line in fragment_links(data)
-        if fragment not in ids
+        for field, fragment, line in links
+        if fragment not in known
     ]
 
 
-def anchor_problems(recipes: list[RecipeFile], pages: dict[str, bytes]) -> list[Problem]:
-    """Located warnings for the broken fragment links of every recipe page in ``pages``, in walk order."""
+def anchor_problems(recipes: list[RecipeFile], pages: Mapping[str, bytes]) -> list[Problem]:
+    """Located warnings for the broken fragment links of every recipe page in ``pages``, in walk order.
+
+    A page's bytes are read only when its texts link to a fragment (``pages`` may be streamed to disk)."""
     problems = []
     for recipe in recipes:
-        page = pages.get(f"{recipe.hf_id}/index.html")
-        if page is None:
+        path = f"{recipe.hf_id}/index.html"
+        if path not in pages:
             continue
-        for field, message in broken_anchors(recipe.data, page_ids(page)):
+        for field, message in broken_anchors(recipe.data, lambda: page_ids(pages[path])):
             file, line = recipe.where(field)
             problems.append(Problem(file, line, field, message, warning=True))
     return problems

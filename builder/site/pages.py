@@ -7,10 +7,13 @@ import os
 import pickle
 import posixpath
 import threading
+from collections.abc import MutableMapping
+from typing import Any
 
 from builder.content import BuildOutput, Content
 from builder.site.brand import brand_files
 from builder.site.index import Org, SiteIndex
+from builder.streaming import StreamedFiles
 from builder.site.jinja import Page, Templates, static_assets
 from builder.site.listings import browse_page, home_page, not_found_page, org_page, redirect_stub
 from builder.site.og_image import OgCard, PreviewCache
@@ -33,18 +36,18 @@ class SitePages:
     def html(self, page: Page) -> bytes:
         return self.templates.render(page)
 
-    def with_preview(self, out: dict[str, bytes], page: Page, card: OgCard, path: str) -> bytes:
+    def with_preview(self, out: MutableMapping[str, bytes], page: Page, card: OgCard, path: str) -> bytes:
         """``page``'s HTML, its og:image pointing at ``path``; the PNG is added to ``out``."""
         png = out[path] if path in out else self.previews.png(card)
         out[path] = png
         page.og_image = f"/{path}?v={hashlib.sha256(png).hexdigest()[:10]}"
         return self.html(page)
 
-    def recipe_html(self, out: dict[str, bytes], r: RecipeView) -> None:
+    def recipe_html(self, out: MutableMapping[str, bytes], r: RecipeView) -> None:
         out[f"{r.hf_id}/index.html"] = self.with_preview(out, recipe_page(self.index, r), recipe_card(self.index, r),
                                                          recipe_file(r))
 
-    def org_html(self, out: dict[str, bytes], org: Org) -> None:
+    def org_html(self, out: MutableMapping[str, bytes], org: Org) -> None:
         out[f"{org['id']}/index.html"] = self.with_preview(out, org_page(self.index, org), org_card(self.index, org),
                                                            org_file(org))
 
@@ -52,12 +55,13 @@ class SitePages:
         """Every page, asset, redirect stub and text index."""
         return {**self.recipe_pages(0, 1), **self.shared()}
 
-    def recipe_pages(self, part: int, parts: int) -> dict[str, bytes]:
-        """The recipe pages of one share of the recipes (every ``parts``-th from ``part``), with their previews."""
-        out: dict[str, bytes] = {}
+    def recipe_pages(self, part: int, parts: int, into: MutableMapping[str, bytes] | None = None) -> MutableMapping[str, bytes]:
+        """The recipe pages of one share of the recipes (every ``parts``-th from ``part``) with their
+        previews, set into ``into`` (default: a new dict) one by one as they are rendered."""
+        pages: MutableMapping[str, bytes] = {} if into is None else into
         for r in self.index.recipes[part::parts]:
-            self.recipe_html(out, r)
-        return out
+            self.recipe_html(pages, r)
+        return pages
 
     def listings(self) -> dict[str, bytes]:
         """Home, browse and 404 (the pages that list recipes across orgs) and their preview."""
@@ -124,31 +128,49 @@ def edited_pages(content: Content, output: BuildOutput, hf_ids: set[str], base_u
     return SitePages(content, output, base_url).after_edit(hf_ids)
 
 
-def site_pages_parallel(content: Content, output: BuildOutput, base_url: str | None = None) -> dict[str, bytes]:
+def site_pages_parallel(
+    content: Content, output: BuildOutput, base_url: str | None = None, into: MutableMapping[str, bytes] | None = None
+) -> MutableMapping[str, bytes]:
     """:func:`site_pages` on two cores: a forked child builds half of the recipe pages.
+
+    ``into`` (default: a new dict) receives every page as it is rendered; when it is a
+    :class:`~builder.streaming.StreamedFiles`, the child streams its share into the same staging
+    folder and sends back only the paths (the parent keeps no page in memory).
 
     Forks only while the process runs a single thread (fork copies only the calling thread);
     otherwise, where fork is unavailable, on one core, or when the child fails, one process
     builds everything.
     """
+    pages: MutableMapping[str, bytes] = {} if into is None else into
     site = SitePages(content, output, base_url)
     alone = threading.active_count() == 1  # forking beside other threads could copy a held lock
     if not hasattr(os, "fork") or not alone or (os.cpu_count() or 1) < 2 or len(site.index.recipes) < 8:
-        return site.everything()
+        site.recipe_pages(0, 1, pages)
+        pages.update(site.shared())
+        return pages
+    streamed = pages if isinstance(pages, StreamedFiles) else None
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: build its share, send it back, leave without cleanup handlers
         status = 1
         try:
             os.close(read_end)
+            if streamed is not None:
+                share = streamed.sibling()
+                site.recipe_pages(1, 2, share)
+                share.flush()
+                payload: Any = list(share) if streamed.staging.error is None else None
+            else:
+                payload = site.recipe_pages(1, 2)
             with os.fdopen(write_end, "wb") as pipe:
-                pickle.dump(site.recipe_pages(1, 2), pipe, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
+                pickle.dump(payload, pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0 if payload is not None else 1
         finally:
             os._exit(status)
     os.close(write_end)
-    pages = site.recipe_pages(0, 2)
-    pages.update(site.shared())
+    mine: MutableMapping[str, bytes] = StreamedFiles(streamed.staging) if streamed is not None else {}
+    site.recipe_pages(0, 2, mine)
+    mine.update(site.shared())
     with os.fdopen(read_end, "rb") as pipe:
         try:
             theirs = pickle.load(pipe)
@@ -156,5 +178,11 @@ def site_pages_parallel(content: Content, output: BuildOutput, base_url: str | N
             theirs = None
     _, status = os.waitpid(pid, 0)
     if theirs is None or status != 0:
-        theirs = site.recipe_pages(1, 2)
-    return {**theirs, **pages}
+        theirs = site.recipe_pages(1, 2, StreamedFiles(streamed.staging) if streamed is not None else None)
+    if streamed is not None:  # their paths first, then ours, as a dict of both would list them
+        for share in (theirs, mine):
+            streamed.adopt(share)
+    else:
+        pages.update(theirs)
+        pages.update(mine)
+    return pages
