@@ -110,22 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+# Choice fields whose command-line option has another name (``--feature F`` adds to ``features``).
+_RESOLVE_OPTIONS = {"features": "feature", "no_features": "no_feature", "as_json": "json", "output": "format"}
+
+
 def resolve(args: argparse.Namespace) -> int:
     """``resolve``: the command for a selection, or the valid choices when one is invalid."""
-    choice = Choice(
-        recipe=args.recipe,
-        hardware=args.hardware,
-        variant=args.variant,
-        strategy=args.strategy,
-        features=args.feature,
-        no_features=args.no_feature,
-        nodes=args.nodes,
-        kv_offload=args.kv_offload,
-        preset=args.preset,
-        docker=args.docker,
-        as_json=args.json,
-        output=args.format,
-    )
+    options = {name: getattr(args, _RESOLVE_OPTIONS.get(name, name)) for name in Choice.__dataclass_fields__}
+    choice = Choice(**options)
 
     def run() -> int:
         content, _ = load_content(args.content)

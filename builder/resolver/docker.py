@@ -10,15 +10,9 @@ from .values import HF_CACHE_MOUNT, as_dict, get_key, js_str, truthy
 
 
 def _brand_key(profile: dict[str, Any]) -> str:
-    """§12.1 docker brand key."""
-    gen = raw_generation(profile)
-    if gen == "tpu":
-        return "tpu"
-    if profile.get("brand") == "AMD":
-        return "amd"
-    if gen in ("cpu", "xpu") or profile.get("brand") == "Intel":
-        return "intel"
-    return "nvidia"
+    """§12.1 docker brand key: the device family, with Intel's CPU and XPU under one image key."""
+    kind = device_kind(profile)
+    return "intel" if kind in ("cpu", "xpu") else kind
 
 
 LATEST_IMAGES = {
