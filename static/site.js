@@ -85,6 +85,8 @@
     var side = doc.querySelector(".sidebar");
     if (!side) return;
     side.addEventListener("click", function (e) {
+      var fold = e.target.closest(".sidebar-toggle");
+      if (fold) { fold.setAttribute("aria-expanded", String(side.classList.toggle("is-open"))); return; }
       var b = e.target.closest(".nav-chevron");
       if (!b) return;
       var open = b.getAttribute("aria-expanded") !== "true";

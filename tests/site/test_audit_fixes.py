@@ -50,3 +50,21 @@ def test_404_with_a_bad_percent_escape_does_not_throw(page_js: Any, server: str)
     page_js.wait_for_load_state("load")
     assert "%E0%A4%A" in page_js.locator("[data-nf-echo]").inner_text()
     assert errors == []
+
+
+def test_small_screens_fold_the_provider_list_behind_a_button(page_js: Any, server: str) -> None:
+    """GAP-18: below 1024 px the sidebar is not dropped; its provider list opens from a "Providers" button."""
+    page_js.set_viewport_size({"width": 800, "height": 900})
+    page_js.goto(server + "/deepseek-ai/DeepSeek-V3")
+    toggle = page_js.get_by_role("button", name="Providers", exact=True)
+    providers = page_js.locator(".sidebar .nav-orgs")
+    assert toggle.is_visible() and toggle.get_attribute("aria-expanded") == "false"
+    assert providers.is_hidden()
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert providers.is_visible()
+    assert page_js.locator('.sidebar a[href="/deepseek-ai"]').is_visible()
+    toggle.click()
+    assert providers.is_hidden()
+    page_js.set_viewport_size({"width": 1280, "height": 900})
+    assert toggle.is_hidden() and providers.is_visible()
