@@ -20,12 +20,27 @@ _COUNT_MARK = re.compile(r"\b\d+\s*[x×](?![a-z])|\bNVL\d+", re.IGNORECASE)  # "
 _NOT_GPU_GENERATIONS = ("cpu", "tpu", "xpu", "npu")
 
 
+# (taxonomy, its labels) of the last taxonomies asked about: a build or a page asks per click and
+# per pill, and a loaded taxonomy is never changed in place. Holding the taxonomy keeps its id unique.
+_LABELS_SEEN: list[tuple[dict[str, Any], dict[str, str]]] = []
+
+
 def hardware_labels(taxonomy: dict[str, Any]) -> dict[str, str]:
     """A label per hardware profile that no other profile shares (the builder's pills, the pages).
 
     A workstation of several GPUs whose name carries no count reads ``2× RTX 4090``; names still
-    shared after that get the profile id in brackets.
+    shared after that get the profile id in brackets. The mapping is shared: read it, don't change it.
     """
+    for seen, labels in _LABELS_SEEN:
+        if seen is taxonomy:
+            return labels
+    labels = _unique_labels(taxonomy)
+    _LABELS_SEEN.insert(0, (taxonomy, labels))
+    del _LABELS_SEEN[4:]
+    return labels
+
+
+def _unique_labels(taxonomy: dict[str, Any]) -> dict[str, str]:
     labels: dict[str, str] = {}
     for hw, raw in hardware_profiles(taxonomy).items():
         profile = as_dict(raw)
