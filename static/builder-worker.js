@@ -1,34 +1,48 @@
-// Web Worker of the command builder: runs the resolver package (builder/resolver/) under Pyodide.
-// The main thread (static/builder.js) posts {type: "init", pyodide, resolver} and then
+// Worker of the command builder: runs the resolver package (builder/resolver/) under Pyodide.
+// A page (static/builder.js) posts {type: "init", pyodide, resolver} and then
 // {type: "view", id, hfId, state, event[, vocab, recipe]}; every answer is the JSON text of
 // resolver.builder_state(...).  No resolution logic lives here: this file only moves JSON.
 //
-// The resolver is imported once, on the first view request, against the bundle hash named by
-// builder-data/vocab.json ("resolver_bundle_sha256"): the precompiled copy inside the reduced
-// standard library when it is that very bundle, else the zip at `resolver` (fetched with ?v=<hash>,
-// so HTTP caches keep it until it changes), unpacked into Pyodide's file system.
+// Shared: where the browser has SharedWorker, every recipe page of the site talks to one instance
+// over its own port, and the page asks for an extended lifetime, so the next page opened finds the
+// interpreter booted.  Each page's vocabulary and recipes are kept per port and loaded into Python
+// only when they differ from what is loaded, so pages of two builds never see each other's data.
+// Elsewhere it runs as a dedicated worker of one page (the same code with `self` as the only port).
 //
-// Warm visits: after a fresh boot (interpreter started, glue run, precompiled resolver imported,
+// The resolver is imported per bundle hash (builder-data/vocab.json "resolver_bundle_sha256"): the
+// precompiled copy inside the reduced standard library when it is that very bundle, else the zip
+// at `resolver` (fetched with ?v=<hash>, so HTTP caches keep it until it changes), unpacked into
+// Pyodide's file system.
+//
+// Cold starts: after a fresh boot (interpreter started, glue run, precompiled resolver imported,
 // no recipe loaded yet) the worker stores a memory snapshot of the interpreter in Cache Storage,
-// keyed by the runtime folder (content-hashed) and this script's own URL (?v=<hash>); the next page
+// keyed by the runtime folder (content-hashed) and this script's own URL (?v=<hash>); a later boot
 // restores it instead of starting Python again.  A rebuild that changes either gets a new key, and
 // older snapshots are deleted when a new one is stored.
 
 const GLUE = `
-import io, json, sys, zipfile
+import io, json, shutil, sys, zipfile
 HOME = "/home/pyodide"
 sys.path.insert(0, HOME)
-resolver = None
 try:  # warm: import the precompiled package while the page fetches its data (used once its hash matches)
     import recipes_resolver  # noqa: F401
 except ImportError:
     pass
+resolver = None
+_modules = {}  # bundle hash -> the imported resolver package of that bundle
 _recipes = {}
 _vocab = {}
 
+def use(bundle_hash):
+    """Resolve with the package of this bundle when it is imported already; True on success."""
+    global resolver
+    if bundle_hash in _modules:
+        resolver = _modules[bundle_hash]
+        return True
+    return False
+
 def precompiled(bundle_hash):
     """Import the precompiled package when it is this very bundle; True on success."""
-    global resolver
     try:
         import recipes_resolver_hash
     except ImportError:
@@ -36,26 +50,34 @@ def precompiled(bundle_hash):
     if not bundle_hash or recipes_resolver_hash.SHA256 != bundle_hash:
         return False
     import recipes_resolver as module
-    resolver = module
-    return True
+    _modules[bundle_hash] = module
+    return use(bundle_hash)
 
-def from_zip(data):
-    """Unpack the fetched bundle (resolver/...) under HOME and import it."""
-    global resolver
+def from_zip(data, bundle_hash):
+    """Unpack the fetched bundle (resolver/...) under HOME and import it, replacing an earlier one."""
+    for name in [m for m in sys.modules if m == "resolver" or m.startswith("resolver.")]:
+        del sys.modules[name]
+    for key in [k for k, m in _modules.items() if m.__name__ == "resolver"]:
+        del _modules[key]
+    shutil.rmtree(HOME + "/resolver", ignore_errors=True)
     # metadata_encoding: names are ASCII; without it zipfile looks up cp437, which the page does not ship
     zipfile.ZipFile(io.BytesIO(bytes(data)), metadata_encoding="utf-8").extractall(HOME)
     import resolver as module
-    resolver = module
-
-def bundle_hash():
-    return _vocab.get("resolver_bundle_sha256") if isinstance(_vocab, dict) else None
+    _modules[bundle_hash] = module
+    use(bundle_hash)
 
 def set_vocab(text):
+    """Parse the vocabulary; returns its resolver bundle hash ("" when it names none)."""
     global _vocab
     _vocab = json.loads(text)
+    value = _vocab.get("resolver_bundle_sha256") if isinstance(_vocab, dict) else None
+    return value if isinstance(value, str) else ""
 
 def set_recipe(hf_id, text):
     _recipes[hf_id] = json.loads(text)
+
+def drop_recipe(hf_id):
+    _recipes.pop(hf_id, None)
 
 def view(hf_id, state, event):
     return json.dumps(resolver.builder_state(_recipes[hf_id], _vocab, json.loads(state), json.loads(event)),
@@ -65,11 +87,16 @@ def view(hf_id, state, event):
 let py = null;
 let api = null;
 let resolverUrl = "/static/resolver.zip";
-let loading = null;
+let booting = null; // the boot's promise, shared by every page
 let timings = null;
-let chain = Promise.resolve();
-const pending = [];
+let chain = Promise.resolve(); // answers in the order of the requests, across pages
 const SNAPSHOTS = "vllm-recipes-snapshots";
+const SHARED = "onconnect" in self;
+const KEPT_RECIPES = 8; // parsed recipes kept in Python beyond the one being answered
+const clients = new WeakMap(); // port -> {vocab, recipes: Map(hfId -> JSON text)}
+let loadedVocab = null; // the vocabulary text now parsed in Python
+let loadedBundle = null; // its resolver bundle hash
+const loadedRecipes = new Map(); // hfId -> JSON text now parsed in Python, oldest first
 
 function snapshotKey(base) {
   return new URL(`${base}interpreter.snapshot?worker=${encodeURIComponent(self.location.search)}`, self.location.href).href;
@@ -90,7 +117,7 @@ async function storeSnapshot(key, bytes) {
     for (const old of await cache.keys()) if (old.url !== key) await cache.delete(old);
     await cache.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
   } catch {
-    /* storage full or unavailable: the next page boots from scratch */
+    /* storage full or unavailable: the next boot starts from scratch */
   }
 }
 
@@ -117,61 +144,92 @@ async function boot(msg) {
   }
   const g = py.globals;
   api = {
-    setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), view: g.get("view"),
-    precompiled: g.get("precompiled"), fromZip: g.get("from_zip"), bundleHash: g.get("bundle_hash"),
+    setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), dropRecipe: g.get("drop_recipe"),
+    view: g.get("view"), use: g.get("use"), precompiled: g.get("precompiled"), fromZip: g.get("from_zip"),
   };
-  timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored };
-  postMessage({ type: "ready", ms: performance.now() - started, timings });
+  timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored, total: performance.now() - started };
 }
 
-// Import the resolver once the vocabulary (and so the bundle hash) is known.
-function ensureResolver() {
-  if (!loading) {
-    loading = (async () => {
-      const t = performance.now();
-      const hash = api.bundleHash();
-      let how = "precompiled";
-      if (!api.precompiled(hash)) {
-        const url = hash ? `${resolverUrl}${resolverUrl.includes("?") ? "&" : "?"}v=${hash.slice(0, 16)}` : resolverUrl;
-        const r = await fetch(url);
-        if (!r.ok) throw new Error(`${resolverUrl}: HTTP ${r.status}`);
-        api.fromZip(new Uint8Array(await r.arrayBuffer()));
-        how = "source";
-      }
-      Object.assign(timings, { resolver: performance.now() - t, how });
-    })();
+// Boot once for every page.  A shared worker whose boot failed closes once its pages are told
+// (a failed module import stays failed in this scope), so the next page starts a fresh one.
+function ready(msg) {
+  if (!booting) {
+    booting = boot(msg);
+    if (SHARED) booting.catch(() => setTimeout(() => self.close(), 0));
   }
-  return loading;
+  return booting;
 }
 
-async function answer(msg) {
+// Import the package of this bundle once; later pages of the same build reuse it.
+async function ensureResolver(hash) {
+  if (api.use(hash)) return;
+  const t = performance.now();
+  let how = "precompiled";
+  if (!api.precompiled(hash)) {
+    const url = hash ? `${resolverUrl}${resolverUrl.includes("?") ? "&" : "?"}v=${hash.slice(0, 16)}` : resolverUrl;
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${resolverUrl}: HTTP ${r.status}`);
+    api.fromZip(new Uint8Array(await r.arrayBuffer()), hash);
+    how = "source";
+  }
+  Object.assign(timings, { resolver: performance.now() - t, how });
+}
+
+// Load this page's vocabulary and recipe into Python unless they are loaded already.
+function loadClientData(client, hfId) {
+  if (client.vocab !== loadedVocab) {
+    loadedBundle = api.setVocab(client.vocab);
+    loadedVocab = client.vocab;
+  }
+  const recipe = client.recipes.get(hfId);
+  if (loadedRecipes.get(hfId) !== recipe) api.setRecipe(hfId, recipe);
+  loadedRecipes.delete(hfId);
+  loadedRecipes.set(hfId, recipe);
+  for (const old of loadedRecipes.keys()) {
+    if (loadedRecipes.size <= KEPT_RECIPES + 1) break;
+    loadedRecipes.delete(old);
+    api.dropRecipe(old);
+  }
+}
+
+async function answer(port, msg) {
   try {
-    if (msg.vocab) api.setVocab(msg.vocab);
-    if (msg.recipe) api.setRecipe(msg.hfId, msg.recipe);
-    await ensureResolver();
+    const client = clients.get(port);
+    if (msg.vocab) client.vocab = msg.vocab;
+    if (msg.recipe) client.recipes.set(msg.hfId, msg.recipe);
+    if (client.vocab === null || !client.recipes.has(msg.hfId)) throw new Error("no vocabulary or recipe sent");
+    loadClientData(client, msg.hfId);
+    await ensureResolver(loadedBundle);
     const t = performance.now();
     const text = api.view(msg.hfId, JSON.stringify(msg.state || {}), JSON.stringify(msg.event ?? null));
-    postMessage({ type: "view", id: msg.id, view: text, ms: performance.now() - t });
+    port.postMessage({ type: "view", id: msg.id, view: text, ms: performance.now() - t });
   } catch (err) {
-    postMessage({ type: "error", id: msg.id, message: String(err && err.message ? err.message : err) });
+    port.postMessage({ type: "error", id: msg.id, message: String(err && err.message ? err.message : err) });
   }
 }
 
-// Answers keep the order of the requests.
-function enqueue(msg) {
-  chain = chain.then(() => answer(msg));
+function connect(port) {
+  clients.set(port, { vocab: null, recipes: new Map() });
+  let booted = null; // this page's wait for the boot
+  port.onmessage = (e) => {
+    const msg = e.data || {};
+    if (msg.type === "init") {
+      const waited = booting !== null;
+      const t = performance.now();
+      booted = ready(msg);
+      booted.then(
+        () => port.postMessage({ type: "ready", ms: performance.now() - t,
+          timings: { ...timings, shared: SHARED, reused: waited } }),
+        (err) => port.postMessage({ type: "failed", message: String(err && err.message ? err.message : err) }),
+      );
+      return;
+    }
+    if (msg.type === "view") {
+      const wait = booted || Promise.reject(new Error("the builder's worker was not started"));
+      chain = chain.then(() => wait).then(() => answer(port, msg), () => { /* the page was told: "failed" */ });
+    }
+  };
 }
 
-self.onmessage = (e) => {
-  const msg = e.data || {};
-  if (msg.type === "init") {
-    boot(msg).then(() => {
-      while (pending.length) enqueue(pending.shift());
-    }).catch((err) => postMessage({ type: "failed", message: String(err && err.message ? err.message : err) }));
-    return;
-  }
-  if (msg.type === "view") {
-    if (api) enqueue(msg);
-    else pending.push(msg);
-  }
-};
+if (SHARED) self.onconnect = (e) => connect(e.ports[0]);
+else connect(self);

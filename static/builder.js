@@ -61,7 +61,7 @@
     const id = ++seq;
     return new Promise((resolve, reject) => {
       waiting.set(id, { resolve, reject });
-      worker.postMessage({ ...msg, type: "view", id });
+      worker.post({ ...msg, type: "view", id });
     });
   }
 
@@ -193,7 +193,13 @@
     busy = false;
     root.removeAttribute("aria-busy");
     const retry = el("button", { type: "button", class: "cb-btn cb-retry", "data-retry": "" }, "Try again");
-    retry.addEventListener("click", () => { startFailed = null; statusEl.textContent = "Loading interactive builder…"; render(); boot(); });
+    retry.addEventListener("click", () => {
+      startFailed = null;
+      statusEl.textContent = "Loading interactive builder…";
+      render();
+      try { spawn(); } catch (err) { failStart(err); return; }
+      boot();
+    });
     statusEl.replaceChildren(`The interactive builder could not start (${startFailed}). The command shown is the recipe's default. `, retry);
     statusEl.setAttribute("role", "alert");
     statusEl.hidden = false;
@@ -744,16 +750,21 @@
   }
   const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-  // Fetch the runtime's two big files as soon as the worker is started (it asks for them later).
+  // Fetch the runtime's two big files while the worker starts (it asks for them a few round trips
+  // later), once the page's own data has arrived; not when the worker is ready already (a shared
+  // worker another page booted) or has the files on the way.
+  let preloaded = false;
   function preloadRuntime() {
+    if (preloaded || bootTimings || startFailed) return;
+    preloaded = true;
     for (const name of ["pyodide.asm.wasm", "python_stdlib.zip"]) {
       const link = el("link", { rel: "preload", as: "fetch", crossorigin: "anonymous", href: pyodideUrl + name });
       document.head.append(link);
     }
   }
 
-  // ── start-up: paint the embedded default view, answer a first click from the build's views,
-  // boot the worker (after the first-click data, so they get the bandwidth), apply the URL, drain clicks ──
+  // ── start-up: start the worker, paint the embedded default view, answer a first click from the
+  // build's views, ask the worker for the first view (the URL's), drain the clicks that waited ──
   let data = null;
   let startInputs = null; // pageInputs() when the page started: what the first view is computed from
   let vocabPromise = null;
@@ -769,19 +780,44 @@
     waiting.delete(m.id);
     if (m.type === "view") w.resolve(m); else w.reject(new Error(m.message));
   };
-  function newWorker() {
-    const w = new Worker(workerUrl, { type: "module" });
-    w.postMessage({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
-    return w;
+  // The channel to the worker: one shared by the site's recipe pages where the browser has
+  // SharedWorker (kept a short while after its last page closes, so the next page finds Python
+  // booted), else a dedicated one.  Try again (attempt > 0) always gets a fresh instance.
+  function newWorker(attempt) {
+    const init = { type: "init", pyodide: pyodideUrl, resolver: resolverUrl };
+    if (typeof SharedWorker === "function") {
+      try {
+        const name = `vllm-recipes builder ${pyodideUrl}${attempt ? ` attempt ${attempt} ${Date.now()}` : ""}`;
+        const shared = new SharedWorker(workerUrl, { type: "module", name, extendedLifetime: true });
+        const channel = {
+          post: (m) => shared.port.postMessage(m),
+          stop: () => shared.port.close(),
+          set onmessage(f) { shared.port.onmessage = f; },
+          set onerror(f) { shared.onerror = f; },
+        };
+        channel.post(init);
+        return channel;
+      } catch { /* a browser that refuses the options: a dedicated worker */ }
+    }
+    const dedicated = new Worker(workerUrl, { type: "module" });
+    dedicated.postMessage(init);
+    return {
+      post: (m) => dedicated.postMessage(m),
+      stop: () => dedicated.terminate(),
+      set onmessage(f) { dedicated.onmessage = f; },
+      set onerror(f) { dedicated.onerror = f; },
+    };
   }
-  // The worker (a fresh one on Try again) and the first view.
-  async function boot() {
-    try {
-      if (worker) { worker.terminate(); worker = newWorker(); } // Try again: a fresh runtime
-      else { worker = newWorker(); preloadRuntime(); }
-    } catch (err) { failStart(err); return; }
+  let attempts = 0;
+  // Start the worker (a fresh one on Try again) and the runtime's downloads.
+  function spawn() {
+    if (worker) worker.stop();
+    worker = newWorker(attempts++);
     worker.onmessage = onMessage;
     worker.onerror = (e) => showError(new Error(e.message || "the builder's worker failed to load"));
+  }
+  // The first view from the worker (spawned by start(), or afresh by Try again).
+  async function boot() {
     let vocab;
     try { vocab = await loadVocab(); } catch (err) { failStart(err); return; }
     if (startFailed) return; // the worker reported its failure meanwhile
@@ -811,12 +847,14 @@
   async function start() {
     mount.append(root);
     startInputs = pageInputs();
+    try { spawn(); } catch (err) { failStart(err); return; } // Python boots while the page's data arrives
     const clicksPromise = fetch(clicksUrl).then((r) => (r.ok ? r.json() : null)).catch(() => null);
     loadVocab().catch(() => {}); // in parallel with the recipe's data; boot() reports a failure
     try {
       data = await fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
     } catch {
       // No builder data published for this page: keep the static commands.
+      worker.stop();
       root.remove();
       return;
     }
@@ -827,6 +865,7 @@
       root.setAttribute("aria-busy", "true");
     }
     const clicks = await clicksPromise;
+    preloadRuntime();
     if (clicks && initialView && sameJson(clicks.inputs, startInputs)) {
       precomputed = clicks.views;
       if (queue.length === 1 && answerPrecomputed(queue[0])) queue.shift();

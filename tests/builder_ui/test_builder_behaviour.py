@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builder_ui.helpers import click, open_builder, pill, settle, shown_command, view
+from builder_ui.helpers import click, dedicated_worker, open_builder, pill, settle, shown_command, view
 
 QWEN = "/Qwen/Qwen3-8B"
 DEEPSEEK = "/deepseek-ai/DeepSeek-V3.2"
@@ -71,6 +71,7 @@ def test_env_panel_stays_open_while_typing_and_has_target_fields_and_tips(page: 
 
 
 def test_blocked_runtime_says_so_with_try_again_and_inert_pills(page: Any) -> None:
+    dedicated_worker(page)
     page.context.route("**/pyodide/**", lambda route: route.abort())
     page.goto(QWEN)
     retry = page.locator("[data-retry]")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builder_ui.helpers import click, open_builder, shown_command, view
+from builder_ui.helpers import click, dedicated_worker, open_builder, shown_command, view
 
 RECIPE = "/moonshotai/Kimi-K2.5"
 STALE_HASH = "0" * 64
@@ -33,6 +33,7 @@ def _click_reasoning(page: Any) -> dict:
 
 
 def test_stale_precompiled_copy_fetches_the_zip_and_answers_the_same(page: Any, browser: Any, site_url: str) -> None:
+    dedicated_worker(page)
     precompiled_requests = _record_bundle_requests(page)
     expected = _click_reasoning(page)
     assert precompiled_requests == []  # the matching precompiled copy needs no download
@@ -41,6 +42,7 @@ def test_stale_precompiled_copy_fetches_the_zip_and_answers_the_same(page: Any, 
     stale = browser.new_context(base_url=site_url)
     try:
         stale_page = stale.new_page()
+        dedicated_worker(stale_page)
         stale_page.set_default_timeout(30000)
         errors: list[str] = []
         stale_page.on("pageerror", lambda e: errors.append(str(e)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builder_ui.helpers import open_builder, pill, settle, view
+from builder_ui.helpers import dedicated_worker, open_builder, pill, settle, view
 
 QWEN = "/Qwen/Qwen3-8B"
 PREFS_KEY = "vllm-recipes-prefs"
@@ -20,6 +20,7 @@ def _no_worker(page: Any) -> None:
     """The runtime is still on its way (its requests never answer): only the build's views can answer.
 
     (A runtime that *fails* makes the builder inert with Try again: test_builder_behaviour.)"""
+    dedicated_worker(page)
     page.context.route("**/pyodide/**", lambda route: None)
 
 
