@@ -95,7 +95,9 @@ _COMPILE_JS = r"""
 const [pkg, src, dst] = process.argv.slice(-3);
 const { loadPyodide } = await import(pkg + "/pyodide.mjs");
 const fs = await import("node:fs");
-const py = await loadPyodide({ indexURL: pkg + "/" });
+// no_debug_ranges: no column tables in the code objects (a quarter of the zip after Brotli; the
+// browser's tracebacks keep their line numbers)
+const py = await loadPyodide({ indexURL: pkg + "/", env: { PYTHONNODEBUGRANGES: "1" } });
 py.FS.writeFile("/tmp/in.zip", fs.readFileSync(src));
 py.runPython(`
 import zipfile, importlib._bootstrap_external as be
