@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.build import BuildOptions, Pipeline
-from builder.compression import ENCODINGS
+from builder.compression import ENCODINGS, TWIN_MIN_BYTES, brotli_bytes, gzip_bytes
 from builder.content import Content
 from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.problems import ContentError
@@ -127,11 +127,14 @@ class StaticHandler(SimpleHTTPRequestHandler):
     def send_head(self) -> Any:
         """Files (or their chosen twin) with an ``ETag`` of their bytes, ``304`` when it matches."""
         path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.partition("?")[0].endswith("/") and (path / "index.html").is_file():
+            path = path / "index.html"  # a page's folder URL (without the slash: the redirect below)
         if not path.is_file():
             self._cache_control = "no-cache"  # folders: their index.html, or a redirect
             return super().send_head()
-        twin = chosen_twin(path, self.headers.get("Accept-Encoding", ""))
-        encoding, body = (twin[0], twin[1].read_bytes()) if twin else (None, path.read_bytes())
+        accept = self.headers.get("Accept-Encoding", "")
+        twin = chosen_twin(path, accept)
+        encoding, body = (twin[0], twin[1].read_bytes()) if twin else compressed_on_the_fly(path, accept)
         etag = f'"{hashlib.sha256(body).hexdigest()[:24]}"'
         self._cache_control = cache_control(self.path, path)
         if etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
@@ -192,6 +195,30 @@ def chosen_twin(path: Path, accept_encoding: str) -> tuple[str, Path] | None:
         if (encoding in allowed or "*" in allowed) and packed.is_file():
             return encoding, packed
     return None
+
+
+# Text a host compresses as it sends (what GitHub Pages, Netlify or nginx's gzip do for pages and
+# stylesheets); the build writes twins only for the builder's runtime and data.
+COMPRESSIBLE = frozenset({".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".txt"})
+_PACKERS = {"br": brotli_bytes, "gzip": gzip_bytes}
+
+
+def compressed_on_the_fly(path: Path, accept_encoding: str) -> tuple[str | None, bytes]:
+    """The file's bytes, Brotli- or gzip-compressed (in that order) when it is text of at least
+    :data:`TWIN_MIN_BYTES` the request accepts compressed; the coding, or None."""
+    stat = path.stat()
+    if path.suffix in COMPRESSIBLE and stat.st_size >= TWIN_MIN_BYTES:
+        allowed = accepted_encodings(accept_encoding)
+        for encoding, _ in ENCODINGS:
+            if encoding in allowed or "*" in allowed:
+                return encoding, _packed(str(path), stat.st_mtime_ns, stat.st_size, encoding)
+    return None, path.read_bytes()
+
+
+@functools.lru_cache(maxsize=512)
+def _packed(path: str, mtime_ns: int, size: int, encoding: str) -> bytes:
+    """One file compressed, remembered while its modification time and size stay the same."""
+    return _PACKERS[encoding](Path(path).read_bytes())
 
 
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -14,6 +14,7 @@ from builder.serve import accepted_encodings, serve_directory
 
 RUNTIME = "pyodide/0123456789abcdef/pyodide.asm.wasm"
 DATA = b'{"hf_id": "org/repo", "padding": "' + b"x" * 4000 + b'"}'
+PAGE = b"<!doctype html><title>big</title>" + b"<p>text</p>" * 300
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +23,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, int]]
     files = with_twins({"builder-data/org/repo.json": DATA, RUNTIME: b"\0asm" + b"\1" * 5000,
                         "static/builder.js": b"// js\n" * 400})
     files["org/repo/index.html"] = b"<!doctype html><title>x</title>"
+    files["org/big/index.html"] = PAGE
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
@@ -82,6 +84,26 @@ def test_etag_revalidation_and_a_changed_file(site: tuple[Path, int]) -> None:
         (root / f"builder-data/org/repo.json{twin}").unlink()
     status, _, body = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
     assert (status, body) == (200, b'{"new": 1}')
+
+
+@pytest.mark.parametrize(("accept", "encoding", "pack"), [("gzip, br", "br", brotli_bytes), ("gzip", "gzip", gzip_bytes)])
+def test_pages_without_twins_are_compressed_as_they_are_sent(site: tuple[Path, int], accept: str, encoding: str,
+                                                             pack: object) -> None:
+    status, headers, body = get(site[1], "/org/big/", **{"Accept-Encoding": accept})
+    assert (status, headers["content-encoding"], headers["vary"]) == (200, encoding, "Accept-Encoding")
+    assert body == pack(PAGE)  # type: ignore[operator]
+    assert get(site[1], "/org/big/")[2] == PAGE  # identity when nothing is accepted
+    _, headers, body = get(site[1], "/org/repo/", **{"Accept-Encoding": accept})  # under 1 KB: as it is
+    assert "content-encoding" not in headers and body == b"<!doctype html><title>x</title>"
+
+
+def test_a_page_compressed_as_sent_follows_its_edits(site: tuple[Path, int]) -> None:
+    root, port = site
+    (root / "org/edited").mkdir(parents=True)
+    (root / "org/edited/index.html").write_bytes(PAGE)
+    assert get(port, "/org/edited/", **{"Accept-Encoding": "br"})[2] == brotli_bytes(PAGE)
+    (root / "org/edited/index.html").write_bytes(PAGE + b"<p>more</p>")
+    assert get(port, "/org/edited/", **{"Accept-Encoding": "br"})[2] == brotli_bytes(PAGE + b"<p>more</p>")
 
 
 def test_accepted_encodings() -> None:
