@@ -21,5 +21,6 @@ def recipe_schema() -> dict[str, Any]:
         "$id": "/schema/recipe.json",
         "title": "vLLM recipe",
         "description": "One model's serving recipe: models/<org>/<repo>.yaml",
-        **schema,
+        # pydantic's own title and description (the class name and its docstring) would replace these
+        **{key: value for key, value in schema.items() if key not in ("title", "description")},
     }

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..context import RenderContext
 from ..features import effective_mode
 from ..hardware import (
-    default_hardware,
     fits_single_node,
     gpu_count_of,
     node_vram_gb,
@@ -26,8 +24,10 @@ from ..shell import pip_view
 from ..strategies import deploy_type_of, is_multi_node, node_pills
 from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
-from .commands import PLACEHOLDER, bench_command, command_tabs, curl_command, substitute_endpoints
+from .address import canonical_query, stored_choices
+from .commands import bench_command, command_tabs, curl_command, substitute_endpoints
 from .deploy import INSTALL_CHOICES, DeployView, deploy_view
+from .env_panel import curl_target, env_panel, placeholder_names
 from .events import apply_event, apply_preset
 from .facts import (
     BuilderFacts,
@@ -90,91 +90,6 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
     return {"verified": False, "text": " · ".join(parts)}
 
 
-def _target(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
-    """POP-03: curl / bench host and port variables, with their defaults."""
-    deploy = get_key(record, "deploy_type")
-    if deploy == "pd_cluster":
-        port = get_key(as_dict(facts.strategies.get("pd_cluster")).get("router"), "port") or 30000
-        return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": port}
-    router = get_key(record, "router")
-    if deploy == "kv_store_lb" and router:
-        return {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": router.get("port") or 30080}
-    if deploy == "multi_node" or (deploy == "kv_store_lb" and get_key(record, "vllm_worker_commands")):
-        return {"host_var": "HEAD_IP", "port_var": "VLLM_PORT", "port": 8000}
-    return {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}
-
-
-def _query(facts: BuilderFacts, state: dict[str, Any], sid: str | None, initial_tab: str | None) -> str:
-    """§7.1 canonical query string (defaults omitted; install/cuda/preset/point added)."""
-    q: list[tuple[str, str]] = []
-    if state["preset"]:
-        q += [("preset", state["preset"]), ("point", state["point"] or "")]
-    else:
-        if state["variant"] != "default":
-            q.append(("variant", state["variant"]))
-        if state.get("hw_pinned") or state["hardware"] != default_hardware(facts.recipe, facts.taxonomy, state["variant"]):
-            q.append(("hardware", state["hardware"]))
-        if not facts.omni:
-            if state["strategy"] and state["strategy"] == sid and sid != facts.recommended(state["hardware"], state["nodes"]):
-                q.append(("strategy", state["strategy"]))
-            if state["nodes"] != 1:
-                q.append(("nodes", str(state["nodes"])))
-            if state["features"] is not None and set(state["features"]) != set(facts.defaults(state["hardware"], state["variant"])):
-                q.append(("features", ",".join(state["features"]) or "none"))
-            p = facts.profile(state["hardware"])
-            fm = [f"{k}:{m}" for k, m in state["fmode"].items()
-                  if m != effective_mode(facts.recipe, k, state["variant"], p, state["hardware"])]
-            if fm:
-                q.append(("fmode", ",".join(fm)))
-            if state["advanced"]:
-                q.append(("advanced", ",".join(state["advanced"])))
-            if state["kv_offload"]:
-                q.append(("kv_offload", state["kv_offload"]))
-            if state["kv_instances"] is not None:
-                q.append(("kv_instances", str(state["kv_instances"])))
-            if state["kv_instance"]:
-                q.append(("kv_instance", str(state["kv_instance"])))
-            for role in ("prefill", "decode"):
-                if state[f"{role}_nodes"] is not None:
-                    q.append((f"{role}_nodes", str(state[f"{role}_nodes"])))
-            for role in ("prefill", "decode"):
-                if state[f"{role}_mode"]:
-                    q.append((f"{role}_mode", state[f"{role}_mode"]))
-            for role in ("prefill", "decode"):
-                if state[f"{role}_rank"]:
-                    q.append((f"{role}_rank", str(state[f"{role}_rank"])))
-        if state["task"]:
-            q.append(("task", state["task"]))
-    if state["install"] and state["install"] != initial_tab:
-        q.append(("install", state["install"]))
-    if state["cuda"] == "cu129":
-        q.append(("cuda", "cu129"))
-
-    def enc(v: str) -> str:
-        return re.sub(r"[^A-Za-z0-9_.~:,-]", lambda m: "".join(f"%{x:02X}" for x in m.group(0).encode()), v)
-    return "&".join(f"{k}={enc(v)}" for k, v in q)
-
-
-def _stored(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
-    """§7.4 per-recipe storage object (empty values pruned)."""
-    out: dict[str, Any] = {}
-    if state["strategy"]:
-        out["strategy"] = state["strategy"]
-    if state["nodes"] != 1:
-        out["nodes"] = state["nodes"]
-    if state["variant"] != facts.vkey(None):
-        out["variant"] = state["variant"]
-    if state["features"] is not None:  # [] too: "every feature off" survives a reload (GAP-08)
-        out["features"] = list(state["features"])
-    if state["fmode"]:
-        out["featureModes"] = dict(state["fmode"])
-    if state["kv_offload"]:
-        out["kvOffload"] = state["kv_offload"]
-    if state["kv_instances"] is not None:
-        out["kvInstances"] = state["kv_instances"]
-    return out
-
-
 def hardware_note(facts: BuilderFacts, hw: str) -> dict[str, Any] | None:
     """The recipe's note for this hardware; its link is ``{label, href}`` (or a bare URL string)."""
     hn = as_dict(as_dict(facts.recipe.get("hardware_notes")).get(hw))
@@ -185,54 +100,6 @@ def hardware_note(facts: BuilderFacts, hw: str) -> dict[str, Any] | None:
     return {"title": js_str(hn.get("title") or "Hardware note"), "body": js_str(hn["body"]),
             "link": href if isinstance(href, str) and href else None,
             "link_text": js_str(text or hn.get("link_text") or "Read guide")}
-
-
-def placeholder_names(tabs: list[dict[str, Any]]) -> list[str]:
-    """POP-06: the ``$NAME``s of the current commands in first-appearance order (comment lines are prose)."""
-    names: list[str] = []
-    for tab in tabs:
-        for line in (tab["prelude"] + "\n" + tab["command"]).split("\n"):
-            if line.lstrip().startswith("#"):
-                continue
-            for m in PLACEHOLDER.finditer(line):
-                if m.group(1) not in names:
-                    names.append(m.group(1))
-    return names
-
-
-def _example(name: str, target: dict[str, Any]) -> str:
-    """An example value for an Env field (POP-06 hints)."""
-    if name == target.get("port_var"):
-        return js_str(target.get("port") or 8000)
-    if "DEVICE" in name:
-        return "blank = auto (e.g. mlx5_0,mlx5_1)"
-    if "CONFIG_PATH" in name:
-        return "/etc/mooncake/config.json"
-    if "PORT" in name:
-        return "8000"
-    if "IFACE" in name or name.endswith("_IF"):
-        return "bond0"
-    if name == target.get("host_var") and "HOST" in name:
-        return "localhost"
-    if any(word in name for word in ("IP", "HOST", "NODE", "INSTANCE", "ADDR")):
-        return "10.0.0.1"
-    return ""
-
-
-_ENV_TIPS = {
-    "IFACE_NAME": "IFACE_NAME is the NIC on the fabric the nodes share: `ip -br addr` lists them; pick the one "
-                  "holding the address the other nodes reach (often bond0 or an InfiniBand ib0, not docker0 or lo).",
-    "HEAD_IP": "HEAD_IP is the head node's address on that network: run `hostname -I` on the head node and use the "
-               "address the workers can reach.",
-}
-
-
-def env_panel(target: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """POP-06: the Env panel's "Curl / bench target" fields, one field per other placeholder, and tips."""
-    target_vars = [n for n in (target.get("host_var"), target.get("port_var")) if n]
-    return {"target": [{"name": n, "example": _example(n, target)} for n in target_vars],
-            "fields": [{"name": n, "example": _example(n, target)} for n in names if n not in target_vars],
-            "tips": [tip for key, tip in _ENV_TIPS.items() if key in names]}
 
 
 def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
@@ -292,7 +159,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     current["hw_pinned"] = pinned
     if event is not None and as_dict(event).get("type") not in ("refresh", "install", "cuda", "kv_instance",
                                                                 "pool_rank", "task", "axis"):
-        storage["recipe"] = _stored(facts, current)
+        storage["recipe"] = stored_choices(facts, current)
     return _view(facts, current, storage, endpoints)
 
 
@@ -386,7 +253,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
         ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args, tp)
         summary = _summary(facts, state, sid, kv, ctx, None)
-        target = _target(facts, state, record)
+        target = curl_target(facts, state, record)
         host = js_str(endpoints.get(target["host_var"]) or "localhost")
         port = endpoints.get(target["port_var"]) or target["port"]
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
@@ -431,7 +298,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         if name and name not in names:
             names.append(name)
     view["env"] = env_panel(target, names)
-    view.update({"state": state, "query": _query(facts, state, sid, initial_install_tab(facts.recipe)),
+    view.update({"state": state, "query": canonical_query(facts, state, sid, initial_install_tab(facts.recipe)),
                  "storage": storage, "rows": rows, "install": install, "summary": summary, "tabs": tabs,
                  "placeholders": names, "strategy": sid, "kv_offload": kv, "hf_id": facts.recipe.get("hf_id")})
     return view
