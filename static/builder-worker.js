@@ -14,10 +14,11 @@
 // at `resolver` (fetched with ?v=<hash>, so HTTP caches keep it until it changes), unpacked into
 // Pyodide's file system.
 //
-// Cold starts: after a fresh boot (interpreter started, glue run, precompiled resolver imported,
-// no recipe loaded yet) the worker stores a memory snapshot of the interpreter in Cache Storage,
+// Cold starts: half a second after a fresh boot's first answer (interpreter started, glue run,
+// resolver imported) the worker stores a memory snapshot of the interpreter in Cache Storage,
 // keyed by the runtime folder (content-hashed) and this script's own URL (?v=<hash>); a later boot
-// restores it instead of starting Python again.  A rebuild that changes either gets a new key, and
+// restores it instead of starting Python again.  The vocabulary and recipes it holds are loaded
+// afresh by every page (the JS side of a restored worker has loaded nothing).  A rebuild that changes either gets a new key, and
 // older snapshots are deleted when a new one is stored.
 
 const GLUE = `
@@ -96,6 +97,7 @@ const KEPT_RECIPES = 8; // parsed recipes kept in Python beyond the one being an
 const clients = new WeakMap(); // port -> {vocab, recipes: Map(hfId -> JSON text)}
 let loadedVocab = null; // the vocabulary text now parsed in Python
 let loadedBundle = null; // its resolver bundle hash
+let snapshotKeyPending = null; // a fresh boot's snapshot, taken once the first answer is out
 const loadedRecipes = new Map(); // hfId -> JSON text now parsed in Python, oldest first
 
 function snapshotKey(base) {
@@ -139,15 +141,17 @@ async function boot(msg) {
     py.runPython(GLUE);
   }
   const loaded = performance.now();
-  if (!restored) {
-    try { storeSnapshot(key, py.makeMemorySnapshot()); } catch { /* this runtime cannot snapshot */ }
-  }
+  if (!restored) snapshotKeyPending = key;
   const g = py.globals;
   api = {
     setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), dropRecipe: g.get("drop_recipe"),
     view: g.get("view"), use: g.get("use"), precompiled: g.get("precompiled"), fromZip: g.get("from_zip"),
   };
   timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored, total: performance.now() - started };
+}
+
+function takeSnapshot(key) {
+  try { storeSnapshot(key, py.makeMemorySnapshot()); } catch { /* this runtime cannot snapshot */ }
 }
 
 // Boot once for every page.  A shared worker whose boot failed closes once its pages are told
@@ -203,6 +207,8 @@ async function answer(port, msg) {
     const t = performance.now();
     const text = api.view(msg.hfId, JSON.stringify(msg.state || {}), JSON.stringify(msg.event ?? null));
     port.postMessage({ type: "view", id: msg.id, view: text, ms: performance.now() - t });
+    if (snapshotKeyPending) setTimeout(takeSnapshot, 500, snapshotKeyPending);
+    snapshotKeyPending = null;
   } catch (err) {
     port.postMessage({ type: "error", id: msg.id, message: String(err && err.message ? err.message : err) });
   }

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 
-def dedicated_worker(page: Any) -> None:
-    """Make the page run its builder in a dedicated worker (as in a browser without SharedWorker).
+def dedicated_worker(target: Any) -> None:
+    """Make a page (or every page of a context) run its builder in a dedicated worker, as in a
+    browser without SharedWorker.
 
     For tests that route or watch the runtime's requests: Playwright neither routes nor reports the
     requests of a shared worker."""
-    page.add_init_script("delete window.SharedWorker;")
+    target.add_init_script("delete window.SharedWorker;")
 
 
 def open_builder(page: Any, path: str) -> None:
