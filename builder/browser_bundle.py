@@ -48,6 +48,7 @@ from builder.first_clicks import first_clicks
 
 PACKAGE = Path("node_modules") / "pyodide"
 RESOLVER_DIR = Path(__file__).resolve().parent / "resolver"
+WORKER_GLUE = Path(__file__).resolve().parent / "worker_glue.py"  # shipped as recipes_worker_glue
 BUNDLE_HASH_KEY = "resolver_bundle_sha256"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
@@ -157,7 +158,7 @@ def bundle_hash(bundle: bytes) -> str:
 
 
 def _source_zip(stdlib: bytes, package_dir: Path | None = None) -> bytes:
-    """The selected modules as a reproducible source zip.
+    """The selected modules and the worker's glue (:mod:`builder.worker_glue`) as a reproducible source zip.
 
     With ``package_dir`` the zip also carries ``recipes_resolver`` (the resolver package, byte-compiled
     with the rest) and ``recipes_resolver_hash.SHA256``, the hash of :func:`resolver_bundle`: the worker
@@ -167,6 +168,7 @@ def _source_zip(stdlib: bytes, package_dir: Path | None = None) -> bytes:
     with zipfile.ZipFile(io.BytesIO(stdlib)) as zin:
         for name in _member_names(set(zin.namelist())):
             members[name] = zin.read(name)
+    members["recipes_worker_glue.py"] = WORKER_GLUE.read_bytes()
     if package_dir is not None:
         members.update(_package_sources(package_dir, "recipes_resolver"))
         digest = bundle_hash(resolver_bundle(package_dir))

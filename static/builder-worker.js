@@ -21,70 +21,7 @@
 // afresh by every page (the JS side of a restored worker has loaded nothing).  A rebuild that changes either gets a new key, and
 // older snapshots are deleted when a new one is stored.
 
-const GLUE = `
-import io, json, shutil, sys, zipfile
-HOME = "/home/pyodide"
-sys.path.insert(0, HOME)
-try:  # warm: import the precompiled package while the page fetches its data (used once its hash matches)
-    import recipes_resolver  # noqa: F401
-except ImportError:
-    pass
-resolver = None
-_modules = {}  # bundle hash -> the imported resolver package of that bundle
-_recipes = {}
-_vocab = {}
-
-def use(bundle_hash):
-    """Resolve with the package of this bundle when it is imported already; True on success."""
-    global resolver
-    if bundle_hash in _modules:
-        resolver = _modules[bundle_hash]
-        return True
-    return False
-
-def precompiled(bundle_hash):
-    """Import the precompiled package when it is this very bundle; True on success."""
-    try:
-        import recipes_resolver_hash
-    except ImportError:
-        return False
-    if not bundle_hash or recipes_resolver_hash.SHA256 != bundle_hash:
-        return False
-    import recipes_resolver as module
-    _modules[bundle_hash] = module
-    return use(bundle_hash)
-
-def from_zip(data, bundle_hash):
-    """Unpack the fetched bundle (resolver/...) under HOME and import it, replacing an earlier one."""
-    for name in [m for m in sys.modules if m == "resolver" or m.startswith("resolver.")]:
-        del sys.modules[name]
-    for key in [k for k, m in _modules.items() if m.__name__ == "resolver"]:
-        del _modules[key]
-    shutil.rmtree(HOME + "/resolver", ignore_errors=True)
-    # metadata_encoding: names are ASCII; without it zipfile looks up cp437, which the page does not ship
-    zipfile.ZipFile(io.BytesIO(bytes(data)), metadata_encoding="utf-8").extractall(HOME)
-    import resolver as module
-    _modules[bundle_hash] = module
-    use(bundle_hash)
-
-def set_vocab(text):
-    """Parse the vocabulary; returns its resolver bundle hash ("" when it names none)."""
-    global _vocab
-    _vocab = json.loads(text)
-    value = _vocab.get("resolver_bundle_sha256") if isinstance(_vocab, dict) else None
-    return value if isinstance(value, str) else ""
-
-def set_recipe(hf_id, text):
-    _recipes[hf_id] = json.loads(text)
-
-def drop_recipe(hf_id):
-    _recipes.pop(hf_id, None)
-
-def view(hf_id, state, event):
-    return json.dumps(resolver.builder_state(_recipes[hf_id], _vocab, json.loads(state), json.loads(event)),
-                      ensure_ascii=False)
-`;
-
+const GLUE = "recipes_worker_glue"; // builder/worker_glue.py, shipped in the reduced standard library
 let py = null;
 let api = null;
 let resolverUrl = "/static/resolver.zip";
@@ -138,14 +75,14 @@ async function boot(msg) {
   const restored = py !== null;
   if (!restored) {
     py = await loadPyodide({ ...options, _makeSnapshot: true });
-    py.runPython(GLUE);
+    py.pyimport(GLUE); // imports the precompiled resolver too, before the snapshot
   }
   const loaded = performance.now();
   if (!restored) snapshotKeyPending = key;
-  const g = py.globals;
+  const g = py.pyimport(GLUE);
   api = {
-    setVocab: g.get("set_vocab"), setRecipe: g.get("set_recipe"), dropRecipe: g.get("drop_recipe"),
-    view: g.get("view"), use: g.get("use"), precompiled: g.get("precompiled"), fromZip: g.get("from_zip"),
+    setVocab: g.set_vocab, setRecipe: g.set_recipe, dropRecipe: g.drop_recipe,
+    view: g.view, use: g.use, precompiled: g.precompiled, fromZip: g.from_zip,
   };
   timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored, total: performance.now() - started };
 }
