@@ -100,10 +100,12 @@
       if (open && !ul.children.length) fillOrg(ul);
     });
     var cur = side.querySelector("a.current");
-    if (cur) {
+    // Measured in the first frame, with the layout it paints: measuring now would force that layout
+    // before the deferred scripts after this one (the builder's data requests) could start.
+    if (cur) requestAnimationFrame(function () {
       var sr = side.getBoundingClientRect(), cr = cur.getBoundingClientRect();
       if (cr.top < sr.top || cr.bottom > sr.bottom) side.scrollTop += cr.top - sr.top - side.clientHeight / 2;
-    }
+    });
   }
 
   /* ── the site's base path (a build for https://host/recipes/ serves every page under /recipes) ── */
