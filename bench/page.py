@@ -102,6 +102,20 @@ def _load(page: Any, url: str) -> dict[str, Any]:
     return page.evaluate("({...window.__bench, origin: performance.timeOrigin})")
 
 
+def _wait_quiet(page: Any, link: EmulatedLink | None, quiet: float = 0.5, limit: float = 60.0) -> None:
+    """Wait until the page has everything: no byte over the link for ``quiet`` seconds (Playwright's
+    "networkidle" never comes: it sees the shared worker's script request but not its response)."""
+    page.wait_for_load_state("load")
+    if link is None:
+        time.sleep(quiet)
+        return
+    deadline = time.monotonic() + limit
+    total = -1
+    while link.stats.total != total and time.monotonic() < deadline:
+        total = link.stats.total
+        time.sleep(quiet)
+
+
 def run_once(browser: Any, base: str, first: str, second: str, link: EmulatedLink | None,
              clicks: bool) -> dict[str, float]:
     """A cold first page (fresh context), then a warm second page in the same context."""
@@ -110,7 +124,7 @@ def run_once(browser: Any, base: str, first: str, second: str, link: EmulatedLin
     if link:
         link.reset()
     marks = _load(page, base + first)
-    page.wait_for_load_state("networkidle")
+    _wait_quiet(page, link)
     out = {"command": marks["command"], "answered": marks["answered"], "ready": marks["ready"]}
     if link:
         out["bytes_first"] = link.stats.bytes_until((marks["origin"] + marks["answered"]) / 1000)
