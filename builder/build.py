@@ -114,7 +114,7 @@ class Pipeline:
         result = BuildResult(content, output, files, problems, api)
         if html:
             for stream in streams or ():
-                stream.flush()  # the pages render in a forked child: no writer thread may run
+                stream.flush()  # every file of the API on disk before the pages fork
             parts = _pages(content, output, parallel, options.base_url,
                            streams[1].sibling() if streams is not None else None, builder_data)
             check_outputs([(files, API), *parts], content, api)
@@ -238,9 +238,9 @@ def build(options: BuildOptions) -> int:
     Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
     that :func:`~builder.writer.check_out` refuses, checked before anything is read).
 
-    Every file is written into a staging folder as soon as it is rendered (by writer threads:
-    file I/O releases the GIL; the HTML pages render on two processes); the folder is swapped
-    in once everything is written and checked.
+    Every file is written into a staging folder as soon as it is rendered (by writer processes,
+    :mod:`builder.file_writer`; the builder data and half of the HTML pages are computed by forked
+    children); the folder is swapped in once everything is written and checked.
     """
     try:
         check_out(options.out, options.content)
