@@ -150,6 +150,8 @@ def site_pages_parallel(
         share.flush()
         return list(share) if streamed.staging.error is None else None
 
+    if len(site.index.recipes) >= 8:
+        site.templates.compile_all()  # once, before the fork, not in each process
     child = fork_job(their_share) if len(site.index.recipes) >= 8 else None
     if child is None:
         site.recipe_pages(0, 1, pages)
