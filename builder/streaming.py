@@ -100,5 +100,6 @@ class StreamedFiles(MutableMapping[str, bytes]):
             reply = f"{exc.errno or 0}\0the file writer stopped: {exc.strerror}\0".encode()
         if reply != b"ok" and self.staging.error is None:
             code, message, name = (reply.decode("utf-8", "surrogateescape").split("\0") + ["", "", ""])[:3]
-            fields = (int(code) if code.isdigit() else 0, message or "the file writer failed", *([name] if name else []))
-            self.staging.error = OSError(*fields)
+            failure = OSError(int(code) if code.isdigit() else 0, message or "the file writer failed")
+            failure.filename = name or None
+            self.staging.error = failure

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from builder import streaming, writer
+from builder import writer
 from builder.cli import main
 from builder.writer import MARKER, MARKER_TEXT, UnsafeOutput, UnsafePath, update_tree, write_tree
 from tests.conftest import RECIPES
@@ -408,8 +409,13 @@ def test_a_failed_write_leaves_the_previous_site_byte_identical(
     out = place.root / "site"
     assert build(capsys, place.content, out)[0] == 0
     before = snapshot(place.root / "site")
-    # every writer process of the build (the API's, the pages', the builder data's) fills the disk after three files
-    monkeypatch.setattr(streaming, "WRITER_SCRIPT", Path(__file__).parent / "support" / "full_disk_writer.py")
+    real_write = writer.Staging.write
+
+    def disk_full(self: writer.Staging, files: dict[str, bytes]) -> None:
+        real_write(self, dict(list(files.items())[:3]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writer.Staging, "write", disk_full)
     status, stdout, err = build(capsys, place.content, out)
     assert (status, stdout) == (1, "")
     assert err == f"error: cannot write the site to {out} ([Errno 28] No space left on device); it is left unchanged\n"
