@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import subprocess
 import sys
 from collections import ChainMap
@@ -97,8 +96,6 @@ class Pipeline:
     def _run(self, html: bool | None, parallel: bool, streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
         content, problems = load_content(options.content, strict=options.strict)
-        if streams is not None:
-            gc.freeze()  # a one-shot build: the content lives to the end, no collection needs to scan it
         source = source_settings(content, options.source)
         html = options.html if html is None else html
         builder_data = _builder_data_child(content, streams[1]) if html and parallel and streams is not None else None
@@ -118,8 +115,6 @@ class Pipeline:
         if html:
             for stream in streams or ():
                 stream.flush()  # every file of the API on disk before the pages fork
-            if streams is not None:
-                gc.freeze()  # the API's objects too (the pages read them; a forked child then copies fewer pages)
             parts = _pages(content, output, parallel, options.base_url,
                            streams[1].sibling() if streams is not None else None, builder_data)
             check_outputs([(files, API), *parts], content, api)
