@@ -238,8 +238,8 @@ def build(options: BuildOptions) -> int:
     Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
     that :func:`~builder.writer.check_out` refuses, checked before anything is read).
 
-    Every file is written into a staging folder as soon as it is rendered (by writer processes,
-    :mod:`builder.file_writer`; the builder data and half of the HTML pages are computed by forked
+    Every file is written into a staging folder as soon as it is rendered (by writer threads:
+    file I/O releases the GIL; the builder data and half of the HTML pages are computed by forked
     children); the folder is swapped in once everything is written and checked.
     """
     try:

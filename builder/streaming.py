@@ -1,37 +1,33 @@
 """Output files streamed into a staging folder as they are produced, so the site is never held in memory.
 
 :class:`StreamedFiles` is the mapping the build hands the JSON API (and the pages) in place of a
-dict: setting a path sends its bytes down a pipe to a writer process (:mod:`builder.file_writer`,
-started on the first file), so creating the files costs another core and the building process
-neither holds them nor waits for a writer thread's GIL; deleting a path removes the file again.
-Only the paths stay in memory, so the collision checks still see every output. A write that fails
-(a refused path, a full disk) is kept and stops the writing; :meth:`Staging.commit` raises it,
-after the collision checks have had their say, and the staging folder is dropped: the previous
-site stays untouched.
+dict: setting a path queues its bytes for a writer thread (file I/O releases the GIL, so writing
+overlaps the rendering), deleting one removes the file again; only the paths stay in memory, so
+the collision checks still see every output. A write that fails (a refused path, a full disk) is
+kept and stops the writing; :meth:`Staging.commit` raises it, after the collision checks have
+had their say, and the staging folder is dropped: the previous site stays untouched.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import queue
+import threading
 from collections.abc import Iterable, Iterator, MutableMapping
-from pathlib import Path
 
-from builder.file_writer import DELETE, HEADER
-from builder.writer import Staging, UnsafePath, inside
+from builder.writer import Staging, inside
 
-WRITER_SCRIPT = Path(__file__).with_name("file_writer.py")
-_PIPE_BUFFER = 1 << 18  # bytes gathered before a write to the pipe
+_QUEUED_FILES = 512  # files waiting for the writer thread at most (bounds the memory they hold)
+_STOP = ("", None)
 
 
 class StreamedFiles(MutableMapping[str, bytes]):
-    """Paths written into ``staging`` as they are set (by a writer process), in the order they are set."""
+    """Paths written into ``staging`` as they are set (by a writer thread), in the order they are set."""
 
     def __init__(self, staging: Staging) -> None:
         self.staging = staging
         self.paths: dict[str, None] = {}  # insertion order, like the dict it replaces
-        self.writer: subprocess.Popen[bytes] | None = None
+        self.pending: queue.Queue[tuple[str, bytes | None]] = queue.Queue(maxsize=_QUEUED_FILES)
+        self.thread: threading.Thread | None = None
 
     def __setitem__(self, path: str, data: bytes) -> None:
         self.paths[path] = None
@@ -69,37 +65,29 @@ class StreamedFiles(MutableMapping[str, bytes]):
             self.paths[path] = None
 
     def _send(self, path: str, data: bytes | None) -> None:
-        staging = self.staging
-        if staging.error is not None:
-            return  # after a failed write: write nothing more
-        try:
-            target = os.fsencode(inside(staging.folder, path))
-        except UnsafePath as exc:  # re-raised by Staging.commit()
-            staging.error = exc
-            return
-        if self.writer is None:
-            self.writer = subprocess.Popen([sys.executable, "-I", "-S", str(WRITER_SCRIPT)], stdin=subprocess.PIPE,
-                                           stdout=subprocess.PIPE, bufsize=_PIPE_BUFFER)
-        assert self.writer.stdin is not None
-        size = DELETE if data is None else len(data)
-        try:
-            self.writer.stdin.write(HEADER.pack(len(target), size) + target)
-            if data:
-                self.writer.stdin.write(data)
-        except OSError as exc:  # the writer process died (its pipe is broken)
-            staging.error = OSError(exc.errno, f"the file writer stopped: {exc.strerror}")
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._write_all, daemon=True)
+            self.thread.start()
+        self.pending.put((path, data))
+
+    def _write_all(self) -> None:
+        while True:
+            path, data = self.pending.get()
+            if not path:
+                return
+            if self.staging.error is not None:
+                continue  # after a failed write: drain the queue, write nothing more
+            try:
+                if data is None:
+                    inside(self.staging.folder, path).unlink(missing_ok=True)
+                else:
+                    self.staging.write({path: data})
+            except BaseException as exc:  # re-raised by Staging.commit()
+                self.staging.error = exc
 
     def flush(self) -> None:
-        """Wait until every file sent is written and stop the writer process (before a fork)."""
-        writer, self.writer = self.writer, None
-        if writer is None:
-            return
-        try:
-            reply, _ = writer.communicate(HEADER.pack(0, 0))
-        except OSError as exc:  # the writer died: its pipe is broken
-            reply = f"{exc.errno or 0}\0the file writer stopped: {exc.strerror}\0".encode()
-        if reply != b"ok" and self.staging.error is None:
-            code, message, name = (reply.decode("utf-8", "surrogateescape").split("\0") + ["", "", ""])[:3]
-            failure = OSError(int(code) if code.isdigit() else 0, message or "the file writer failed")
-            failure.filename = name or None
-            self.staging.error = failure
+        """Wait until every queued file is written and stop the writer thread (before a fork)."""
+        if self.thread is not None:
+            self.pending.put(_STOP)
+            self.thread.join()
+            self.thread = None
