@@ -13,6 +13,7 @@ from typing import Any
 from builder.api import ApiBuilder, dumps
 from builder.collisions import API, check_outputs, incremental_clash
 from builder.content import BuildOutput, Content, RecipeFile
+from builder.forked import ForkedJob, fork_job
 from builder.loader import load_content, reload_recipe
 from builder.paths import PROJECT_ROOT
 from builder.problems import ContentError, Problem
@@ -96,6 +97,8 @@ class Pipeline:
         options = self.options
         content, problems = load_content(options.content, strict=options.strict)
         source = source_settings(content, options.source)
+        html = options.html if html is None else html
+        builder_data = _builder_data_child(content, streams[1]) if html and parallel and streams is not None else None
         if streams is None:
             api = ApiBuilder(content, source)
         else:
@@ -109,11 +112,11 @@ class Pipeline:
         schema_part = ({SCHEMA_PATH: schema}, "the recipe JSON Schema")
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
-        if options.html if html is None else html:
+        if html:
             for stream in streams or ():
-                stream.flush()  # the pages render in a forked child: no writer thread may run
+                stream.flush()  # every file of the API on disk before the pages fork
             parts = _pages(content, output, parallel, options.base_url,
-                           streams[1].sibling() if streams is not None else None)
+                           streams[1].sibling() if streams is not None else None, builder_data)
             check_outputs([(files, API), *parts], content, api)
             anchors = anchor_problems(content.recipes, parts[0][0])
             if options.strict and anchors:
@@ -162,14 +165,32 @@ class Pipeline:
         return files, problems
 
 
+def _builder_data_child(content: Content, into: StreamedFiles) -> ForkedJob[list[str]] | None:
+    """The command builder's data, computed and streamed into ``into``'s staging folder by a forked
+    child while this process resolves the JSON API (it needs only the content); None when the
+    process cannot fork."""
+    def job() -> list[str] | None:
+        from builder.browser_bundle import builder_data_files
+
+        share = into.sibling()
+        share.update(builder_data_files(content))
+        share.flush()
+        return list(share) if share.staging.error is None else None
+
+    return fork_job(job)
+
+
 def _pages(content: Content, output: BuildOutput, parallel: bool,
            base_url: str | None = None,
-           into: MutableMapping[str, bytes] | None = None) -> list[tuple[Mapping[str, bytes], str]]:
+           into: MutableMapping[str, bytes] | None = None,
+           builder_data: ForkedJob[list[str]] | None = None) -> list[tuple[Mapping[str, bytes], str]]:
     """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
     the resolver itself, and each recipe's builder data; each part named for collision reports.
 
     The pages go into ``into`` (default: a new dict) as they are rendered. ``parallel`` builds
-    on two cores (it forks: only while no other thread runs)."""
+    on two cores (it forks: only while no other thread runs). ``builder_data`` is the child
+    already computing the builder data into the same staging folder as ``into``
+    (:func:`_builder_data_child`); without it, or when it failed, this process computes them."""
     from builder.browser_bundle import builder_data_files, pyodide_files, resolver_files
     from builder.site import site_pages, site_pages_parallel
 
@@ -180,11 +201,20 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
     else:
         into.update(site_pages(content, output, base_url))
         pages = into
+    runtime = pyodide_files(PROJECT_ROOT)
+    bundle = resolver_files(PROJECT_ROOT)
+    written = builder_data.result() if builder_data is not None else None
+    data: Mapping[str, bytes]
+    if written is not None and isinstance(into, StreamedFiles):
+        data = adopted = into.sibling()  # the child wrote them
+        adopted.adopt(written)
+    else:
+        data = builder_data_files(content)
     return [
         (pages, "the site's pages"),
-        (pyodide_files(PROJECT_ROOT), "the Pyodide runtime"),
-        (resolver_files(PROJECT_ROOT), "the in-browser resolver"),
-        (builder_data_files(content), "the command builder's data"),
+        (runtime, "the Pyodide runtime"),
+        (bundle, "the in-browser resolver"),
+        (data, "the command builder's data"),
     ]
 
 
@@ -209,8 +239,8 @@ def build(options: BuildOptions) -> int:
     that :func:`~builder.writer.check_out` refuses, checked before anything is read).
 
     Every file is written into a staging folder as soon as it is rendered (by writer threads:
-    file I/O releases the GIL; the HTML pages render on two processes); the folder is swapped
-    in once everything is written and checked.
+    file I/O releases the GIL; the builder data and half of the HTML pages are computed by forked
+    children); the folder is swapped in once everything is written and checked.
     """
     try:
         check_out(options.out, options.content)

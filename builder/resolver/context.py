@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hardware import gpu_count_of, profile_of, served_model_id, variant_of
+from .hardware import gpu_count_of, lookup_generation, profile_of, served_model_id, variant_of
 from .strategies import strategy_catalogue
 from .types import Vocab
 from .values import as_dict
@@ -14,7 +14,7 @@ class RenderContext:
     """Per-call derived values (cluster §5.1)."""
 
     __slots__ = ("recipe", "taxonomy", "strategies", "hw", "profile", "variant_key", "variant",
-                 "model_id", "gpus", "enabled", "modes", "advanced", "tp_override")
+                 "model_id", "gpus", "enabled", "modes", "advanced", "tp_override", "_generations")
 
     def __init__(self, recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str, enabled: list[str],
                  modes: dict[str, Any] | None = None, advanced: list[Any] | None = None, tp_override: Any = None):
@@ -31,6 +31,21 @@ class RenderContext:
         self.modes = as_dict(modes)
         self.advanced = list(advanced or [])
         self.tp_override = tp_override
+        self._generations: dict[str, tuple[Any, ...]] = {}
 
     def so(self, strategy_id: str) -> dict[str, Any]:
         return as_dict(as_dict(self.recipe.get("strategy_overrides")).get(strategy_id))
+
+    def generation_blocks(self, strategy_id: str, overrides: dict[str, Any]) -> tuple[Any, ...]:
+        """Discipline G override blocks of one strategy (``overrides`` = :meth:`so` of it): the
+        strategy's when it has one, else the recipe's then the variant's. Asked for the args and
+        the env of every command of that strategy, so found once per context."""
+        found = self._generations.get(strategy_id) if isinstance(strategy_id, str) else None
+        if found is None:
+            strategy_gen = lookup_generation(overrides.get("hardware_overrides"), self.profile)
+            found = (strategy_gen,) if strategy_gen is not None else (
+                lookup_generation(self.recipe.get("hardware_overrides"), self.profile),
+                lookup_generation(self.variant.get("hardware_overrides"), self.profile))
+            if isinstance(strategy_id, str):
+                self._generations[strategy_id] = found
+        return found

@@ -7,7 +7,7 @@ from typing import Any
 
 from .context import RenderContext
 from .features import feature_args
-from .hardware import hardware_lookup, lookup_exact, lookup_generation, node_vram_gb, raw_generation
+from .hardware import hardware_lookup, lookup_exact, node_vram_gb, raw_generation
 from .shell import dedupe_args
 from .values import as_dict, as_list, get_key, int_if_integral, is_num, merge_env
 
@@ -30,12 +30,7 @@ class Layering:
 
     def generation(self, key: str) -> list[Any]:
         """Discipline G overrides: the strategy's when it has one, else the recipe's then the variant's."""
-        profile = self.context.profile
-        strategy_gen = lookup_generation(self.overrides.get("hardware_overrides"), profile)
-        if strategy_gen is not None:
-            return [get_key(strategy_gen, key)]
-        return [get_key(lookup_generation(self.context.recipe.get("hardware_overrides"), profile), key),
-                get_key(lookup_generation(self.variant_hardware, profile), key)]
+        return [get_key(block, key) for block in self.context.generation_blocks(self.strategy_id, self.overrides)]
 
     def exact(self, overrides: Any, key: str) -> list[Any]:
         return [get_key(lookup_exact(get_key(overrides, "hardware_overrides"), self.context.hw), key)]

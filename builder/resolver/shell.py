@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -9,14 +10,16 @@ from .hardware import raw_generation
 from .values import js_str, truthy
 
 
-def _is_flag(tok: Any) -> bool:
-    return isinstance(tok, str) and tok.startswith("-")
+def _flags(tokens: list[Any]) -> list[bool]:
+    """Which tokens are flags (strings starting with ``-``), plus True past the end (no value follows the last)."""
+    flags = [isinstance(tok, str) and tok.startswith("-") for tok in tokens]
+    flags.append(True)
+    return flags
 
 
 def arg_units(tokens: list[Any]) -> list[tuple[Any, ...]]:
     """§9.1: ``(flag, value)``, ``(flag,)`` or ``(None, positional)`` units."""
-    flags = [_is_flag(tok) for tok in tokens]
-    flags.append(True)  # past the end: no value follows the last token
+    flags = _flags(tokens)
     units: list[tuple[Any, ...]] = []
     i, n = 0, len(tokens)
     while i < n:
@@ -62,6 +65,12 @@ def quote_value(value: Any) -> str:
     """§10.4 value quoting (single quotes unless shell-safe or a bare ``$VAR``)."""
     if not isinstance(value, str) or value == "":
         return js_str(value)
+    return _quoted(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _quoted(value: str) -> str:
+    """:func:`quote_value` of a non-empty string (the same values recur in every rendering)."""
     if SHELL_VAR.fullmatch(value) or SHELL_SAFE.fullmatch(value):
         return value
     return "'" + value.replace("'", "'\\''") + "'"
@@ -69,8 +78,7 @@ def quote_value(value: Any) -> str:
 
 def _lines(tokens: list[Any]) -> list[str]:
     """§10.2 line grouping: ``flag value`` pairs, everything else on its own line."""
-    flags = [_is_flag(tok) for tok in tokens]
-    flags.append(True)  # past the end: no value follows the last token
+    flags = _flags(tokens)
     out, i, n = [], 0, len(tokens)
     while i < n:
         tok = tokens[i]

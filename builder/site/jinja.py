@@ -161,6 +161,11 @@ class Templates:
         data = self.assets.get(f"static/{name}", b"")
         return site_url(f"static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}")
 
+    def compile_all(self) -> None:
+        """Load and compile every template now (a forked process then inherits them compiled)."""
+        for name in self.env.list_templates(extensions=["html"]):
+            self.env.get_template(name)
+
     def render(self, page: Page) -> bytes:
         """The page's HTML, its site-absolute links under the base path (:mod:`builder.base_path`)."""
         html = self.env.get_template(page.template).render(**page.context())

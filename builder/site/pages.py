@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 import posixpath
-import threading
 from collections.abc import MutableMapping
 from typing import Any
 
 from builder.content import BuildOutput, Content
+from builder.forked import fork_job
 from builder.site.brand import brand_files
 from builder.site.index import Org, SiteIndex
 from builder.streaming import StreamedFiles
@@ -137,47 +135,33 @@ def site_pages_parallel(
     :class:`~builder.streaming.StreamedFiles`, the child streams its share into the same staging
     folder and sends back only the paths (the parent keeps no page in memory).
 
-    Forks only while the process runs a single thread (fork copies only the calling thread);
-    otherwise, where fork is unavailable, on one core, or when the child fails, one process
-    builds everything.
+    Forks only where :func:`~builder.forked.can_fork` allows; otherwise, with few recipes, or when
+    the child fails, one process builds everything.
     """
     pages: MutableMapping[str, bytes] = {} if into is None else into
     site = SitePages(content, output, base_url)
-    alone = threading.active_count() == 1  # forking beside other threads could copy a held lock
-    if not hasattr(os, "fork") or not alone or (os.cpu_count() or 1) < 2 or len(site.index.recipes) < 8:
+    streamed = pages if isinstance(pages, StreamedFiles) else None
+
+    def their_share() -> Any:
+        if streamed is None:
+            return site.recipe_pages(1, 2)
+        share = streamed.sibling()
+        site.recipe_pages(1, 2, share)
+        share.flush()
+        return list(share) if streamed.staging.error is None else None
+
+    if len(site.index.recipes) >= 8:
+        site.templates.compile_all()  # once, before the fork, not in each process
+    child = fork_job(their_share) if len(site.index.recipes) >= 8 else None
+    if child is None:
         site.recipe_pages(0, 1, pages)
         pages.update(site.shared())
         return pages
-    streamed = pages if isinstance(pages, StreamedFiles) else None
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: build its share, send it back, leave without cleanup handlers
-        status = 1
-        try:
-            os.close(read_end)
-            if streamed is not None:
-                share = streamed.sibling()
-                site.recipe_pages(1, 2, share)
-                share.flush()
-                payload: Any = list(share) if streamed.staging.error is None else None
-            else:
-                payload = site.recipe_pages(1, 2)
-            with os.fdopen(write_end, "wb") as pipe:
-                pickle.dump(payload, pipe, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0 if payload is not None else 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
     mine: MutableMapping[str, bytes] = StreamedFiles(streamed.staging) if streamed is not None else {}
     site.recipe_pages(0, 2, mine)
     mine.update(site.shared())
-    with os.fdopen(read_end, "rb") as pipe:
-        try:
-            theirs = pickle.load(pipe)
-        except (EOFError, pickle.UnpicklingError):
-            theirs = None
-    _, status = os.waitpid(pid, 0)
-    if theirs is None or status != 0:
+    theirs = child.result()
+    if theirs is None:
         theirs = site.recipe_pages(1, 2, StreamedFiles(streamed.staging) if streamed is not None else None)
     if streamed is not None:  # their paths first, then ours, as a dict of both would list them
         for share in (theirs, mine):

@@ -165,22 +165,37 @@ class BuilderFacts:
         self.omni = is_omni(recipe)
         self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: as_dict(self.strategies.get(k)).get("order") or 0)
         self.comp = effective_compatible_strategies(recipe)
+        # Answers remembered for the life of these facts (one builder_state call): pure functions
+        # of (recipe, vocab), asked per pill and per step.
+        self._profile: dict[str, dict[str, Any]] = {}
+        self._listed: tuple[str, ...] | None = None
+        self._rows: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._runs: dict[tuple[str, str], bool] = {}
 
     def profile(self, hw: str) -> dict[str, Any]:
-        return profile_of(self.taxonomy, hw)
+        if not isinstance(hw, str):
+            return profile_of(self.taxonomy, hw)
+        found = self._profile.get(hw)
+        if found is None:
+            found = self._profile[hw] = profile_of(self.taxonomy, hw)
+        return found
 
-    def listed(self) -> list[str]:
+    def listed(self) -> tuple[str, ...]:
         """Hardware pills: restricted profiles only when declared (CB-HW-02), in CB-HW-01 order."""
+        if self._listed is not None:
+            return self._listed
         out = [hw for hw, p in self.profiles.items() if not (as_dict(p).get("restricted") is True
                                                              and hw not in self.declared)]
+        position = {hw: i for i, hw in enumerate(self.profiles)}
+
         def key(hw: str) -> tuple[Any, ...]:
             p = self.profile(hw)
             brand = js_str(p.get("brand"))
             group = 0 if brand == "NVIDIA" else 1 if brand == "AMD" else 2
             rank = _HW_ORDER.index(hw) if hw in _HW_ORDER else len(_HW_ORDER)
-            return (group, brand if group == 2 else "", rank, node_vram_gb(p) if group == 0 else 0,
-                    list(self.profiles).index(hw))
-        return sorted(out, key=key)
+            return (group, brand if group == 2 else "", rank, node_vram_gb(p) if group == 0 else 0, position[hw])
+        self._listed = tuple(sorted(out, key=key))
+        return self._listed
 
     def usable(self, hw: Any, vkey: str) -> bool:
         """Precision-compatible, not unsupported, allowed by the variant allowlist (§3.7)."""
@@ -190,7 +205,13 @@ class BuilderFacts:
                 and allowlisted(v, hw))
 
     def runs(self, hw: str, vkey: str) -> bool:
-        return self.declared.get(hw) != "unsupported" and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw)
+        key = (hw, vkey)
+        found = self._runs.get(key) if isinstance(hw, str) and isinstance(vkey, str) else None
+        if found is None:
+            found = self.declared.get(hw) != "unsupported" and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw)
+            if isinstance(hw, str) and isinstance(vkey, str):
+                self._runs[key] = found
+        return found
 
     def any_variant_runs(self, hw: str) -> bool:
         return any(self.runs(hw, k) for k in self.variants)
@@ -213,7 +234,12 @@ class BuilderFacts:
         return default_enabled_features(self.recipe, hw, vkey)
 
     def row_strategies(self, hw: str, nodes: int) -> list[str]:
-        return builder_strategies(self.recipe, self.vocab, hw, nodes)
+        if not isinstance(hw, str) or type(nodes) is not int:
+            return builder_strategies(self.recipe, self.vocab, hw, nodes)
+        found = self._rows.get((hw, nodes))
+        if found is None:
+            found = self._rows[(hw, nodes)] = tuple(builder_strategies(self.recipe, self.vocab, hw, nodes))
+        return list(found)
 
     def recommended(self, hw: str, nodes: int) -> str | None:
         row = self.row_strategies(hw, nodes)
