@@ -187,12 +187,17 @@ def accepted_encodings(header: str) -> set[str]:
     return allowed
 
 
+def sendable_encodings(accept_encoding: str) -> list[tuple[str, str]]:
+    """(coding, twin suffix) of :data:`ENCODINGS` the request allows, in the server's order."""
+    allowed = accepted_encodings(accept_encoding)
+    return [(encoding, suffix) for encoding, suffix in ENCODINGS if encoding in allowed or "*" in allowed]
+
+
 def chosen_twin(path: Path, accept_encoding: str) -> tuple[str, Path] | None:
     """The pre-compressed twin of ``path`` to send (Brotli before gzip), or None for the file itself."""
-    allowed = accepted_encodings(accept_encoding)
-    for encoding, suffix in ENCODINGS:
+    for encoding, suffix in sendable_encodings(accept_encoding):
         packed = path.with_name(path.name + suffix)
-        if (encoding in allowed or "*" in allowed) and packed.is_file():
+        if packed.is_file():
             return encoding, packed
     return None
 
@@ -207,11 +212,10 @@ def compressed_on_the_fly(path: Path, accept_encoding: str) -> tuple[str | None,
     """The file's bytes, Brotli- or gzip-compressed (in that order) when it is text of at least
     :data:`TWIN_MIN_BYTES` the request accepts compressed; the coding, or None."""
     stat = path.stat()
-    if path.suffix in COMPRESSIBLE and stat.st_size >= TWIN_MIN_BYTES:
-        allowed = accepted_encodings(accept_encoding)
-        for encoding, _ in ENCODINGS:
-            if encoding in allowed or "*" in allowed:
-                return encoding, _packed(str(path), stat.st_mtime_ns, stat.st_size, encoding)
+    sendable = sendable_encodings(accept_encoding)
+    if path.suffix in COMPRESSIBLE and stat.st_size >= TWIN_MIN_BYTES and sendable:
+        encoding = sendable[0][0]
+        return encoding, _packed(str(path), stat.st_mtime_ns, stat.st_size, encoding)
     return None, path.read_bytes()
 
 

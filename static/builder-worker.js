@@ -17,9 +17,9 @@
 // Cold starts: half a second after a fresh boot's first answer (interpreter started, glue run,
 // resolver imported) the worker stores a memory snapshot of the interpreter in Cache Storage,
 // keyed by the runtime folder (content-hashed) and this script's own URL (?v=<hash>); a later boot
-// restores it instead of starting Python again.  The vocabulary and recipes it holds are loaded
-// afresh by every page (the JS side of a restored worker has loaded nothing).  A rebuild that changes either gets a new key, and
-// older snapshots are deleted when a new one is stored.
+// restores it instead of starting Python again (every page then loads its vocabulary and recipe
+// afresh: the JS side of a restored worker has loaded nothing).  A rebuild that changes either
+// gets a new key, and older snapshots are deleted when a new one is stored.
 
 const GLUE = "recipes_worker_glue"; // builder/worker_glue.py, shipped in the reduced standard library
 let py = null;

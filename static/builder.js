@@ -784,29 +784,26 @@
   // SharedWorker (kept a short while after its last page closes, so the next page finds Python
   // booted), else a dedicated one.  Try again (attempt > 0) always gets a fresh instance.
   function newWorker(attempt) {
-    const init = { type: "init", pyodide: pyodideUrl, resolver: resolverUrl };
+    // post/stop/onmessage/onerror over a port (a shared worker's, or the dedicated worker itself)
+    const channel = (port, errors, stop) => ({
+      post: (m) => port.postMessage(m), stop,
+      set onmessage(f) { port.onmessage = f; },
+      set onerror(f) { errors.onerror = f; },
+    });
+    let made = null;
     if (typeof SharedWorker === "function") {
       try {
         const name = `vllm-recipes builder ${pyodideUrl}${attempt ? ` attempt ${attempt} ${Date.now()}` : ""}`;
         const shared = new SharedWorker(workerUrl, { type: "module", name, extendedLifetime: true });
-        const channel = {
-          post: (m) => shared.port.postMessage(m),
-          stop: () => shared.port.close(),
-          set onmessage(f) { shared.port.onmessage = f; },
-          set onerror(f) { shared.onerror = f; },
-        };
-        channel.post(init);
-        return channel;
+        made = channel(shared.port, shared, () => shared.port.close());
       } catch { /* a browser that refuses the options: a dedicated worker */ }
     }
-    const dedicated = new Worker(workerUrl, { type: "module" });
-    dedicated.postMessage(init);
-    return {
-      post: (m) => dedicated.postMessage(m),
-      stop: () => dedicated.terminate(),
-      set onmessage(f) { dedicated.onmessage = f; },
-      set onerror(f) { dedicated.onerror = f; },
-    };
+    if (!made) {
+      const dedicated = new Worker(workerUrl, { type: "module" });
+      made = channel(dedicated, dedicated, () => dedicated.terminate());
+    }
+    made.post({ type: "init", pyodide: pyodideUrl, resolver: resolverUrl });
+    return made;
   }
   let attempts = 0;
   // Start the worker (a fresh one on Try again) and the runtime's downloads.

@@ -41,7 +41,7 @@ def flatten_units(units: list[tuple[Any, ...]]) -> list[Any]:
 
 def dedupe_args(tokens: list[Any]) -> list[Any]:
     """§9: drop falsy items, then keep the last occurrence of every flag."""
-    units = arg_units([t for t in tokens if (t != "" if isinstance(t, str) else truthy(t))])
+    units = arg_units([t for t in tokens if truthy(t)])
     seen: set[Any] = set()
     kept = []
     for unit in reversed(units):
