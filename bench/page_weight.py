@@ -53,7 +53,7 @@ def page_images(html: str, files: dict[str, bytes]) -> tuple[list[str], list[str
 def font_files(files: dict[str, bytes]) -> list[str]:
     """Every font file the stylesheet names."""
     css = files.get("static/site.css", b"").decode("utf-8", "replace")
-    return [f"static/{ref}" for ref in dict.fromkeys(re.findall(r"url\((fonts/[^)]+\.woff2)\)", css))
+    return [f"static/{ref}" for ref in dict.fromkeys(re.findall(r"url\((fonts/[^)?]+\.woff2)(?:\?v=[0-9a-f]+)?\)", css))
             if f"static/{ref}" in files]
 
 

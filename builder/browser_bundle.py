@@ -40,6 +40,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -259,7 +260,8 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
     to those hf ids (incremental rebuilds).  Each recipe file holds
     ``{"hf_id", "recipe", "initial"}`` where ``initial`` is :func:`resolver.builder_state`
     of a URL without parameters (what JavaScript paints before Pyodide is ready); beside it
-    ``<hf_id>.clicks.json`` holds the views one click away (:func:`builder.first_clicks.first_clicks`).
+    ``<hf_id>.clicks.json`` holds the views one click away (:func:`builder.first_clicks.first_clicks`;
+    no views when the default view failed).
     The vocabulary file also names the resolver bundle (:data:`BUNDLE_HASH_KEY`); the resolver
     ignores that key.  Every file comes with its ``.br`` and ``.gz`` twins.
     """
@@ -272,7 +274,7 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
         if only is not None and rf.hf_id not in only:
             continue
         recipe = _plain({**rf.data, "hf_id": rf.hf_id})
-        clicks = None
+        clicks: Mapping[str, Any] = {"views": {}}  # always published: the recipe page preloads it
         try:
             initial = json.loads(json.dumps(resolver.builder_state(recipe, vocab, {}), ensure_ascii=False))
             clicks = first_clicks(recipe, vocab, initial)
@@ -280,8 +282,7 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
             initial = None
         doc = {"hf_id": rf.hf_id, "recipe": recipe, "initial": initial}
         out[f"builder-data/{rf.hf_id}.json"] = _compact_json(doc)
-        if clicks is not None:
-            out[f"builder-data/{rf.hf_id}.clicks.json"] = _compact_json(clicks)
+        out[f"builder-data/{rf.hf_id}.clicks.json"] = _compact_json(clicks)
     return with_twins(out)
 
 

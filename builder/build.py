@@ -87,11 +87,7 @@ class Pipeline:
         with it every file is streamed into that staging folder as it is rendered and only the
         paths stay in memory (the caller commits the folder)."""
         streams = (StreamedFiles(staging), StreamedFiles(staging)) if staging is not None else None
-        try:
-            return self._run(html, parallel, streams)
-        finally:
-            for stream in streams or ():
-                stream.flush()
+        return self._run(html, parallel, streams)
 
     def _run(self, html: bool | None, parallel: bool, streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
@@ -113,8 +109,6 @@ class Pipeline:
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if html:
-            for stream in streams or ():
-                stream.flush()  # every file of the API on disk before the pages fork
             parts = _pages(content, output, parallel, options.base_url,
                            streams[1].sibling() if streams is not None else None, builder_data)
             check_outputs([(files, API), *parts], content, api)
@@ -174,7 +168,6 @@ def _builder_data_child(content: Content, into: StreamedFiles) -> ForkedJob[list
 
         share = into.sibling()
         share.update(builder_data_files(content))
-        share.flush()
         return list(share) if share.staging.error is None else None
 
     return fork_job(job)
@@ -238,9 +231,9 @@ def build(options: BuildOptions) -> int:
     Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
     that :func:`~builder.writer.check_out` refuses, checked before anything is read).
 
-    Every file is written into a staging folder as soon as it is rendered (by writer threads:
-    file I/O releases the GIL; the builder data and half of the HTML pages are computed by forked
-    children); the folder is swapped in once everything is written and checked.
+    Every file is written into a staging folder as soon as it is rendered (the builder data and
+    half of the HTML pages are computed, and written, by forked children); the folder is swapped
+    in once everything is written and checked.
     """
     try:
         check_out(options.out, options.content)

@@ -18,7 +18,6 @@ import shutil
 import stat
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -302,19 +301,6 @@ class Staging:
                 self.made.add(parent)
             with open(target, "wb") as handle:
                 handle.write(files[rel])
-
-    def write_in_background(self, files: dict[str, bytes]) -> threading.Thread:
-        """Start writing ``files`` in a thread; join it before :meth:`commit`."""
-
-        def run() -> None:
-            try:
-                self.write(files)
-            except BaseException as exc:  # re-raised by commit()
-                self.error = exc
-
-        thread = threading.Thread(target=run, daemon=True)
-        thread.start()
-        return thread
 
     def commit(self) -> None:
         """Swap the staging folder in place of ``out``."""

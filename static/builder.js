@@ -108,7 +108,7 @@
   // ── events ──
   function send(event) {
     if (startFailed) return; // inert until Try again succeeds
-    if (!ready && !queue.length && answerPrecomputed(event)) return;
+    if (!queue.length && !(ready && busy) && answerPrecomputed(event)) return;
     if (busy || !ready || !view) { queue.push(event); markPending(); return; }
     run(event);
   }
@@ -157,6 +157,13 @@
     const before = view ? currentCopy(view) : null;
     view = next;
     if (next !== initialView) initialView = null;
+    remember(next);
+    render();
+    if (before !== null && before !== currentCopy(next)) flash();
+    section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
+  }
+  // What a view asks the page to keep: the stored preferences and choices, and its URL.
+  function remember(next) {
     if (next.storage && next.storage.prefs) {
       store.set(PREFS_KEY, { ...(store.get(PREFS_KEY) || {}), ...next.storage.prefs });
     }
@@ -166,9 +173,6 @@
       store.set(RECIPE_KEY, Object.keys(all).length ? all : null);
     }
     pendingUrl = location.pathname + (next.query ? `?${next.query}` : "") + location.hash;
-    render();
-    if (before !== null && before !== currentCopy(next)) flash();
-    section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
     // history.replaceState costs ~10 ms in Chromium: write the URL once the new view is painted
     if (!urlTimer) urlTimer = requestAnimationFrame(() => setTimeout(writeUrl, 0));
   }
@@ -826,11 +830,16 @@
       if (startFailed) return;
       ready = true;
       started = true;
-      precomputed = null;
       statusEl.setAttribute("role", "status");
       hideStatic();
-      // After a click answered from the build's views the page already shows what the worker would.
-      if (answeredEarly) render(); else apply(first, null);
+      // After a click answered from the build's views the page already shows what the worker
+      // would, and so does the build's default view when the worker's first view is the same: it
+      // stays (with its views one click away), only the loading line goes.
+      const same = !answeredEarly && view === initialView && sameJson(first, initialView);
+      if (!same) precomputed = null;
+      // A click that waited is answered next: the first view is kept, not painted.
+      if (same) { remember(first); statusEl.hidden = true; } else if (answeredEarly) render();
+      else if (queue.length) { view = first; initialView = null; remember(first); } else apply(first, null);
       section.dataset.builderReady = "1";
     } catch (err) {
       if (!startFailed) failStart(err);

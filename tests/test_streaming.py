@@ -19,7 +19,6 @@ def test_set_files_are_written_deleted_ones_removed_and_paths_kept_in_order(tmp_
         files["a.json"] = b"2"
         files["b/gone.json"] = b"3"
         del files["b/gone.json"]
-        files.flush()
         assert list(files) == ["b/one.json", "a.json"]
         assert (staging.folder / "b" / "one.json").read_bytes() == b"1"
         assert not (staging.folder / "b" / "gone.json").exists()
@@ -48,7 +47,6 @@ def test_a_failed_write_stops_the_writing_and_is_raised_by_commit(tmp_path: Path
         files = StreamedFiles(staging)
         for name in ("first.json", "full.json", "after.json"):
             files[name] = b"{}"
-        files.flush()
         assert list(files) == ["first.json", "full.json", "after.json"]  # the collision checks see every path
         assert written == ["first.json"]
         with pytest.raises(OSError, match="No space left on device"):
@@ -60,7 +58,6 @@ def test_a_refused_path_is_raised_by_commit_and_nothing_is_swapped_in(tmp_path: 
     with Staging(tmp_path / "site") as staging:
         files = StreamedFiles(staging)
         files["../escape.json"] = b"{}"
-        files.flush()
         with pytest.raises(UnsafePath, match="refusing to write outside the site: '../escape.json'"):
             staging.commit()
     assert not (tmp_path / "escape.json").exists() and not (tmp_path / "site").exists()

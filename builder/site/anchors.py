@@ -62,7 +62,7 @@ def anchor_problems(recipes: list[RecipeFile], pages: Mapping[str, bytes]) -> li
         path = f"{recipe.hf_id}/index.html"
         if path not in pages:
             continue
-        for field, message in broken_anchors(recipe.data, lambda: page_ids(pages[path])):
+        for field, message in broken_anchors(recipe.data, lambda at=path: page_ids(pages[at])):
             file, line = recipe.where(field)
             problems.append(Problem(file, line, field, message, warning=True))
     return problems

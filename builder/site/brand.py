@@ -14,6 +14,7 @@ files (the CSS falls back to system fonts); the site is otherwise the same.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,3 +121,14 @@ def brand_files(orgs: list[str], platforms: list[str]) -> dict[str, bytes]:
             if licence.is_file():
                 out[f"{FONT_DIR}/{FONT_LICENSES[f.package]}"] = licence.read_bytes()
     return out
+
+
+def with_versioned_fonts(css: bytes, assets: dict[str, bytes]) -> bytes:
+    """``css`` with each ``url(fonts/<file>)`` of a published font naming its content hash
+    (``?v=``), so browsers keep the fonts as immutable, like the other versioned assets."""
+    for f in FONTS:
+        data = assets.get(f"{FONT_DIR}/{f.file}")
+        if data is not None:
+            version = hashlib.sha256(data).hexdigest()[:10]
+            css = css.replace(f"url(fonts/{f.file})".encode(), f"url(fonts/{f.file}?v={version})".encode())
+    return css

@@ -6,8 +6,8 @@ from typing import Any, TypedDict
 
 from builder import resolver, vllm_lint
 from builder.resolver.deploy import FORMATS
-from builder.resolver.ui.deploy import DeployView
 from builder.resolver.records import iter_commands
+from builder.resolver.ui.deploy import DeployView
 from builder.site.index import SiteIndex
 from builder.site.views import RecipeView, text
 

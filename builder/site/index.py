@@ -9,8 +9,8 @@ from typing import Any, TypedDict
 from urllib.parse import quote, urlencode
 
 from builder import resolver
-from builder.content import BuildOutput, Content
 from builder.base_path import BasePathError, base_path
+from builder.content import BuildOutput, Content
 from builder.site.views import TASK_LABELS, RecipeView, date_key, text
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"

@@ -11,10 +11,10 @@ from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
+from builder.base_path import prefix_links
 from builder.minify import minify
 from builder.paths import STATIC_DIR, TEMPLATES_DIR
 from builder.site.brand import PRELOADED, platform_logo, provider_logo
-from builder.base_path import prefix_links
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.views import fmt_ctx_short
 
@@ -150,7 +150,7 @@ class Templates:
             total_recipes=len(index.recipes),
             provider_logo=provider_logo,
             platform_logo=platform_logo,
-            preload_fonts=[f.url for f in PRELOADED if f.url.lstrip("/") in assets],
+            preload_fonts=[self.asset(f.url.lstrip("/")) for f in PRELOADED if f.url.lstrip("/") in assets],
         )
         env.filters["thousands"] = lambda n: f"{int(n):,}"
         self.env = env

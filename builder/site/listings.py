@@ -7,7 +7,16 @@ from typing import Any
 
 from builder.site.index import SITE_NAME, Org, SiteIndex
 from builder.site.jinja import Page
-from builder.site.views import PRECISIONS, SIZE_BUCKETS, TASK_ORDER, RecipeView, date_key, fmt_ctx_short, size_bucket, text
+from builder.site.views import (
+    PRECISIONS,
+    SIZE_BUCKETS,
+    TASK_ORDER,
+    RecipeView,
+    date_key,
+    fmt_ctx_short,
+    size_bucket,
+    text,
+)
 
 HOME_TITLE = "vLLM Recipes — Deploy any model on any hardware with vLLM"
 DEFAULT_DESCRIPTION = (

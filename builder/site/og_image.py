@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TypedDict
 
 import resvg_py
-from PIL import Image, ImageDraw, ImageFont, __version__ as PILLOW_VERSION
+from PIL import Image, ImageDraw, ImageFont
+from PIL import __version__ as PILLOW_VERSION
 
 from builder.paths import PROJECT_ROOT
 from builder.site.brand import WebFont, font

@@ -9,9 +9,8 @@ from typing import Any
 
 from builder.content import BuildOutput, Content
 from builder.forked import fork_job
-from builder.site.brand import brand_files
+from builder.site.brand import brand_files, with_versioned_fonts
 from builder.site.index import Org, SiteIndex
-from builder.streaming import StreamedFiles
 from builder.site.jinja import Page, Templates, static_assets
 from builder.site.listings import browse_page, home_page, not_found_page, org_page, redirect_stub
 from builder.site.og_image import OgCard, PreviewCache
@@ -19,6 +18,7 @@ from builder.site.previews import SITE_FILE, org_card, org_file, recipe_card, re
 from builder.site.recipe_page import recipe_page
 from builder.site.texts import index_texts
 from builder.site.views import RecipeView
+from builder.streaming import StreamedFiles
 
 
 class SitePages:
@@ -28,6 +28,8 @@ class SitePages:
         self.index = SiteIndex(content, output, base_url)
         self.assets = static_assets()
         self.assets.update(brand_files(list(self.index.orgs), list(self.index.platforms)))
+        if "static/site.css" in self.assets:
+            self.assets["static/site.css"] = with_versioned_fonts(self.assets["static/site.css"], self.assets)
         self.templates = Templates(self.index, self.assets)
         self.previews = PreviewCache()
 
@@ -147,7 +149,6 @@ def site_pages_parallel(
             return site.recipe_pages(1, 2)
         share = streamed.sibling()
         site.recipe_pages(1, 2, share)
-        share.flush()
         return list(share) if streamed.staging.error is None else None
 
     if len(site.index.recipes) >= 8:

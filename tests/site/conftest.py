@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -36,3 +36,17 @@ def build_real(root: Path, out_dir: Path, source: dict[str, str | None] | None =
 def build_presets_site(out_dir: Path) -> dict[str, Any]:
     """Our recipes/ (MiniMax-M3 has presets, notes and overlays) with site provenance."""
     return build_real(PROJECT / "recipes", out_dir, PRESETS_SOURCE)
+
+
+def text_on_screen(locator: Any) -> str:
+    """``locator``'s text as a reader sees it once scrolled there: sections off screen are not laid
+    out (``content-visibility: auto``), and their ``innerText`` stays empty until the next rendering
+    update has laid them out (polled: a page without JavaScript runs no animation frames for us)."""
+    locator.scroll_into_view_if_needed()
+    text = ""
+    for _ in range(100):
+        text = str(locator.inner_text())
+        if text.strip():
+            break
+        locator.page.wait_for_timeout(50)
+    return text

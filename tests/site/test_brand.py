@@ -63,6 +63,14 @@ def test_font_faces_in_the_stylesheet_are_the_published_fonts_within_budget() ->
     assert {"static/fonts/Inter-LICENSE.txt", "static/fonts/JetBrainsMono-LICENSE.txt"} <= set(files)
 
 
+def test_the_stylesheet_names_each_font_by_its_content_hash() -> None:
+    inter, mono = brand.FONTS[0], brand.FONTS[2]
+    css = f"a{{src:url(fonts/{inter.file})}}b{{src:url(fonts/{mono.file})}}c{{src:url(fonts/other.woff2)}}".encode()
+    assets = {f"static/fonts/{inter.file}": b"inter bytes"}  # the mono font is not published here
+    assert brand.with_versioned_fonts(css, assets).decode() == (
+        f"a{{src:url(fonts/{inter.file}?v=79448786ac)}}b{{src:url(fonts/{mono.file})}}c{{src:url(fonts/other.woff2)}}")
+
+
 def test_card_is_a_1200_by_630_png_and_the_same_card_draws_the_same_bytes() -> None:
     need_npm()
     png = draw_card(CARD)

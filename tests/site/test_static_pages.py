@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sitedata import text_on_screen
 
 MINIMAX = "MiniMaxAI/MiniMax-M3"
 
@@ -78,7 +79,7 @@ def _check_matrix_and_guide(page: Any) -> None:
     matrix = page.locator("table.matrix")
     assert matrix.count() == 1
     h200 = page.locator("table.matrix tr[data-hardware=h200]")
-    assert "verified" in h200.inner_text()
+    assert "verified" in text_on_screen(h200)
     assert "1 node" in h200.locator("td").first.inner_text()
     h100 = page.locator("table.matrix tr[data-hardware=h100] td").first.inner_text()
     assert "2 nodes" in h100
@@ -99,7 +100,7 @@ def test_presets_notes_source(presets_site: dict[str, Any], presets_server: str,
     for key, preset in doc.get("presets", {}).items():
         block = page.locator(f"#preset-{key}")
         assert block.count() == 1, key
-        assert preset["label"] in block.inner_text()
+        assert preset["label"] in text_on_screen(block)
         assert block.locator("table.points tbody tr").count() == len(preset["points"])
         assert block.locator(".runbook").count() == 1
     first_link = page.locator("#preset-h200_agentx .runbook a").first
@@ -121,7 +122,7 @@ def test_guide_shows_angle_brackets_literally(built_site: dict[str, Any], server
     else:
         pytest.skip("no guide mentions <think>")
     page_nojs.goto(f"{server}/{r.hf_id}")
-    assert "<think>" in page_nojs.locator("details#guide").inner_text()
+    assert "<think>" in text_on_screen(page_nojs.locator("details#guide"))
     assert page_nojs.locator("details#guide think").count() == 0
 
 
