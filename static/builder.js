@@ -153,11 +153,13 @@
       else root.removeAttribute("aria-busy");
     }
   }
-  function apply(next, event) {
+  // With paint false the view becomes the page's state unpainted (a click that waited paints the next).
+  function apply(next, event, paint = true) {
     const before = view ? currentCopy(view) : null;
     view = next;
     if (next !== initialView) initialView = null;
     remember(next);
+    if (!paint) return;
     render();
     if (before !== null && before !== currentCopy(next)) flash();
     section.dispatchEvent(new CustomEvent("builder:view", { bubbles: true, detail: { event } }));
@@ -836,10 +838,14 @@
       // would, and so does the build's default view when the worker's first view is the same: it
       // stays (with its views one click away), only the loading line goes.
       const same = !answeredEarly && view === initialView && sameJson(first, initialView);
-      if (!same) precomputed = null;
-      // A click that waited is answered next: the first view is kept, not painted.
-      if (same) { remember(first); statusEl.hidden = true; } else if (answeredEarly) render();
-      else if (queue.length) { view = first; initialView = null; remember(first); } else apply(first, null);
+      if (same) {
+        remember(first);
+        statusEl.hidden = true;
+      } else {
+        precomputed = null;
+        if (answeredEarly) render();
+        else apply(first, null, !queue.length); // a click that waited is answered next
+      }
       section.dataset.builderReady = "1";
     } catch (err) {
       if (!startFailed) failStart(err);

@@ -151,9 +151,10 @@ def site_pages_parallel(
         site.recipe_pages(1, 2, share)
         return list(share) if streamed.staging.error is None else None
 
+    child = None
     if len(site.index.recipes) >= 8:
         site.templates.compile_all()  # once, before the fork, not in each process
-    child = fork_job(their_share) if len(site.index.recipes) >= 8 else None
+        child = fork_job(their_share)
     if child is None:
         site.recipe_pages(0, 1, pages)
         pages.update(site.shared())
