@@ -68,9 +68,14 @@ class EmulatedLink:
         self.stats = LinkStats()
 
     def stop(self) -> None:
+        """Close the listener and every open connection (the browser keeps some alive), then the loop."""
         async def close() -> None:
             if self._server is not None:
                 self._server.close()
+            open_connections = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in open_connections:
+                task.cancel()
+            await asyncio.gather(*open_connections, return_exceptions=True)
         asyncio.run_coroutine_threadsafe(close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
@@ -81,16 +86,18 @@ class EmulatedLink:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _connection(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        await asyncio.sleep(self.rtt)  # the handshake
+        writers = [client_w]
         try:
+            await asyncio.sleep(self.rtt)  # the handshake
             server_r, server_w = await asyncio.open_connection("127.0.0.1", self.target_port)
-        except OSError:
-            client_w.close()
-            return
-        await asyncio.gather(self._upstream(client_r, server_w), self._downstream(server_r, client_w),
-                             return_exceptions=True)
-        for writer in (client_w, server_w):
-            writer.close()
+            writers.append(server_w)
+            await asyncio.gather(self._upstream(client_r, server_w), self._downstream(server_r, client_w),
+                                 return_exceptions=True)
+        except (OSError, asyncio.CancelledError):
+            pass  # the server refused, or stop() closes the connections still open
+        finally:
+            for writer in writers:
+                writer.close()
 
     async def _upstream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Client to server: delayed by half the round trip, not rate-limited."""

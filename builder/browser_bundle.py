@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from builder.compression import with_twins
-from builder.first_clicks import first_clicks
+from builder.first_clicks import first_clicks, initial_view
 
 PACKAGE = Path("node_modules") / "pyodide"
 RESOLVER_DIR = Path(__file__).resolve().parent / "resolver"
@@ -253,35 +253,46 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def builder_vocab(content: Any) -> dict[str, Any]:
+    """The vocabulary as the resolver reads it in the browser (``builder-data/vocab.json`` without
+    the bundle hash)."""
+    vocab: dict[str, Any] = _plain(content.vocab.resolver_vocab())
+    return vocab
+
+
+def builder_recipe(hf_id: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """One recipe as the resolver reads it in the browser (the ``recipe`` of its builder data)."""
+    recipe: dict[str, Any] = _plain({**data, "hf_id": hf_id})
+    return recipe
+
+
 def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, bytes]:
     """``builder-data/vocab.json`` and one ``builder-data/<hf_id>.json`` per recipe.
 
     ``content`` is a loaded :class:`builder.content.Content`; ``only`` limits the recipe files
-    to those hf ids (incremental rebuilds).  Each recipe file holds
-    ``{"hf_id", "recipe", "initial"}`` where ``initial`` is :func:`resolver.builder_state`
-    of a URL without parameters (what JavaScript paints before Pyodide is ready); beside it
-    ``<hf_id>.clicks.json`` holds the views one click away (:func:`builder.first_clicks.first_clicks`;
-    no views when the default view failed).
+    to those hf ids (incremental rebuilds).  Each recipe file holds ``{"hf_id", "recipe"}`` (what
+    the worker loads); beside it ``<hf_id>.clicks.json`` holds the views one click away from the
+    default view (:func:`builder.first_clicks.first_clicks`, patches of
+    :func:`builder.first_clicks.initial_view`, which the recipe page embeds; no views when the
+    default view failed).
     The vocabulary file also names the resolver bundle (:data:`BUNDLE_HASH_KEY`); the resolver
     ignores that key.  Every file comes with its ``.br`` and ``.gz`` twins.
     """
-    from builder import resolver
-
-    vocab = _plain(content.vocab.resolver_vocab())
+    vocab = builder_vocab(content)
     published = {**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())}
     out = {"builder-data/vocab.json": _compact_json(published)}
     for rf in content.recipes:
         if only is not None and rf.hf_id not in only:
             continue
-        recipe = _plain({**rf.data, "hf_id": rf.hf_id})
+        recipe = builder_recipe(rf.hf_id, rf.data)
+        initial = initial_view(recipe, vocab)
         clicks: Mapping[str, Any] = {"views": {}}  # always published: the recipe page preloads it
-        try:
-            initial = json.loads(json.dumps(resolver.builder_state(recipe, vocab, {}), ensure_ascii=False))
-            clicks = first_clicks(recipe, vocab, initial)
-        except Exception:  # noqa: BLE001 - a page without an initial view still works once Pyodide runs
-            initial = None
-        doc = {"hf_id": rf.hf_id, "recipe": recipe, "initial": initial}
-        out[f"builder-data/{rf.hf_id}.json"] = _compact_json(doc)
+        if initial is not None:
+            try:
+                clicks = first_clicks(recipe, vocab, initial)
+            except Exception:  # noqa: BLE001 - every click then waits for the worker
+                clicks = {"views": {}}
+        out[f"builder-data/{rf.hf_id}.json"] = _compact_json({"hf_id": rf.hf_id, "recipe": recipe})
         out[f"builder-data/{rf.hf_id}.clicks.json"] = _compact_json(clicks)
     return with_twins(out)
 

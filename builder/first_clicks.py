@@ -1,7 +1,8 @@
 """The builder views one click away from a recipe page's initial state, computed at build time.
 
 A recipe page opens on :func:`resolver.builder_state` of a URL without parameters, no stored
-preference, no stored choices and no saved endpoints (:data:`INITIAL_INPUTS`).  Until Pyodide has
+preference, no stored choices and no saved endpoints (:data:`INITIAL_INPUTS`): :func:`initial_view`,
+embedded in the page's HTML (``#builder-initial``) and painted as soon as builder.js runs.  Until Pyodide has
 booted, the page answers a first click on a pill of :data:`FIRST_CLICK_ROWS` from
 ``builder-data/<hf_id>.clicks.json``: for every such click the resolver's own view, stored as a
 patch against the initial view (:func:`view_patch`; the page applies it with the same rules,
@@ -97,6 +98,16 @@ def apply_patch(before: Any, patch: Patch) -> Any:
     for index, change in patch["["].items():
         out_list[int(index)] = apply_patch(out_list[int(index)], change)
     return out_list
+
+
+def initial_view(recipe: dict[str, Any], vocab: Any) -> dict[str, Any] | None:
+    """The view of :data:`INITIAL_INPUTS` as the page receives it (the recipe page embeds it and
+    paints it first; the stored clicks are patches of it); None when ``builder_state`` fails."""
+    try:
+        view: dict[str, Any] = _as_json(resolver.builder_state(recipe, vocab, {}))
+    except Exception:  # noqa: BLE001 - such a page waits for the worker, whose error it then shows
+        return None
+    return view
 
 
 def first_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -> FirstClicks:

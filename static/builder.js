@@ -2,7 +2,8 @@
 // Every resolution happens in builder/resolver/ (builder_state) inside a Web Worker running
 // Pyodide; this file only wires the DOM to it: it sends the URL state and clicks, renders the
 // returned view, replaces the URL and writes browser storage.  Before the worker is ready the
-// default view embedded in builder-data/<hf_id>.json is painted, and a first click is answered from
+// default view the build embedded in the page (#builder-initial) is painted as soon as this script
+// runs, before anything is fetched, and a first click is answered from
 // builder-data/<hf_id>.clicks.json (views the build computed with the same resolver, as patches of
 // the default view) when the page's inputs (URL query, stored preferences and choices, saved
 // endpoints) are exactly those the build assumed; any other click waits for the worker.
@@ -385,19 +386,12 @@
       details.append(grid);
       return details;
     }
-    const handlers = {
-      hardware: (p) => send({ type: "hardware", value: p.value }),
-      variant: (p) => send({ type: "variant", value: p.value }),
-      strategy: (p) => send({ type: "strategy", value: p.value }),
-      kv_offload: (p) => send({ type: "kv_offload", value: p.value }),
-      kv_member: (p) => send({ type: "kv_member", value: p.value }),
-      topology: (p) => send({ type: "topology", value: p.value }),
-      nodes: (p) => send({ type: "nodes", value: p.value }),
-      features: (p) => send({ type: "feature", value: p.value }),
-      task: (p) => send({ type: "task", value: p.value }),
-    };
-    const pick = handlers[row.id] || (row.feature ? (p) => send({ type: "mode", feature: row.feature, value: p.value })
-      : row.axis ? (p) => send({ type: "axis", axis: row.axis, value: p.value }) : () => {});
+    // the event a pill of this row sends: its row's own type (features: "feature"), a feature's mode or an axis
+    const type = row.id === "features" ? "feature"
+      : ["hardware", "variant", "strategy", "kv_offload", "kv_member", "topology", "nodes", "task"].includes(row.id) ? row.id : null;
+    const pick = type ? (p) => send({ type, value: p.value })
+      : row.feature ? (p) => send({ type: "mode", feature: row.feature, value: p.value })
+      : row.axis ? (p) => send({ type: "axis", axis: row.axis, value: p.value }) : () => {};
     return pillRow(row, pick);
   }
 
@@ -742,10 +736,10 @@
     }
   }
 
-  function hideStatic() {
+  function hideStatic(hidden = true) {
     for (const sel of ["#install", "#extras", "#command", "#deploy"]) {
       const node = section.querySelector(sel);
-      if (node) node.hidden = true;
+      if (node) node.hidden = hidden;
     }
   }
 
@@ -862,19 +856,25 @@
     try { spawn(); } catch (err) { failStart(err); return; } // Python boots while the page's data arrives
     const clicksPromise = fetch(clicksUrl).then((r) => (r.ok ? r.json() : null)).catch(() => null);
     loadVocab().catch(() => {}); // in parallel with the recipe's data; boot() reports a failure
+    const dataPromise = fetch(dataUrl)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
+    let embedded = null;
+    try { embedded = JSON.parse(document.getElementById("builder-initial")?.textContent || "null"); } catch { /* none */ }
+    if (embedded) {
+      view = initialView = embedded;
+      hideStatic();
+      render(); // in the page's first frame: nothing was fetched yet
+      root.setAttribute("aria-busy", "true");
+    }
     try {
-      data = await fetch(dataUrl).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
+      data = await dataPromise;
     } catch {
       // No builder data published for this page: keep the static commands.
       worker.stop();
       root.remove();
+      hideStatic(false);
+      view = initialView = null;
       return;
-    }
-    if (data.initial) {
-      view = initialView = data.initial;
-      hideStatic();
-      render();
-      root.setAttribute("aria-busy", "true");
     }
     const clicks = await clicksPromise;
     preloadRuntime();

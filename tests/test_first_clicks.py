@@ -14,8 +14,15 @@ import pytest
 
 from builder import resolver
 from builder.browser_bundle import builder_data_files
-from builder.first_clicks import INITIAL_INPUTS, apply_patch, event_key, one_click_events, view_patch
-from tests.conftest import UPSTREAM, need_shared
+from builder.first_clicks import (
+    INITIAL_INPUTS,
+    apply_patch,
+    event_key,
+    initial_view,
+    one_click_events,
+    view_patch,
+)
+from tests.support.builder_page import embedded_view
 
 
 def _as_json(value: Any) -> Any:
@@ -23,23 +30,24 @@ def _as_json(value: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def upstream_data() -> dict[str, bytes]:
-    need_shared()
-    from builder.loader import load_content
-
-    content, _ = load_content(UPSTREAM)
-    return builder_data_files(content)
+def upstream_data(upstream_build: dict[str, Any]) -> dict[str, bytes]:
+    """The builder data and the HTML pages of the session's build of ../shared/upstream."""
+    pages: dict[str, bytes] = upstream_build["pages"]
+    return pages
 
 
 def test_every_stored_click_is_the_resolvers_view(upstream_data: dict[str, bytes]) -> None:
-    """Over ../shared/upstream: initial + patch == builder_state(initial state, click), for every click."""
+    """Over ../shared/upstream: the page's embedded view is builder_state of the build's inputs, and
+    embedded view + patch == builder_state(initial state, click), for every click."""
     vocab = json.loads(upstream_data["builder-data/vocab.json"])
     checked = recipes = 0
     for path in sorted(p for p in upstream_data if p.endswith(".clicks.json")):
-        doc = json.loads(upstream_data[path.replace(".clicks.json", ".json")])
+        hf_id = path.removeprefix("builder-data/").removesuffix(".clicks.json")
+        doc = json.loads(upstream_data[f"builder-data/{hf_id}.json"])
+        assert sorted(doc) == ["hf_id", "recipe"]  # the default view lives in the page
         clicks = json.loads(upstream_data[path])
         assert clicks["inputs"] == INITIAL_INPUTS
-        initial = doc["initial"]
+        initial = embedded_view(upstream_data[f"{hf_id}/index.html"])
         assert initial == _as_json(resolver.builder_state(doc["recipe"], vocab, {}))
         events = one_click_events(initial)
         assert sorted(clicks["views"]) == sorted({event_key(e) for e in events}), path
@@ -90,6 +98,7 @@ def test_a_recipe_without_an_initial_view_gets_a_clicks_file_without_views(tmp_p
     monkeypatch.setattr(resolver, "builder_state", failing)
     content = Content(root=str(tmp_path), vocab=Vocabulary(taxonomy={}, strategies={}, kv_store={}),
                       recipes=[RecipeFile("org/repo", "models/org/repo.yaml", {"model": {}})])
+    assert initial_view({"model": {}, "hf_id": "org/repo"}, {}) is None  # the page embeds no view
     files = builder_data_files(content)
-    assert json.loads(files["builder-data/org/repo.json"])["initial"] is None
+    assert json.loads(files["builder-data/org/repo.json"]) == {"hf_id": "org/repo", "recipe": {"model": {}, "hf_id": "org/repo"}}
     assert json.loads(files["builder-data/org/repo.clicks.json"]) == {"views": {}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -76,6 +77,20 @@ class SiteIndex:
         self.by_slug = {text(r.meta.get("slug")): r for r in self.recipes if r.meta.get("slug")}
         self.orgs = self._orgs()
         self.pages: set[str] = {"/", "/browse"} | {f"/{o}" for o in self.orgs} | {r.url for r in self.recipes}
+
+    @functools.cached_property
+    def builder_vocab(self) -> dict[str, Any]:
+        """The vocabulary as the in-browser resolver reads it (for the views the pages embed)."""
+        from builder.browser_bundle import builder_vocab
+
+        return builder_vocab(self.content)
+
+    def initial_view(self, r: RecipeView) -> dict[str, Any] | None:
+        """The command builder's default view of ``r``, embedded in its page and painted first."""
+        from builder.browser_bundle import builder_recipe
+        from builder.first_clicks import initial_view
+
+        return initial_view(builder_recipe(r.hf_id, r.raw), self.builder_vocab)
 
     def _orgs(self) -> dict[str, Org]:
         """Org id → display name and recipes, ordered by org id case-insensitively."""

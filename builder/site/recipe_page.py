@@ -44,6 +44,7 @@ class RecipePage:
     install: dict[str, Any]
     command: CommandView | None
     builder_data: dict[str, Any]
+    builder_initial: dict[str, Any] | None  # the builder's default view, painted before any fetch
     other_variants: list[dict[str, Any]]
     matrix: dict[str, Any]
     guide: Markup
@@ -255,6 +256,7 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
             "hardware": command["hardware"] if command else "",
             "strategy": command["strategy"] if command else "",
         },
+        builder_initial=index.initial_view(r),
         other_variants=other_variants,
         matrix=support_matrix(index, r, variants),
         guide=guide_html,

@@ -1,7 +1,7 @@
 """First clicks answered from builder-data/<hf_id>.clicks.json before (or without) the Pyodide worker.
 
 The stored views are the resolver's (CPython, at build time); here every one of them, patched onto
-the default view by the page's own applyPatch, is compared with the same click under Pyodide, and
+the default view the page embeds by the page's own applyPatch, is compared with the same click under Pyodide, and
 the page is shown to use them only while its inputs are exactly the build's.
 """
 
@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from builder_ui.helpers import dedicated_worker, open_builder, pill, settle, view
+from tests.support.builder_page import embedded_view
 
 QWEN = "/Qwen/Qwen3-8B"
 PREFS_KEY = "vllm-recipes-prefs"
@@ -34,7 +35,8 @@ def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_sit
     """Every precomputed click of every recipe (../shared/upstream and ours), JS patch vs. the worker."""
     files = builder_site["files"]
     hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)
-    docs = {h: json.loads(files[f"builder-data/{h}.json"]) for h in hf_ids}
+    docs = {h: {**json.loads(files[f"builder-data/{h}.json"]), "initial": embedded_view(files[f"{h}/index.html"])}
+            for h in hf_ids}
     clicks = {h: json.loads(files[f"builder-data/{h}.clicks.json"]) for h in hf_ids}
     open_builder(page, QWEN)
     mismatches = page.evaluate(
