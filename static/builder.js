@@ -866,6 +866,14 @@
       render(); // in the page's first frame: nothing was fetched yet
       root.setAttribute("aria-busy", "true");
     }
+    // The recipe's notes, whose Markdown the builder's notes reuse, come later in the page.
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", () => {
+        const box = root.querySelector("[data-block=notes]");
+        const notes = box && view && renderNotes(view);
+        if (notes) box.replaceWith(notes);
+      }, { once: true });
+    }
     try {
       data = await dataPromise;
     } catch {

@@ -51,7 +51,7 @@
   }
   function addCopyButtons(scope) {
     scope.querySelectorAll("pre").forEach(function (pre) {
-      if (pre.parentNode.classList.contains("pre-wrap")) return;
+      if (pre.parentNode.classList.contains("pre-wrap") || pre.closest("[data-cb-root]")) return; // the builder has its own
       var wrap = doc.createElement("div"); wrap.className = "pre-wrap";
       pre.parentNode.insertBefore(wrap, pre); wrap.appendChild(pre);
       var btn = doc.createElement("button");

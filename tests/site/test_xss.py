@@ -113,10 +113,12 @@ def test_payloads_render_as_text(chromium: Any, xss_site: Path) -> None:
             assert S in guide
             assert "<think> and <64K" in guide
             assert page.locator("img[src=x]").count() == 0
-            scripts = page.locator("main script")  # only the builder's embedded view: data, never run
-            assert scripts.count() == 1
-            assert scripts.get_attribute("type") == "application/json"
-            assert json.loads(scripts.text_content())["state"]["hardware"]
+            # in the page's body only the builder's embedded view (data, never run) and builder.js itself
+            scripts = page.evaluate("[...document.querySelectorAll('main script')].map((s) => "
+                                    "[s.type, s.getAttribute('src'), s.textContent])")
+            assert [(kind, (src or "").split("?")[0]) for kind, src, _ in scripts] == [
+                ("application/json", ""), ("", "/static/builder.js")]
+            assert json.loads(scripts[0][2])["state"]["hardware"]
             assert page.locator("a[href^='javascript:'], a[href^='data:']").count() == 0
             assert P in page.locator("#notes").inner_text()
             assert P in page.locator("#preset-p1").inner_text()
