@@ -266,6 +266,23 @@ def builder_recipe(hf_id: str, data: Mapping[str, Any]) -> dict[str, Any]:
     return recipe
 
 
+def vocab_data(content: Any, vocab: Mapping[str, Any] | None = None) -> bytes:
+    """The bytes of ``builder-data/vocab.json``: :func:`builder_vocab` (``vocab`` when given) and the
+    resolver bundle's hash."""
+    vocab = builder_vocab(content) if vocab is None else vocab
+    return _compact_json({**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())})
+
+
+def recipe_data(hf_id: str, recipe: Mapping[str, Any]) -> bytes:
+    """The bytes of ``builder-data/<hf_id>.json`` for ``recipe`` (a :func:`builder_recipe`)."""
+    return _compact_json({"hf_id": hf_id, "recipe": recipe})
+
+
+def versioned(url: str, data: bytes) -> str:
+    """``url?v=<SHA-256 prefix of data>``: the serve marks it immutable, so browsers reuse it without asking."""
+    return f"{url}?v={hashlib.sha256(data).hexdigest()[:10]}"
+
+
 def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, bytes]:
     """``builder-data/vocab.json`` and one ``builder-data/<hf_id>.json`` per recipe.
 
@@ -279,8 +296,7 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
     ignores that key.  Every file comes with its ``.br`` and ``.gz`` twins.
     """
     vocab = builder_vocab(content)
-    published = {**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())}
-    out = {"builder-data/vocab.json": _compact_json(published)}
+    out = {"builder-data/vocab.json": vocab_data(content, vocab)}
     for rf in content.recipes:
         if only is not None and rf.hf_id not in only:
             continue
@@ -292,7 +308,7 @@ def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, 
                 clicks = first_clicks(recipe, vocab, initial)
             except Exception:  # noqa: BLE001 - every click then waits for the worker
                 clicks = {"views": {}}
-        out[f"builder-data/{rf.hf_id}.json"] = _compact_json({"hf_id": rf.hf_id, "recipe": recipe})
+        out[f"builder-data/{rf.hf_id}.json"] = recipe_data(rf.hf_id, recipe)
         out[f"builder-data/{rf.hf_id}.clicks.json"] = _compact_json(clicks)
     return with_twins(out)
 

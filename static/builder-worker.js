@@ -1,7 +1,12 @@
 // Worker of the command builder: runs the resolver package (builder/resolver/) under Pyodide.
 // A page (static/builder.js) posts {type: "init", pyodide, resolver} and then
-// {type: "view", id, hfId, state, event[, vocab, recipe]}; every answer is the JSON text of
+// {type: "view", id, hfId, state, event[, vocabUrl, recipeUrl]}; every answer is the JSON text of
 // resolver.builder_state(...).  No resolution logic lives here: this file only moves JSON.
+// The vocabulary and the recipe's data (builder-data/vocab.json, builder-data/<hf_id>.json) are
+// fetched here as soon as a request names them, while the page is still parsing and the
+// interpreter boots; their URLs are versioned (?v=), so a page the page preloaded, or the same
+// vocabulary a second page names, comes from the HTTP cache.  (Tests may send the texts instead,
+// as `vocab` and `recipe`.)
 //
 // Shared: where the browser has SharedWorker, every recipe page of the site talks to one instance
 // over its own port, and the page asks for an extended lifetime, so the next page opened finds the
@@ -101,6 +106,13 @@ function ready(msg) {
   return booting;
 }
 
+async function fetched(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url.split("?")[0]}: HTTP ${r.status}`);
+  return r;
+}
+const fetchText = (url) => fetched(url).then((r) => r.text());
+
 // Import the package of this bundle once; later pages of the same build reuse it.
 async function ensureResolver(hash) {
   if (api.use(hash)) return;
@@ -108,9 +120,7 @@ async function ensureResolver(hash) {
   let how = "precompiled";
   if (!api.precompiled(hash)) {
     const url = hash ? `${resolverUrl}${resolverUrl.includes("?") ? "&" : "?"}v=${hash.slice(0, 16)}` : resolverUrl;
-    const r = await fetch(url);
-    if (!r.ok) throw new Error(`${resolverUrl}: HTTP ${r.status}`);
-    api.fromZip(new Uint8Array(await r.arrayBuffer()), hash);
+    api.fromZip(new Uint8Array(await (await fetched(url)).arrayBuffer()), hash);
     how = "source";
   }
   Object.assign(timings, { resolver: performance.now() - t, how });
@@ -133,11 +143,21 @@ function loadClientData(client, hfId) {
   }
 }
 
-async function answer(port, msg) {
+
+// The vocabulary and recipe texts a request brings or names: [vocab, recipe], each possibly undefined.
+function requestData(msg) {
+  const both = Promise.all([msg.vocabUrl ? fetchText(msg.vocabUrl) : msg.vocab,
+    msg.recipeUrl ? fetchText(msg.recipeUrl).then((t) => JSON.stringify(JSON.parse(t).recipe)) : msg.recipe]);
+  both.catch(() => {}); // reported by answer(), after the boot
+  return both;
+}
+
+async function answer(port, msg, data) {
   try {
     const client = clients.get(port);
-    if (msg.vocab) client.vocab = msg.vocab;
-    if (msg.recipe) client.recipes.set(msg.hfId, msg.recipe);
+    const [vocab, recipe] = await data;
+    if (vocab) client.vocab = vocab;
+    if (recipe) client.recipes.set(msg.hfId, recipe);
     if (client.vocab === null || !client.recipes.has(msg.hfId)) throw new Error("no vocabulary or recipe sent");
     loadClientData(client, msg.hfId);
     await ensureResolver(loadedBundle);
@@ -169,7 +189,8 @@ function connect(port) {
     }
     if (msg.type === "view") {
       const wait = booted || Promise.reject(new Error("the builder's worker was not started"));
-      chain = chain.then(() => wait).then(() => answer(port, msg), () => { /* the page was told: "failed" */ });
+      const data = requestData(msg); // fetched now, while the interpreter boots or answers others
+      chain = chain.then(() => wait).then(() => answer(port, msg, data), () => { /* the page was told: "failed" */ });
     }
   };
 }

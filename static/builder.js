@@ -21,13 +21,12 @@
   const ENDPOINTS_KEY = "vllm-recipes:cluster-endpoints";
   // Site-absolute paths under the site's base path (<html data-base="/recipes"> for a sub-path build).
   const siteUrl = (path) => (document.documentElement.dataset.base || "").replace(/\/+$/, "") + path;
-  const dataUrl = section.dataset.builderData || siteUrl(`/builder-data/${hfId}.json`);
-  const vocabUrl = section.dataset.builderVocab || siteUrl("/builder-data/vocab.json");
+  // the recipe page names its builder data (versioned: ?v=<hash>)
+  const { builderData: dataUrl, builderVocab: vocabUrl, builderClicks: clicksUrl } = section.dataset;
   const pyodideUrl = section.dataset.pyodide || siteUrl("/pyodide/");
   const resolverUrl = section.dataset.resolver || siteUrl("/static/resolver.zip");
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
     ? new URL("builder-worker.js", document.currentScript.src).pathname : siteUrl("/static/builder-worker.js"));
-  const clicksUrl = section.dataset.builderClicks || dataUrl.replace(/\.json$/, ".clicks.json");
 
   // ── storage (tolerates unavailable / corrupt storage, §7.4) ──
   const store = {
@@ -751,7 +750,7 @@
   const sameJson = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
   // Fetch the runtime's two big files while the worker starts (it asks for them a few round trips
-  // later), once the page's own data has arrived; not when the worker is ready already (a shared
+  // later), once the first clicks' views have arrived; not when the worker is ready already (a shared
   // worker another page booted) or has the files on the way.
   let preloaded = false;
   function preloadRuntime() {
@@ -765,12 +764,8 @@
 
   // ── start-up: start the worker, paint the embedded default view, answer a first click from the
   // build's views, ask the worker for the first view (the URL's), drain the clicks that waited ──
-  let data = null;
   let startInputs = null; // pageInputs() when the page started: what the first view is computed from
-  let vocabPromise = null;
-  const loadVocab = () => vocabPromise || (vocabPromise = fetch(vocabUrl)
-    .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${vocabUrl}: HTTP ${r.status}`))))
-    .catch((err) => { vocabPromise = null; throw err; }));
+  let published = Promise.resolve(true); // whether the recipe's builder data exist
   const onMessage = (e) => {
     const m = e.data || {};
     if (m.type === "ready") { bootTimings = { total: m.ms, ...m.timings }; return; }
@@ -815,14 +810,12 @@
   }
   // The first view from the worker (spawned by start(), or afresh by Try again).
   async function boot() {
-    let vocab;
-    try { vocab = await loadVocab(); } catch (err) { failStart(err); return; }
-    if (startFailed) return; // the worker reported its failure meanwhile
     const inputs = startInputs;
     const state = { ...inputs.query, _prefs: inputs.prefs, _stored: inputs.stored, _endpoints: inputs.endpoints };
     busy = true;
     try {
-      const first = JSON.parse((await request({ hfId, state, event: null, vocab, recipe: JSON.stringify(data.recipe) })).view);
+      // the worker fetches the vocabulary and the recipe's data itself, while this page parses
+      const first = JSON.parse((await request({ hfId, state, event: null, vocabUrl, recipeUrl: dataUrl })).view);
       if (startFailed) return;
       ready = true;
       started = true;
@@ -842,7 +835,7 @@
       }
       section.dataset.builderReady = "1";
     } catch (err) {
-      if (!startFailed) failStart(err);
+      if (!startFailed && (await published)) failStart(err); // without data start() keeps the static commands
       return;
     } finally {
       busy = false;
@@ -855,9 +848,7 @@
     startInputs = pageInputs();
     try { spawn(); } catch (err) { failStart(err); return; } // Python boots while the page's data arrives
     const clicksPromise = fetch(clicksUrl).then((r) => (r.ok ? r.json() : null)).catch(() => null);
-    loadVocab().catch(() => {}); // in parallel with the recipe's data; boot() reports a failure
-    const dataPromise = fetch(dataUrl)
-      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${dataUrl}: HTTP ${r.status}`))));
+    published = fetch(dataUrl).then((r) => r.ok, () => false); // its body is the worker's
     let embedded = null;
     try { embedded = JSON.parse(document.getElementById("builder-initial")?.textContent || "null"); } catch { /* none */ }
     if (embedded) {
@@ -874,9 +865,8 @@
         if (notes) box.replaceWith(notes);
       }, { once: true });
     }
-    try {
-      data = await dataPromise;
-    } catch {
+    const booted = boot(); // asked now: a booted (shared) worker answers while the page parses
+    if (!(await published)) {
       // No builder data published for this page: keep the static commands.
       worker.stop();
       root.remove();
@@ -888,9 +878,9 @@
     preloadRuntime();
     if (clicks && initialView && sameJson(clicks.inputs, startInputs)) {
       precomputed = clicks.views;
-      if (queue.length === 1 && answerPrecomputed(queue[0])) queue.shift();
+      if (!ready && queue.length === 1 && answerPrecomputed(queue[0])) queue.shift();
     }
-    await boot();
+    await booted;
   }
 
   window.vllmBuilder = {

@@ -6,6 +6,7 @@ stored views) is tested in tests/builder_ui/test_first_clicks.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,29 @@ def test_every_stored_click_is_the_resolvers_view(upstream_data: dict[str, bytes
         recipes += 1
     assert recipes == 150
     assert checked > 1500
+
+
+def test_pages_name_their_builder_data_by_its_content_hash(upstream_build: dict[str, Any]) -> None:
+    """Over ../shared/upstream: every recipe page names (and preloads) its recipe's builder data and the
+    vocabulary with ``?v=`` the file's own SHA-256 prefix, which the serve marks immutable, so the
+    worker's fetch of what the page preloaded is an HTTP-cache hit."""
+    from builder.serve import IMMUTABLE, cache_control
+
+    files: dict[str, bytes] = upstream_build["pages"]
+    pages = 0
+    for path in sorted(p for p in files if p.startswith("builder-data/") and p.endswith(".clicks.json")):
+        hf_id = path.removeprefix("builder-data/").removesuffix(".clicks.json")
+        html = files[f"{hf_id}/index.html"].decode()
+        named = {}
+        for name, rel in ((f"builder-data/{hf_id}.json", "data"), ("builder-data/vocab.json", "vocab")):
+            url = f"/{name}?v={hashlib.sha256(files[name]).hexdigest()[:10]}"
+            assert f'data-builder-{rel}="{url}"' in html, (hf_id, rel)
+            assert f'<link rel="preload" href="{url}" as="fetch" crossorigin>' in html, (hf_id, rel)
+            named[name] = url
+        for name, url in named.items():
+            assert cache_control(url, upstream_build["dir"] / name) == IMMUTABLE
+        pages += 1
+    assert pages == 150
 
 
 def test_stored_rows_are_hardware_variant_strategy_and_more(upstream_data: dict[str, bytes]) -> None:

@@ -29,6 +29,14 @@ class Org(TypedDict):
     initial: str
 
 
+class BuilderStart(TypedDict):
+    """A recipe page's start of the command builder (:meth:`SiteIndex.builder_start`)."""
+
+    initial: dict[str, Any] | None  # the default view, None when the resolver has none
+    data: str  # site path of builder-data/<hf_id>.json with ?v=
+    vocab: str  # site path of builder-data/vocab.json with ?v=
+
+
 class VariantDoc(TypedDict):
     """One variant of a recipe with its own published document (promoted) when there is one."""
 
@@ -85,12 +93,25 @@ class SiteIndex:
 
         return builder_vocab(self.content)
 
-    def initial_view(self, r: RecipeView) -> dict[str, Any] | None:
-        """The command builder's default view of ``r``, embedded in its page and painted first."""
-        from builder.browser_bundle import builder_recipe
+    @functools.cached_property
+    def builder_vocab_url(self) -> str:
+        """Site path of ``builder-data/vocab.json``, versioned by its content."""
+        from builder.browser_bundle import versioned, vocab_data
+
+        return versioned("builder-data/vocab.json", vocab_data(self.content, self.builder_vocab))
+
+    def builder_start(self, r: RecipeView) -> BuilderStart:
+        """What ``r``'s page starts the command builder with: its default view (embedded in the page
+        and painted first) and the versioned site paths of the data the builder's worker fetches."""
+        from builder.browser_bundle import builder_recipe, recipe_data, versioned
         from builder.first_clicks import initial_view
 
-        return initial_view(builder_recipe(r.hf_id, r.raw), self.builder_vocab)
+        recipe = builder_recipe(r.hf_id, r.raw)
+        return {
+            "initial": initial_view(recipe, self.builder_vocab),
+            "data": versioned(f"builder-data/{r.hf_id}.json", recipe_data(r.hf_id, recipe)),
+            "vocab": self.builder_vocab_url,
+        }
 
     def _orgs(self) -> dict[str, Org]:
         """Org id → display name and recipes, ordered by org id case-insensitively."""

@@ -202,6 +202,7 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
     variants = index.variant_docs(r)
     rc = doc.get("recommended_command") if isinstance(doc.get("recommended_command"), dict) else None
     command = command_view(index, rc)
+    start = index.builder_start(r)
     other_variants = []
     for v in variants:
         if v["key"] == "default":
@@ -251,12 +252,14 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
         command=command,
         builder_data={
             "hf_id": r.hf_id,
+            "data": start["data"],
+            "vocab": start["vocab"],
             "json": own_json,
             "variant": "default",
             "hardware": command["hardware"] if command else "",
             "strategy": command["strategy"] if command else "",
         },
-        builder_initial=index.initial_view(r),
+        builder_initial=start["initial"],
         other_variants=other_variants,
         matrix=support_matrix(index, r, variants),
         guide=guide_html,

@@ -93,6 +93,26 @@ def test_blocked_runtime_says_so_with_try_again_and_inert_pills(page: Any) -> No
     assert "hardware=b200" in page.url
 
 
+def test_a_page_without_builder_data_keeps_its_static_commands(page: Any) -> None:
+    """The recipe's builder data missing (a partial deploy): the page drops the builder and shows its
+    pre-rendered commands again, and the worker's failed fetch of the same file is no start error."""
+    dedicated_worker(page)  # so that the route sees the worker's fetch too
+    fetched: list[str] = []
+
+    def missing(route: Any) -> None:
+        fetched.append(route.request.url)
+        route.fulfill(status=404, body="")
+
+    page.route("**/builder-data/Qwen/Qwen3-8B.json?v=*", missing)
+    page.goto(QWEN)
+    page.wait_for_function("!document.querySelector('[data-cb-root]') && !document.querySelector('#command').hidden")
+    assert "vllm serve Qwen/Qwen3-8B" in page.locator("#command").inner_text()
+    assert not page.locator("#install").evaluate("e => e.hidden")
+    assert page.locator("[data-retry], .cb-status").count() == 0
+    assert fetched and all("/builder-data/Qwen/Qwen3-8B.json?v=" in url for url in fetched)
+    assert not page.js_errors
+
+
 def test_hardware_note_link_is_a_real_url(page: Any) -> None:
     open_builder(page, "/deepseek-ai/DeepSeek-V4-Flash?hardware=dgx_spark_gb10")
     link = page.locator(".cb-hwnote a")
