@@ -62,6 +62,6 @@ class StreamedFiles(MutableMapping[str, bytes]):
             if data is None:
                 inside(self.staging.folder, path).unlink(missing_ok=True)
             else:
-                self.staging.write({path: data})
+                self.staging.write_file(path, data)
         except BaseException as exc:  # re-raised by Staging.commit()
             self.staging.error = exc

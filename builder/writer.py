@@ -137,11 +137,15 @@ def inside(root: Path, rel: str) -> Path:
     """``root / rel``, refusing (:class:`UnsafePath`) a ``rel`` that is empty, absolute or leaves ``root``.
 
     A pure path check (``os.path.normpath``); the site's own folders hold no symlinks."""
-    base = os.path.normpath(root)
+    return Path(_inside(os.path.normpath(root), rel))
+
+
+def _inside(base: str, rel: str) -> str:
+    """:func:`inside` for a normalised ``base``, as a string."""
     target = os.path.normpath(os.path.join(base, rel))
     if output_path_problem(rel) or os.path.isabs(rel) or not target.startswith(base.rstrip(os.sep) + os.sep):
         raise UnsafePath(f"refusing to write outside the site: {rel!r}")
-    return Path(target)
+    return target
 
 
 # ── modes ──
@@ -279,6 +283,7 @@ class Staging:
         self.out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_staging(self.out)
         self.folder = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.new-{os.getpid()}-", dir=self.out.parent))
+        self._base = os.path.normpath(self.folder)
         os.chmod(self.folder, mode)  # mkdtemp makes 0700 whatever the umask
         (self.folder / MARKER).write_bytes(MARKER_TEXT)
         self.made: set[str] = set()
@@ -294,13 +299,17 @@ class Staging:
     def write(self, files: dict[str, bytes]) -> None:
         """Write ``files`` (output-relative paths) into the staging folder."""
         for rel in sorted(files):
-            target = inside(self.folder, rel)
-            parent = str(target.parent)
-            if parent not in self.made:
-                os.makedirs(parent, exist_ok=True)
-                self.made.add(parent)
-            with open(target, "wb") as handle:
-                handle.write(files[rel])
+            self.write_file(rel, files[rel])
+
+    def write_file(self, rel: str, data: bytes) -> None:
+        """Write one file (an output-relative path) into the staging folder."""
+        target = _inside(self._base, rel)
+        parent = os.path.dirname(target)
+        if parent not in self.made:
+            os.makedirs(parent, exist_ok=True)
+            self.made.add(parent)
+        with open(target, "wb") as handle:
+            handle.write(data)
 
     def commit(self) -> None:
         """Swap the staging folder in place of ``out``."""

@@ -409,13 +409,16 @@ def test_a_failed_write_leaves_the_previous_site_byte_identical(
     out = place.root / "site"
     assert build(capsys, place.content, out)[0] == 0
     before = snapshot(place.root / "site")
-    real_write = writer.Staging.write
+    real_write = writer.Staging.write_file
+    written: list[str] = []
 
-    def disk_full(self: writer.Staging, files: dict[str, bytes]) -> None:
-        real_write(self, dict(list(files.items())[:3]))
-        raise OSError(errno.ENOSPC, "No space left on device")
+    def disk_full(self: writer.Staging, rel: str, data: bytes) -> None:
+        if len(written) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(rel)
+        real_write(self, rel, data)
 
-    monkeypatch.setattr(writer.Staging, "write", disk_full)
+    monkeypatch.setattr(writer.Staging, "write_file", disk_full)
     status, stdout, err = build(capsys, place.content, out)
     assert (status, stdout) == (1, "")
     assert err == f"error: cannot write the site to {out} ([Errno 28] No space left on device); it is left unchanged\n"

@@ -33,16 +33,16 @@ def test_set_files_are_written_deleted_ones_removed_and_paths_kept_in_order(tmp_
 
 
 def test_a_failed_write_stops_the_writing_and_is_raised_by_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real_write = writer.Staging.write
+    real_write = writer.Staging.write_file
     written: list[str] = []
 
-    def disk_full(self: Staging, files: dict[str, bytes]) -> None:
-        if "full.json" in files:
+    def disk_full(self: Staging, rel: str, data: bytes) -> None:
+        if rel == "full.json":
             raise OSError(errno.ENOSPC, "No space left on device")
-        written.extend(files)
-        real_write(self, files)
+        written.append(rel)
+        real_write(self, rel, data)
 
-    monkeypatch.setattr(writer.Staging, "write", disk_full)
+    monkeypatch.setattr(writer.Staging, "write_file", disk_full)
     with Staging(tmp_path / "site") as staging:
         files = StreamedFiles(staging)
         for name in ("first.json", "full.json", "after.json"):
