@@ -4,7 +4,7 @@
 // resolver.builder_state(...).  No resolution logic lives here: this file only moves JSON.
 // The vocabulary and the recipe's data (builder-data/vocab.json, builder-data/<hf_id>.json) are
 // fetched here as soon as a request names them, while the page is still parsing and the
-// interpreter boots; their URLs are versioned (?v=), so a page the page preloaded, or the same
+// interpreter boots; their URLs are versioned (?v=), so a file the page preloaded, or the same
 // vocabulary a second page names, comes from the HTTP cache.  (Tests may send the texts instead,
 // as `vocab` and `recipe`.)
 //
@@ -142,7 +142,6 @@ function loadClientData(client, hfId) {
     api.dropRecipe(old);
   }
 }
-
 
 // The vocabulary and recipe texts a request brings or names: [vocab, recipe], each possibly undefined.
 function requestData(msg) {
