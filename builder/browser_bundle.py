@@ -278,11 +278,6 @@ def recipe_data(hf_id: str, recipe: Mapping[str, Any]) -> bytes:
     return _compact_json({"hf_id": hf_id, "recipe": recipe})
 
 
-def versioned(url: str, data: bytes) -> str:
-    """``url?v=<SHA-256 prefix of data>``: the serve marks it immutable, so browsers reuse it without asking."""
-    return f"{url}?v={hashlib.sha256(data).hexdigest()[:10]}"
-
-
 def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, bytes]:
     """``builder-data/vocab.json`` and one ``builder-data/<hf_id>.json`` per recipe.
 

@@ -29,6 +29,7 @@ from builder.compression import ENCODINGS, TWIN_MIN_BYTES, brotli_bytes, gzip_by
 from builder.content import Content
 from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.problems import ContentError
+from builder.versions import VERSION_CHARS
 from builder.writer import UnsafeOutput, UnsafePath, check_out, update_tree, write_tree
 
 RELOAD_SCRIPT = (
@@ -236,7 +237,7 @@ def cache_control(url_path: str, file: Path) -> str:
     if HASHED_RUNTIME.match(path):
         return IMMUTABLE
     version = next((v for k, _, v in (item.partition("=") for item in query.split("&")) if k == "v"), "")
-    if len(version) >= 10 and hashlib.sha256(file.read_bytes()).hexdigest().startswith(version):
+    if len(version) >= VERSION_CHARS and hashlib.sha256(file.read_bytes()).hexdigest().startswith(version):
         return IMMUTABLE
     return "no-cache"
 

@@ -14,13 +14,13 @@ files (the CSS falls back to system fonts); the site is otherwise the same.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
 from builder.paths import NODE_MODULES, PROJECT_ROOT
+from builder.versions import versioned
 
 LOGO_MAP_PATH = PROJECT_ROOT / "builder" / "data" / "brand_logos.json"
 LOGO_DIR = NODE_MODULES / "@lobehub" / "icons-static-svg" / "icons"
@@ -129,6 +129,5 @@ def with_versioned_fonts(css: bytes, assets: dict[str, bytes]) -> bytes:
     for f in FONTS:
         data = assets.get(f"{FONT_DIR}/{f.file}")
         if data is not None:
-            version = hashlib.sha256(data).hexdigest()[:10]
-            css = css.replace(f"url(fonts/{f.file})".encode(), f"url(fonts/{f.file}?v={version})".encode())
+            css = css.replace(f"url(fonts/{f.file})".encode(), f"url({versioned(f'fonts/{f.file}', data)})".encode())
     return css

@@ -96,15 +96,17 @@ class SiteIndex:
     @functools.cached_property
     def builder_vocab_url(self) -> str:
         """Site path of ``builder-data/vocab.json``, versioned by its content."""
-        from builder.browser_bundle import versioned, vocab_data
+        from builder.browser_bundle import vocab_data
+        from builder.versions import versioned
 
         return versioned("builder-data/vocab.json", vocab_data(self.content, self.builder_vocab))
 
     def builder_start(self, r: RecipeView) -> BuilderStart:
         """What ``r``'s page starts the command builder with: its default view (embedded in the page
         and painted first) and the versioned site paths of the data the builder's worker fetches."""
-        from builder.browser_bundle import builder_recipe, recipe_data, versioned
+        from builder.browser_bundle import builder_recipe, recipe_data
         from builder.first_clicks import initial_view
+        from builder.versions import versioned
 
         recipe = builder_recipe(r.hf_id, r.raw)
         return {

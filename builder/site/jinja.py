@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -17,6 +16,7 @@ from builder.paths import STATIC_DIR, TEMPLATES_DIR
 from builder.site.brand import PRELOADED, platform_logo, provider_logo
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.views import fmt_ctx_short
+from builder.versions import versioned
 
 DOCS_URL = "https://docs.vllm.ai"
 INSTALL_URL = "https://docs.vllm.ai/en/latest/getting_started/installation/"
@@ -159,7 +159,7 @@ class Templates:
         """Site-absolute URL of a static asset (``site.css``, ``static/logos/x.svg``) with a content hash."""
         name = name.removeprefix("static/")
         data = self.assets.get(f"static/{name}", b"")
-        return site_url(f"static/{name}?v={hashlib.sha256(data).hexdigest()[:10]}")
+        return site_url(versioned(f"static/{name}", data))
 
     def compile_all(self) -> None:
         """Load and compile every template now (a forked process then inherits them compiled)."""

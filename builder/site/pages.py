@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections.abc import MutableMapping
 from typing import Any
@@ -19,6 +18,7 @@ from builder.site.recipe_page import recipe_page
 from builder.site.texts import index_texts
 from builder.site.views import RecipeView
 from builder.streaming import StreamedFiles
+from builder.versions import versioned
 
 
 class SitePages:
@@ -40,7 +40,7 @@ class SitePages:
         """``page``'s HTML, its og:image pointing at ``path``; the PNG is added to ``out``."""
         png = out[path] if path in out else self.previews.png(card)
         out[path] = png
-        page.og_image = f"/{path}?v={hashlib.sha256(png).hexdigest()[:10]}"
+        page.og_image = versioned(f"/{path}", png)
         return self.html(page)
 
     def recipe_html(self, out: MutableMapping[str, bytes], r: RecipeView) -> None:
