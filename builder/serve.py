@@ -96,8 +96,9 @@ def report(problems: list[Any]) -> None:
 class StaticHandler(SimpleHTTPRequestHandler):
     """A static host for the built site: ``.br``/``.gz`` twins sent with ``Content-Encoding`` as the
     browser's ``Accept-Encoding`` allows (Brotli first), caching by :func:`cache_control`, module and
-    wasm MIME types, ``404.html`` for missing paths and for
-    folders without an ``index.html`` (no directory listings), HTTP/1.1 keep-alive."""
+    wasm MIME types, a page at its canonical URL without the trailing slash (no redirect), ``404.html``
+    for missing paths and for folders without an ``index.html`` (no directory listings), HTTP/1.1
+    keep-alive."""
 
     protocol_version = "HTTP/1.1"
     extensions_map = {
@@ -125,13 +126,23 @@ class StaticHandler(SimpleHTTPRequestHandler):
 
     _cache_control: str | None = None
 
+    def requested_file(self) -> Path:
+        """The file the URL names: a folder's ``index.html`` with or without the trailing slash.
+
+        A page's canonical URL has no slash (``/<org>/<repo>``): it is answered at once rather
+        than redirected to the folder, which would cost every navigation a round trip (the pages
+        link only site-absolute URLs, so both spellings show the same page)."""
+        path = Path(self.translate_path(self.path))
+        return path / "index.html" if path.is_dir() and (path / "index.html").is_file() else path
+
     def send_head(self) -> Any:
         """Files (or their chosen twin) with an ``ETag`` of their bytes, ``304`` when it matches."""
-        path = Path(self.translate_path(self.path))
-        if path.is_dir() and self.path.partition("?")[0].endswith("/") and (path / "index.html").is_file():
-            path = path / "index.html"  # a page's folder URL (without the slash: the redirect below)
+        path = self.requested_file()
+        if path.is_dir():  # a folder without index.html: no listing, and no redirect to one
+            self.send_error(404)
+            return None
         if not path.is_file():
-            self._cache_control = "no-cache"  # folders: their index.html, or a redirect
+            self._cache_control = "no-cache"
             return super().send_head()
         accept = self.headers.get("Accept-Encoding", "")
         twin = chosen_twin(path, accept)
@@ -152,11 +163,6 @@ class StaticHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         return io.BytesIO(body)
-
-    def list_directory(self, path: Any) -> None:
-        """No directory listings: a folder without ``index.html`` (a deleted recipe's) is a 404."""
-        self.send_error(404)
-        return None
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         page = Path(self.directory) / "404.html"
@@ -260,8 +266,7 @@ class DevHandler(StaticHandler):
         if self.path == "/__events":
             self.events()
             return
-        path = Path(self.translate_path(self.path))
-        target = path / "index.html" if path.is_dir() and self.path.split("?")[0].endswith("/") else path
+        target = self.requested_file()
         if target.suffix == ".html" and target.is_file():
             body = target.read_bytes().replace(b"</body>", RELOAD_SCRIPT + b"</body>", 1)
             self.send_response(200)

@@ -106,6 +106,20 @@ def test_a_page_compressed_as_sent_follows_its_edits(site: tuple[Path, int]) -> 
     assert get(port, "/org/edited/", **{"Accept-Encoding": "br"})[2] == brotli_bytes(PAGE + b"<p>more</p>")
 
 
+def test_a_page_is_served_at_its_canonical_url_without_a_redirect(site: tuple[Path, int]) -> None:
+    """``/<org>/<repo>`` (what the pages link and name as canonical) answers with the folder's page
+    itself: a redirect to ``/<org>/<repo>/`` would cost every navigation a round trip."""
+    port = site[1]
+    for path in ("/org/big", "/org/big?hardware=h200"):
+        status, headers, body = get(port, path, **{"Accept-Encoding": "br"})
+        assert (status, headers["content-encoding"], "location" in headers) == (200, "br", False), path
+        assert body == brotli_bytes(PAGE)
+        assert headers["cache-control"] == "no-cache"
+    assert get(port, "/org/big")[2] == get(port, "/org/big/")[2] == PAGE
+    status, _, body = get(port, "/builder-data/org")  # a folder without a page: still no listing
+    assert status == 404 and b"Directory listing" not in body
+
+
 def test_accepted_encodings() -> None:
     assert accepted_encodings("gzip, br;q=0.8, zstd;q=0, x;q=abc") == {"gzip", "br"}
     assert accepted_encodings("") == set()
