@@ -17,7 +17,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from builder.paths import NODE_MODULES, PROJECT_ROOT
 from builder.versions import versioned
@@ -89,18 +89,22 @@ def _logo(file: str | None) -> Logo | None:
     return {"path": f"{LOGO_OUT}/{file}", "mono": not file.endswith("-color.svg")}
 
 
-def _folded(mapping: dict[str, str]) -> dict[str, str]:
-    return {k.casefold(): v for k, v in mapping.items()}
+@functools.cache
+def _folded(kind: Literal["providers", "platforms"]) -> dict[str, str]:
+    return {k.casefold(): v for k, v in logo_map()[kind].items()}
 
 
+@functools.cache
 def provider_logo(org: str) -> Logo | None:
-    """The logo of the provider ``org`` (case-insensitive), or None for a letter tile."""
-    return _logo(_folded(logo_map()["providers"]).get(org.casefold()))
+    """The logo of the provider ``org`` (case-insensitive), or None for a letter tile (asked per
+    tile of every page, so remembered: the mapping and the npm package don't change during a run)."""
+    return _logo(_folded("providers").get(org.casefold()))
 
 
+@functools.cache
 def platform_logo(platform_id: str) -> Logo | None:
     """The logo of a self-host platform, or None."""
-    return _logo(_folded(logo_map()["platforms"]).get(platform_id.casefold()))
+    return _logo(_folded("platforms").get(platform_id.casefold()))
 
 
 def logo_svg(logo: Logo) -> bytes:

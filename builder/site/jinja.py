@@ -121,6 +121,9 @@ class Templates:
     def __init__(self, index: SiteIndex, assets: dict[str, bytes]) -> None:
         self.assets = assets
         self.base_path = index.base_path
+        self.orgs = index.orgs
+        self._asset_urls: dict[str, str] = {}
+        self._closed_rows: list[Markup] | None = None
         env = Environment(
             loader=FileSystemLoader(str(TEMPLATES_DIR)),
             bytecode_cache=_BYTECODE,
@@ -150,6 +153,7 @@ class Templates:
             total_recipes=len(index.recipes),
             provider_logo=provider_logo,
             platform_logo=platform_logo,
+            closed_org_rows=self.closed_org_rows,
             preload_fonts=[self.asset(f.url.lstrip("/")) for f in PRELOADED if f.url.lstrip("/") in assets],
         )
         env.filters["thousands"] = lambda n: f"{int(n):,}"
@@ -157,9 +161,20 @@ class Templates:
 
     def asset(self, name: str) -> str:
         """Site-absolute URL of a static asset (``site.css``, ``static/logos/x.svg``) with a content hash."""
-        name = name.removeprefix("static/")
-        data = self.assets.get(f"static/{name}", b"")
-        return site_url(versioned(f"static/{name}", data))
+        url = self._asset_urls.get(name)
+        if url is None:
+            rel = name.removeprefix("static/")
+            url = self._asset_urls[name] = site_url(versioned(f"static/{rel}", self.assets.get(f"static/{rel}", b"")))
+        return url
+
+    def closed_org_rows(self) -> list[Markup]:
+        """The sidebar's row of every provider, closed, in sidebar order: the same on every page, so
+        rendered once (a page renders only its own provider's row, open); without this the sidebar
+        costs pages × providers macro calls."""
+        if self._closed_rows is None:
+            row = self.env.get_template("_sidebar_row.html").module.org_row  # type: ignore[attr-defined]
+            self._closed_rows = [Markup(row(oid, o, i, False, None)) for i, (oid, o) in enumerate(self.orgs.items(), 1)]
+        return self._closed_rows
 
     def compile_all(self) -> None:
         """Load and compile every template now (a forked process then inherits them compiled)."""
