@@ -158,10 +158,11 @@ def bundle_hash(bundle: bytes) -> str:
     return hashlib.sha256(bundle).hexdigest()
 
 
-def _source_zip(stdlib: bytes, package_dir: Path | None = None) -> bytes:
-    """The selected modules and the worker's glue (:mod:`builder.worker_glue`) as a reproducible source zip.
+def _source_members(stdlib: bytes, package_dir: Path | None = None) -> dict[str, bytes]:
+    """The selected modules and the worker's glue (:mod:`builder.worker_glue`): the sources of the
+    reduced standard library, by zip member name.
 
-    With ``package_dir`` the zip also carries ``recipes_resolver`` (the resolver package, byte-compiled
+    With ``package_dir`` they also hold ``recipes_resolver`` (the resolver package, byte-compiled
     with the rest) and ``recipes_resolver_hash.SHA256``, the hash of :func:`resolver_bundle`: the worker
     imports the precompiled package only when ``builder-data/vocab.json`` names that hash.
     """
@@ -174,21 +175,24 @@ def _source_zip(stdlib: bytes, package_dir: Path | None = None) -> bytes:
         members.update(_package_sources(package_dir, "recipes_resolver"))
         digest = bundle_hash(resolver_bundle(package_dir))
         members["recipes_resolver_hash.py"] = f'SHA256 = "{digest}"\n'.encode()
-    return _deterministic_zip(members)
+    return members
 
 
-def _compiled_zip(package: Path, sources: bytes, cache_dir: Path) -> bytes | None:
-    """Byte-compile ``sources`` with Pyodide under Node (cached); None when Node is unavailable."""
+def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path) -> bytes | None:
+    """``members`` byte-compiled with Pyodide under Node (cached by their names and contents, so a
+    build that finds them compiled does not zip them); None when Node is unavailable."""
     node = shutil.which("node")
-    key = hashlib.sha256(sources + _COMPILE_JS.encode() + (package / "package.json").read_bytes()).hexdigest()[:20]
-    cached = cache_dir / f"stdlib-{key}.zip"
+    key_hash = hashlib.sha256(_COMPILE_JS.encode() + (package / "package.json").read_bytes())
+    for name in sorted(members):
+        key_hash.update(f"{name}\0{hashlib.sha256(members[name]).hexdigest()}\0".encode())
+    cached = cache_dir / f"stdlib-{key_hash.hexdigest()[:20]}.zip"
     if cached.is_file():
         return cached.read_bytes()
     if node is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "src.zip", Path(tmp) / "out.zip"
-        src.write_bytes(sources)
+        src.write_bytes(_deterministic_zip(members))
         try:
             subprocess.run([node, "--input-type=module", "-e", _COMPILE_JS, "--", str(package.resolve()), str(src),
                             str(dst)], check=True, capture_output=True, timeout=300)
@@ -232,10 +236,10 @@ def _runtime(root_text: str) -> tuple[str, dict[str, bytes]]:
     out["pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
                                           separators=(",", ":")).encode()
     resolver = root / "builder" / "resolver"
-    sources = _source_zip((package / "python_stdlib.zip").read_bytes(),
-                          resolver if (resolver / "__init__.py").is_file() else None)
-    compiled = _compiled_zip(package, sources, root / CACHE)
-    out["python_stdlib.zip"] = compiled if compiled is not None else sources
+    members = _source_members((package / "python_stdlib.zip").read_bytes(),
+                              resolver if (resolver / "__init__.py").is_file() else None)
+    compiled = _compiled_zip(package, members, root / CACHE)
+    out["python_stdlib.zip"] = compiled if compiled is not None else _deterministic_zip(members)
     digest = hashlib.sha256()
     for path in sorted(out):
         digest.update(path.encode() + b"\0" + hashlib.sha256(out[path]).digest())
