@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
-from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    BytecodeCache,
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    StrictUndefined,
+    select_autoescape,
+)
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from builder.base_path import prefix_links
 from builder.minify import minify
-from builder.paths import STATIC_DIR, TEMPLATES_DIR
+from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 from builder.site.brand import PRELOADED, platform_logo, provider_logo
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.views import fmt_ctx_short
@@ -73,21 +81,37 @@ def json_for_script(obj: Any) -> Markup:
     return Markup(dumped)
 
 
-class _MemoryBytecodeCache(BytecodeCache):
-    """Compiled templates kept for the life of the process (the dev server renders many times)."""
+class _TemplateBytecodeCache(BytecodeCache):
+    """Compiled templates kept for the life of the process (the dev server renders many times) and
+    in ``.cache/jinja/`` across builds. Jinja checks each entry against its template's source
+    (and the Python version), so an edited template is compiled afresh; a folder that can't be
+    written only loses the second level."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path) -> None:
         self.store: dict[str, bytes] = {}
+        self.disk: FileSystemBytecodeCache | None = None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.disk = FileSystemBytecodeCache(str(folder))
+        except OSError:
+            pass
 
     def load_bytecode(self, bucket: Bucket) -> None:
         if bucket.key in self.store:
             bucket.bytecode_from_string(self.store[bucket.key])
+        elif self.disk is not None:
+            self.disk.load_bytecode(bucket)
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         self.store[bucket.key] = bucket.bytecode_to_string()
+        if self.disk is not None:
+            try:
+                self.disk.dump_bytecode(bucket)
+            except OSError:
+                pass
 
 
-_BYTECODE = _MemoryBytecodeCache()
+_BYTECODE = _TemplateBytecodeCache(PROJECT_ROOT / ".cache" / "jinja")
 
 
 def static_assets() -> dict[str, bytes]:
