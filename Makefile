@@ -35,8 +35,9 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy --strict builder/resolver
 
+# Every test, on every core (pytest-xdist; the session's shared sites are built once per run).
 test: $(STAMP) node_modules/.installed chromium lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 # vLLM 0.33.0's real `vllm serve` parser on the CPU (about 80 s, 2.2 GB), for the lint's ground truth.
 $(VLLM_VENV)/bin/vllm:

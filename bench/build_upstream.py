@@ -56,15 +56,15 @@ def timed_build(extra: list[str], folder: str, runs: int = 5, cpu: list[tuple[fl
 
 def lint_share(runs: int = 3) -> tuple[float, float]:
     """Median in-process seconds of the JSON API build with and without the vLLM CLI lint."""
-    from builder.api import ApiBuilder, ArgvLint
-    from builder.loader import load_content
+    from builder.api.publish import ApiBuilder, ArgvLint
+    from builder.content.loader import load_content
 
     content, _ = load_content(UPSTREAM)
     lint = ArgvLint.record
 
     def one(enabled: bool) -> float:
         ArgvLint.record = lint if enabled else (lambda self, record, preset=None: None)  # type: ignore[method-assign]
-        from builder import vllm_lint
+        from builder.checks import vllm_lint
 
         vllm_lint._lint_cached.cache_clear()
         start = time.perf_counter()

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from builder.serve import start_dev_server  # noqa: E402
+from builder.cli.serve import start_dev_server  # noqa: E402
 
 UPSTREAM = ROOT.parent / "shared" / "upstream"
 RECIPE = "models/MiniMaxAI/MiniMax-M3.yaml"

@@ -22,7 +22,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--content", default=str(PROJECT.parent / "shared" / "upstream"))
     args = parser.parse_args()
-    from builder.build import BuildOptions, Pipeline
+    from builder.cli.build import BuildOptions, Pipeline
     from builder.site.og_image import PreviewCache
     from builder.site.pages import SitePages
 

@@ -66,7 +66,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--content", help="content root (default: recipes/ or ../shared/upstream)")
     args = parser.parse_args()
-    from builder.build import BuildOptions, render
+    from builder.cli.build import BuildOptions, render
 
     root = _content_root(args.content)
     result = render(BuildOptions(content=root, out=PROJECT / "site"))

@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.build_upstream import UPSTREAM, timed_build  # noqa: E402
 from builder import resolver  # noqa: E402
-from builder.loader import load_content  # noqa: E402
+from builder.content.loader import load_content  # noqa: E402
 from tests.support.samples import random_cases  # noqa: E402
 
 

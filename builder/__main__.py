@@ -2,6 +2,6 @@
 
 import sys
 
-from builder.cli import main
+from builder.cli.main import main
 
 sys.exit(main())

@@ -1,33 +1,20 @@
-"""Shared fixtures: where ../shared is, and one build of the upstream corpus per session."""
+"""Session fixtures shared by every package's tests: the builds they read.
+
+Each site is built once per test process (with ``-n 2``, once per worker that needs it) and only
+read by the tests; a test that changes a site builds its own.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-UPSTREAM = SHARED / "upstream"
-GOLDEN = SHARED / "golden"
-SEED = SHARED / "seed" / "MiniMax-M3.json"
-RECIPES = ROOT / "recipes"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def need_shared() -> None:
-    """Skip (with the reason) when ../shared is not beside the project."""
-    if not UPSTREAM.is_dir():
-        pytest.skip(f"../shared is absent ({SHARED}): the reference corpus and golden files live there")
+from tests.support.paths import RECIPES, ROOT, UPSTREAM, need_shared
+from tests.support.shared_builds import once
+from tests.support.sites import build_for, build_presets_site, build_real
 
 
 @pytest.fixture(scope="session")
@@ -38,14 +25,7 @@ def upstream_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (documents and objects) and the HTML side's files.
     """
     need_shared()
-    from builder.build import BuildOptions, Pipeline
-    from builder.writer import write_tree
-
-    out = tmp_path_factory.mktemp("upstream") / "site"
-    result = Pipeline(BuildOptions(content=UPSTREAM, out=out)).run()
-    write_tree(result.files, out)
-    pages = {k: v for k, v in result.files.items() if k not in result.output.files}
-    return {"dir": out, "content": result.content, "output": result.output, "pages": pages}
+    return once(tmp_path_factory, "upstream", lambda folder: build_real(UPSTREAM, folder / "site"))
 
 
 @pytest.fixture(scope="session")
@@ -55,21 +35,74 @@ def upstream_site(upstream_build: dict[str, Any]) -> Path:
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    """One Debian Chromium for the whole session (never downloads a browser).
+def built_site(upstream_build: dict[str, Any]) -> dict[str, Any]:
+    """The session's one build of ../shared/upstream: its directory, content, output and pages."""
+    return upstream_build
 
-    Every browser test shares it: Playwright's sync API allows one driver per process.
-    """
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium")
-    from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+@pytest.fixture(scope="session")
+def presets_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Our recipes/ built with provenance: MiniMax-M3 carries presets, notes and an edit link."""
+    return once(tmp_path_factory, "presets", lambda folder: build_presets_site(folder / "site"))
+
+
+SUB_URL = "https://example.github.io/recipes"
+
+
+@pytest.fixture(scope="session")
+def sub_path_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Our recipes/ built for ``SUB_URL``, placed at <host root>/recipes/ as GitHub Pages serves it
+    (``{"dir", "pages", "files", "host"}``)."""
+    def build(host: Path) -> dict[str, Any]:
+        info = build_for(RECIPES, host / "recipes", SUB_URL)
+        shutil.copyfile(host / "recipes" / "404.html", host / "404.html")  # GitHub Pages answers with the site's 404
+        return {**info, "host": host}
+
+    return once(tmp_path_factory, "sub-path", build)
+
+
+@pytest.fixture(scope="session")
+def recipes_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Our recipes/ built by the command line, as a user builds it (no provenance)."""
+    from builder.cli.main import main
+
+    def build(folder: Path) -> dict[str, Any]:
+        assert main(["build", "--content", str(RECIPES), "--out", str(folder / "site")]) == 0
+        return {"dir": folder / "site"}
+
+    site: Path = once(tmp_path_factory, "recipes", build)["dir"]
+    return site
+
+
+def merged_content(tmp: Path) -> Path:
+    """The upstream corpus with the project's own recipes laid over it (presets, notes)."""
+    root = tmp / "content"
+    shutil.copytree(UPSTREAM, root)
+    for src in (RECIPES / "models").rglob("*.yaml"):
+        dst = root / "models" / src.relative_to(RECIPES / "models")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+    return root
+
+
+def need_runtime() -> None:
+    """Skip with the reason when the Pyodide runtime the builder site ships is missing."""
+    need_shared()
+    if not (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
+        pytest.skip("node_modules/pyodide is missing: run `npm ci`")
+
+
+@pytest.fixture(scope="session")
+def builder_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The upstream corpus with our recipes laid over it, built with the Pyodide runtime and the
+    builder data: ``{"dir", "content", "files"}``."""
+    need_runtime()
+
+    def build(folder: Path) -> dict[str, Any]:
+        info = build_real(merged_content(folder), folder / "site")
+        return {"dir": info["dir"], "content": info["content"], "files": info["files"]}
+
+    return once(tmp_path_factory, "builder-site", build)
 
 
 SUMMARY_KEY = pytest.StashKey[list[str]]()
@@ -79,6 +112,19 @@ SUMMARY_KEY = pytest.StashKey[list[str]]()
 def run_summary(request: pytest.FixtureRequest) -> list[str]:
     """Lines to print at the end of the run (e.g. the golden match count)."""
     return request.config.stash.setdefault(SUMMARY_KEY, [])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker: hand the summary lines to the controller, which prints them."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["summary"] = session.config.stash.get(SUMMARY_KEY, [])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """In the xdist controller: collect a finished worker's summary lines."""
+    node.config.stash.setdefault(SUMMARY_KEY, []).extend(getattr(node, "workeroutput", {}).get("summary", []))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

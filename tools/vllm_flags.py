@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the `vllm serve` flag catalogue that builder/vllm_lint.py checks argvs against.
+"""Write the `vllm serve` flag catalogue that builder/checks/vllm_lint.py checks argvs against.
 
 Run it with the python of a venv that has the pinned vLLM installed (CPU build is enough;
 nothing is started, no GPU needed). The next release is one command away:

@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from builder.content import RecipeFile
-from builder.markdown import outline
-from builder.problems import Problem
+from builder.content.model import RecipeFile
+from builder.content.problems import Problem
+from builder.site.markdown import outline
 
 _ID = re.compile(r'\sid="([^"]*)"')
 # A link whose target starts with "#" needs, in the Markdown source, a "(" (inline link) or ":"

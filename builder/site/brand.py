@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from builder.paths import NODE_MODULES, PROJECT_ROOT
-from builder.versions import versioned
+from builder.site.paths import NODE_MODULES, PROJECT_ROOT
+from builder.site.versions import versioned
 
 LOGO_MAP_PATH = PROJECT_ROOT / "builder" / "data" / "brand_logos.json"
 LOGO_DIR = NODE_MODULES / "@lobehub" / "icons-static-svg" / "icons"

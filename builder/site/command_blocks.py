@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from builder import resolver, vllm_lint
+from builder import resolver
+from builder.checks import vllm_lint
 from builder.resolver.deploy import FORMATS
 from builder.resolver.records import iter_commands
 from builder.resolver.ui.deploy import DeployView

@@ -10,8 +10,9 @@ from typing import Any, TypedDict
 from urllib.parse import quote, urlencode
 
 from builder import resolver
-from builder.base_path import BasePathError, base_path
-from builder.content import BuildOutput, Content
+from builder.api.output import BuildOutput
+from builder.content.base_path import BasePathError, base_path
+from builder.content.model import Content
 from builder.site.views import TASK_LABELS, RecipeView, date_key, text
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -89,24 +90,24 @@ class SiteIndex:
     @functools.cached_property
     def builder_vocab(self) -> dict[str, Any]:
         """The vocabulary as the in-browser resolver reads it (for the views the pages embed)."""
-        from builder.browser_bundle import builder_vocab
+        from builder.site.browser.data import builder_vocab
 
         return builder_vocab(self.content)
 
     @functools.cached_property
     def builder_vocab_url(self) -> str:
         """Site path of ``builder-data/vocab.json``, versioned by its content."""
-        from builder.browser_bundle import vocab_data
-        from builder.versions import versioned
+        from builder.site.browser.data import vocab_data
+        from builder.site.versions import versioned
 
         return versioned("builder-data/vocab.json", vocab_data(self.content, self.builder_vocab))
 
     def builder_start(self, r: RecipeView) -> BuilderStart:
         """What ``r``'s page starts the command builder with: its default view (embedded in the page
         and painted first) and the versioned site paths of the data the builder's worker fetches."""
-        from builder.browser_bundle import builder_recipe, recipe_data
-        from builder.first_clicks import initial_view
-        from builder.versions import versioned
+        from builder.site.browser.data import builder_recipe, recipe_data
+        from builder.site.browser.first_clicks import initial_view
+        from builder.site.versions import versioned
 
         recipe = builder_recipe(r.hf_id, r.raw)
         return {

@@ -18,13 +18,13 @@ from jinja2 import (
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from builder.base_path import prefix_links
-from builder.minify import minify
-from builder.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
+from builder.content.base_path import prefix_links
 from builder.site.brand import PRELOADED, platform_logo, provider_logo
 from builder.site.index import HF, SITE_NAME, SiteIndex
+from builder.site.minify import minify
+from builder.site.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
+from builder.site.versions import versioned
 from builder.site.views import fmt_ctx_short
-from builder.versions import versioned
 
 DOCS_URL = "https://docs.vllm.ai"
 INSTALL_URL = "https://docs.vllm.ai/en/latest/getting_started/installation/"
@@ -132,8 +132,8 @@ def site_url(path: str) -> str:
 
 def runtime_url() -> str | None:
     """URL of the Pyodide runtime folder (``pyodide/<hash>/``), None when the build has no runtime."""
-    from builder.browser_bundle import runtime_dir
-    from builder.paths import PROJECT_ROOT
+    from builder.site.browser.bundle import runtime_dir
+    from builder.site.paths import PROJECT_ROOT
 
     name = runtime_dir(PROJECT_ROOT)
     return site_url(f"pyodide/{name}/") if name else None
@@ -206,6 +206,6 @@ class Templates:
             self.env.get_template(name)
 
     def render(self, page: Page) -> bytes:
-        """The page's HTML, its site-absolute links under the base path (:mod:`builder.base_path`)."""
+        """The page's HTML, its site-absolute links under the base path (:mod:`builder.content.base_path`)."""
         html = self.env.get_template(page.template).render(**page.context())
         return prefix_links(html, self.base_path).encode("utf-8")

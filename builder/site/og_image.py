@@ -27,8 +27,8 @@ import resvg_py
 from PIL import Image, ImageDraw, ImageFont
 from PIL import __version__ as PILLOW_VERSION
 
-from builder.paths import PROJECT_ROOT
 from builder.site.brand import WebFont, font
+from builder.site.paths import PROJECT_ROOT
 
 RENDERER_VERSION = "2"
 WIDTH, HEIGHT = 1200, 630

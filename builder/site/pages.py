@@ -1,13 +1,12 @@
-"""Every page of the site, from one :class:`SiteIndex`: all at once, on two cores, or those an edit touches."""
+"""Every page of the site, from one :class:`SiteIndex`: all at once, a share of the recipes, or those an edit touches."""
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import MutableMapping
-from typing import Any
 
-from builder.content import BuildOutput, Content
-from builder.forked import fork_job
+from builder.api.output import BuildOutput
+from builder.content.model import Content
 from builder.site.brand import brand_files, with_versioned_fonts
 from builder.site.index import Org, SiteIndex
 from builder.site.jinja import Page, Templates, static_assets
@@ -16,9 +15,8 @@ from builder.site.og_image import OgCard, PreviewCache
 from builder.site.previews import SITE_FILE, org_card, org_file, recipe_card, recipe_file, site_card
 from builder.site.recipe_page import recipe_page
 from builder.site.texts import index_texts
+from builder.site.versions import versioned
 from builder.site.views import RecipeView
-from builder.streaming import StreamedFiles
-from builder.versions import versioned
 
 
 class SitePages:
@@ -126,49 +124,3 @@ def site_pages(content: Content, output: BuildOutput, base_url: str | None = Non
 def edited_pages(content: Content, output: BuildOutput, hf_ids: set[str], base_url: str | None = None) -> dict[str, bytes]:
     """Incremental: the pages of the edited recipes ``hf_ids`` plus every index listing them."""
     return SitePages(content, output, base_url).after_edit(hf_ids)
-
-
-def site_pages_parallel(
-    content: Content, output: BuildOutput, base_url: str | None = None, into: MutableMapping[str, bytes] | None = None
-) -> MutableMapping[str, bytes]:
-    """:func:`site_pages` on two cores: a forked child builds half of the recipe pages.
-
-    ``into`` (default: a new dict) receives every page as it is rendered; when it is a
-    :class:`~builder.streaming.StreamedFiles`, the child streams its share into the same staging
-    folder and sends back only the paths (the parent keeps no page in memory).
-
-    Forks only where :func:`~builder.forked.can_fork` allows; otherwise, with few recipes, or when
-    the child fails, one process builds everything.
-    """
-    pages: MutableMapping[str, bytes] = {} if into is None else into
-    site = SitePages(content, output, base_url)
-    streamed = pages if isinstance(pages, StreamedFiles) else None
-
-    def their_share() -> Any:
-        if streamed is None:
-            return site.recipe_pages(1, 2)
-        share = streamed.sibling()
-        site.recipe_pages(1, 2, share)
-        return list(share) if streamed.staging.error is None else None
-
-    child = None
-    if len(site.index.recipes) >= 8:
-        site.templates.compile_all()  # once, before the fork, not in each process
-        child = fork_job(their_share)
-    if child is None:
-        site.recipe_pages(0, 1, pages)
-        pages.update(site.shared())
-        return pages
-    mine: MutableMapping[str, bytes] = StreamedFiles(streamed.staging) if streamed is not None else {}
-    site.recipe_pages(0, 2, mine)
-    mine.update(site.shared())
-    theirs = child.result()
-    if theirs is None:
-        theirs = site.recipe_pages(1, 2, StreamedFiles(streamed.staging) if streamed is not None else None)
-    if streamed is not None:  # their paths first, then ours, as a dict of both would list them
-        for share in (theirs, mine):
-            streamed.adopt(share)
-    else:
-        pages.update(theirs)
-        pages.update(mine)
-    return pages

@@ -9,7 +9,6 @@ from typing import Any
 from markupsafe import Markup
 
 from builder import resolver
-from builder.markdown import Slugger, render_markdown
 from builder.resolver.ui.deploy import DeployView
 from builder.site.command_blocks import (
     CommandView,
@@ -21,6 +20,7 @@ from builder.site.command_blocks import (
 )
 from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.jinja import Page
+from builder.site.markdown import Slugger, render_markdown
 from builder.site.matrix import support_matrix
 from builder.site.views import RecipeView, text
 

@@ -5,45 +5,25 @@ internal link, asset, fetch and worker URL under that path."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sitedata
-from test_links import broken_links
 
-from builder.base_path import BasePathError, base_path, prefix_links
-from builder.build import BuildOptions, Pipeline
-from builder.cli import main
-from builder.writer import write_tree
-from tests.site.conftest import serve_dir
+from builder.cli.main import main
+from builder.content.base_path import BasePathError, base_path, prefix_links
+from tests.site.test_links import broken_links
+from tests.support.paths import RECIPES
+from tests.support.sites import build_for
 
 SUB_URL = "https://example.github.io/recipes"
 ROOT_URL = "https://recipes.example.org"
 RECIPE = "Qwen/Qwen3-8B"
 
 
-def _build(tmp: Path, base_url: str) -> dict[str, Any]:
-    result = Pipeline(BuildOptions(content=sitedata.PROJECT / "recipes", out=tmp, base_url=base_url)).run()
-    write_tree(result.files, tmp)
-    pages = {k: v for k, v in result.files.items() if k not in result.output.files}
-    return {"dir": tmp, "pages": pages, "files": result.files}
-
-
-@pytest.fixture(scope="module")
-def sub_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Our recipes/ built for SUB_URL, placed at <host root>/recipes/ as GitHub Pages serves it."""
-    host = tmp_path_factory.mktemp("host")
-    info = _build(host / "recipes", SUB_URL)
-    shutil.copyfile(host / "recipes" / "404.html", host / "404.html")  # GitHub Pages answers with the site's 404
-    info["host"] = host
-    return info
-
-
 @pytest.fixture(scope="module")
 def root_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _build(tmp_path_factory.mktemp("root-site") / "site", ROOT_URL)
+    return build_for(RECIPES, tmp_path_factory.mktemp("root-site") / "site", ROOT_URL)
 
 
 def _text(site: dict[str, Any], path: str) -> str:
@@ -89,53 +69,25 @@ def test_root_base_url_names_the_published_site(root_site: dict[str, Any]) -> No
     assert 'data-base=""' in page and 'href="/browse"' in page
 
 
-def test_sub_path_build_has_no_broken_link(sub_site: dict[str, Any]) -> None:
-    pages = [p for p in sub_site["pages"] if p.endswith(".html")]
-    checked, broken = broken_links(sub_site["dir"], pages, "/recipes")
+def test_sub_path_build_has_no_broken_link(sub_path_site: dict[str, Any]) -> None:
+    pages = [p for p in sub_path_site["pages"] if p.endswith(".html")]
+    checked, broken = broken_links(sub_path_site["dir"], pages, "/recipes")
     assert checked > 100
     assert not broken, f"{len(broken)} broken links, e.g. {broken[:15]}"
 
 
-def test_sub_path_texts_and_scripts_stay_under_the_path(sub_site: dict[str, Any]) -> None:
-    page = _text(sub_site, f"{RECIPE}/index.html")
+def test_sub_path_texts_and_scripts_stay_under_the_path(sub_path_site: dict[str, Any]) -> None:
+    page = _text(sub_path_site, f"{RECIPE}/index.html")
     assert '<html lang="en" class="no-js" data-base="/recipes">' in page
     assert f'<link rel="canonical" href="{SUB_URL}/{RECIPE}">' in page
     assert 'data-worker="/recipes/static/builder-worker.js?v=' in page
     assert re.search(r'data-pyodide="/recipes/pyodide/[0-9a-f]+/"', page)
     assert 'data-resolver="/recipes/static/resolver.zip"' in page
     assert f'data-builder-clicks="/recipes/builder-data/{RECIPE}.clicks.json"' in page
-    robots = _text(sub_site, "robots.txt")
+    robots = _text(sub_path_site, "robots.txt")
     assert "Allow: /recipes/\nDisallow: /recipes/api/\n" in robots and "Host: example.github.io\n" in robots
-    assert f"<loc>{SUB_URL}/{RECIPE}</loc>" in _text(sub_site, "sitemap.xml")
+    assert f"<loc>{SUB_URL}/{RECIPE}</loc>" in _text(sub_path_site, "sitemap.xml")
     # the JSON API keeps its site-absolute paths (the reference documents are byte-identical)
-    assert '"/Qwen/Qwen3-8B.json"' in _text(sub_site, "models.json")
+    assert '"/Qwen/Qwen3-8B.json"' in _text(sub_path_site, "models.json")
 
 
-def test_sub_path_site_works_in_the_browser(sub_site: dict[str, Any], chromium: Any) -> None:
-    if not (sub_site["dir"] / "pyodide").is_dir():
-        pytest.skip("node_modules/pyodide is missing: run `npm ci`")
-    with serve_dir(sub_site["host"]) as url:
-        ctx = chromium.new_context(base_url=url)
-        try:
-            page = ctx.new_page()
-            page.set_default_timeout(60000)
-            missing: list[str] = []
-            errors: list[str] = []
-            page.on("response", lambda r: missing.append(r.url) if r.status >= 400 else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"/recipes/{RECIPE}")
-            page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'")
-            page.locator('[data-row="hardware"] .cb-pill[data-value="b200"]').click()
-            page.wait_for_function("window.vllmBuilder.view.state.hardware === 'b200'")
-            assert page.evaluate("location.pathname") == f"/recipes/{RECIPE}"  # served as linked, no redirect
-            # search fetches the index under the path and links under it
-            page.locator("#search-input").fill("qwen3 8b")
-            first = page.locator("#search-results a.sr-opt").first
-            first.wait_for()
-            assert first.get_attribute("href") == f"/recipes/{RECIPE}"
-            # the 404 page under the path redirects another casing of a recipe
-            page.goto(f"/recipes/{RECIPE.lower()}")
-            page.wait_for_url(re.compile(f"/recipes/{RECIPE}$"))
-            assert missing == [f"{url}/recipes/{RECIPE.lower()}"] and errors == []
-        finally:
-            ctx.close()

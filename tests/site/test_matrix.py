@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from builder import resolver
-from builder.build import BuildOptions, Pipeline
+from builder.cli.build import BuildOptions, Pipeline
 from builder.site.index import SiteIndex
 from builder.site.matrix import support_matrix
 

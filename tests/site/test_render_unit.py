@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import sitedata
-
-from builder.content import BuildOutput, Content, RecipeFile
-from builder.markdown import Slugger, render_markdown, slugify
+from builder.api.output import BuildOutput
+from builder.content.model import Content, RecipeFile
 from builder.resolver.safety import env_value_problem
 from builder.resolver.shell import pip_view
-from builder.site import SitePages
 from builder.site.command_blocks import env_exports
+from builder.site.markdown import Slugger, render_markdown, slugify
+from builder.site.pages import SitePages
 from builder.site.views import fmt_ctx_short, parse_params
+from tests.support import sites
 
 
 def test_markdown_escapes_raw_html_and_drops_unsafe_links() -> None:
@@ -65,7 +65,7 @@ def test_latest_keeps_one_card_per_org() -> None:
     """HOME-04: two recipes of one org newer than everything else yield one card."""
     recipes = [_recipe("A/new1", "2030-01-03"), _recipe("A/new2", "2030-01-02"), _recipe("B/old", "2020-01-01"),
                _recipe("C/bad", "not-a-date"), _recipe("D/old", "2020-01-01")]
-    content = Content("x", sitedata.load_vocab(), recipes)
+    content = Content("x", sites.load_vocab(), recipes)
     site = SitePages(content, BuildOutput())
     assert [r.hf_id for r in site.index.latest(8, one_per_org=True)] == ["A/new1", "B/old", "D/old", "C/bad"]
     pages = site.everything()

@@ -28,7 +28,7 @@ GOLDEN = SHARED / "golden"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from builder import vllm_lint  # noqa: E402
+from builder.checks import vllm_lint  # noqa: E402
 
 VENV = os.environ.get("VLLM_VENV", "")
 pytestmark = pytest.mark.skipif(
@@ -41,7 +41,7 @@ GOLDEN_LINT_ONLY: dict[str, str] = {}
 
 
 def _unit_cases() -> ModuleType:
-    """tests/test_vllm_lint.py, loaded by path (CASES and LINT_ONLY)."""
+    """tests/checks/test_vllm_lint.py, loaded by path (CASES and LINT_ONLY)."""
     spec = importlib.util.spec_from_file_location("_vllm_lint_unit_cases", ROOT / "tests" / "test_vllm_lint.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

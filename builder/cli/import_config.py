@@ -1,0 +1,169 @@
+"""``import-config``: a ``config.json``'s architecture facts written into a recipe, as the
+``architecture_config`` block of ``model:`` (or of one variant). The recipe is edited as text so that
+its comments and layout stay; the edit is checked by loading the result and written atomically, or
+not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from builder.cli.memory import architecture_problem, read_config
+from builder.cli.reporting import Refused, recipe_file
+from builder.content import schemas
+from builder.content.problems import ContentError, Problem
+from builder.content.yaml12 import YamlError, load
+from builder.resolver.memory import ArchitectureError, architecture_facts
+
+BLOCK_KEY = "architecture_config"
+
+
+_KEY_LINE = re.compile(r"(?P<indent> *)(?P<quote>[\"']?)(?P<key>[^\"':#][^:#]*?)(?P=quote):(?P<rest>.*)$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_content(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _span_end(lines: list[str], start: int) -> int:
+    """Index after the last content line of the block whose key is on line ``start``."""
+    indent, last = _indent(lines[start]), start
+    for index in range(start + 1, len(lines)):
+        if _is_content(lines[index]):
+            if _indent(lines[index]) <= indent:
+                break
+            last = index
+    return last + 1
+
+
+def _find_key(lines: list[str], start: int, end: int, indent: int, key: str) -> int | None:
+    """The line of ``key:`` at exactly ``indent`` between ``start`` and ``end``."""
+    for index in range(start, end):
+        match = _KEY_LINE.match(lines[index].rstrip("\r\n"))
+        if match and len(match["indent"]) == indent and match["key"] == key:
+            return index
+    return None
+
+
+def _child_indent(lines: list[str], start: int, end: int, where: str) -> int:
+    """Indentation of the children of the block mapping on line ``start``."""
+    match = _KEY_LINE.match(lines[start].rstrip("\r\n"))
+    rest = match["rest"].strip() if match else ""
+    if rest and not rest.startswith("#"):
+        raise Refused(f"{where} is not written as a block mapping (one key per line); add the block by hand")
+    for index in range(start + 1, end):
+        if _is_content(lines[index]):
+            return _indent(lines[index])
+    raise Refused(f"{where} is empty")
+
+
+def _yaml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(value)  # a JSON string or list is a YAML 1.2 flow scalar/sequence
+
+
+def block_lines(facts: dict[str, Any], indent: int, step: int, newline: str) -> list[str]:
+    """``architecture_config:`` and its facts as YAML lines at ``indent``."""
+    lines = [f"{' ' * indent}{BLOCK_KEY}:{newline}"]
+    for key, value in facts.items():
+        pad = " " * (indent + step)
+        if isinstance(value, dict):
+            lines.append(f"{pad}{key}:{newline}")
+            lines += [f"{pad}{' ' * step}{k}: {_yaml_value(v)}{newline}" for k, v in value.items()]
+        else:
+            lines.append(f"{pad}{key}: {_yaml_value(value)}{newline}")
+    return lines
+
+
+def place_block(text: str, facts: dict[str, Any], variant: str | None) -> str:
+    """The recipe text with ``architecture_config`` set under ``model:`` or ``variants.<variant>``."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += newline
+    top = "variants" if variant else "model"
+    parent = _find_key(lines, 0, len(lines), 0, top)
+    if parent is None:
+        raise Refused(f"the recipe has no {top}: block" + ("" if variant else "; add model.model_id first"))
+    end = _span_end(lines, parent)
+    where = top
+    if variant:
+        indent = _child_indent(lines, parent, end, top)
+        parent = _find_key(lines, parent + 1, end, indent, variant)
+        if parent is None:
+            raise Refused(f"variant {variant!r} not found under variants:")
+        end, where = _span_end(lines, parent), f"variants.{variant}"
+    indent = _child_indent(lines, parent, end, where)
+    step = indent - _indent(lines[parent])
+    new = block_lines(facts, indent, step, newline)
+    existing = _find_key(lines, parent + 1, end, indent, BLOCK_KEY)
+    if existing is not None:
+        lines[existing : _span_end(lines, existing)] = new
+    else:
+        comment = f"{' ' * indent}# config.json facts for the memory model (python -m builder import-config){newline}"
+        lines[end:end] = [comment, *new]
+    return "".join(lines)
+
+
+def _checked(old_text: str, new_text: str, facts: dict[str, Any], variant: str | None, rel: str) -> None:
+    """Refuse unless ``new_text`` loads as ``old_text``'s data with exactly the new block set."""
+    try:
+        old, _ = load(old_text)
+        new, _ = load(new_text)
+    except YamlError as exc:
+        raise ContentError([Problem(rel, exc.line, exc.field, exc.message)]) from None
+    expected = json.loads(json.dumps(old))
+    try:
+        holder = expected["variants"][variant] if variant else expected["model"]
+        holder[BLOCK_KEY] = facts
+    except (KeyError, TypeError):
+        holder = None
+    if holder is None or new != expected:
+        raise Refused(f"could not place the block in {rel} without changing other keys; add it by hand")
+
+
+def import_config(content: Path, hf_id: str, config_path: Path, variant: str | None) -> int:
+    """``import-config``: write ``architecture_config`` into ``models/<org>/<repo>.yaml``."""
+    rel = recipe_file(hf_id)
+    path = content / rel
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise Refused(f"no recipe at {path}; write one with: python -m builder new {hf_id}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContentError([Problem(rel, 0, "", f"cannot read file: {exc}")]) from None
+    try:
+        facts = architecture_facts(read_config(config_path))
+    except ArchitectureError as exc:
+        raise architecture_problem(config_path, exc) from None
+    try:
+        schemas.Architecture.model_validate(facts)
+    except ValidationError as exc:  # the schema and the model disagree: a bug, reported plainly
+        raise Refused(f"{config_path}: the facts do not pass the recipe schema: {exc.errors()[0]['msg']}") from None
+    new_text = place_block(text, facts, variant)
+    _checked(text, new_text, facts, variant, rel)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(new_text)
+        os.replace(temporary, path)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    target = f"variants.{variant}" if variant else "model"
+    print(f"wrote {target}.{BLOCK_KEY} ({len(facts)} facts) to {path}")
+    return 0

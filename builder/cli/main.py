@@ -1,0 +1,138 @@
+"""Command line: ``python -m builder build|check|...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+
+from builder.cli import memory
+from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
+from builder.cli.new import new_recipe
+from builder.cli.reporting import Refused, reported
+from builder.cli.resolve import Choice, resolve_command
+from builder.content.base_path import BasePathError, base_path
+from builder.content.loader import load_content
+from builder.content.problems import ContentError
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    top = argparse.ArgumentParser(prog="python -m builder", description="vLLM recipes site builder")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="validate the content and write the site")
+    b.add_argument("--content", type=Path, default=Path("recipes"), help="content root (default: recipes/)")
+    b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site/)")
+    b.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    b.add_argument("--json-only", action="store_true", help="write only the JSON API, no HTML pages")
+    b.add_argument("--base-url", metavar="URL", default=None,
+                   help="where the site is published, e.g. https://you.github.io/recipes (canonical links, sitemap, "
+                        "feed, robots, OG; a path serves every page under it); default: site.yaml base_url, "
+                        "else http://127.0.0.1:8000")
+    for key in SOURCE_KEYS:
+        b.add_argument(f"--source-{key}", dest=f"source_{key}", default=None, help=f"provenance: {key}")
+
+    c = sub.add_parser("check", help="validate the content only")
+    c.add_argument("--content", type=Path, default=Path("recipes"))
+    c.add_argument("--strict", action="store_true")
+
+    r = sub.add_parser("resolve", help="print the command for a selection, from the same resolver")
+    r.add_argument("recipe", help="<org>/<repo> (a promoted variant id works too)")
+    r.add_argument("--content", type=Path, default=Path("recipes"))
+    r.add_argument("--hardware")
+    r.add_argument("--variant")
+    r.add_argument("--strategy")
+    r.add_argument("--feature", action="append", default=[], metavar="F[=MODE]", help="enable a feature (and mode)")
+    r.add_argument("--no-feature", action="append", default=[], metavar="F", help="disable a feature")
+    r.add_argument("--nodes", type=int)
+    r.add_argument("--kv-offload", metavar="K")
+    r.add_argument("--preset", metavar="P[:POINT]")
+    r.add_argument("--docker", action="store_true", help="print the docker run form")
+    r.add_argument("--json", action="store_true", help="print the rendering record")
+    r.add_argument("--format", choices=["text", "k8s", "compose"], default="text",
+                   help="text: the commands (default); k8s: Kubernetes manifests; compose: Compose files")
+
+    n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
+    n.add_argument("recipe", help="<org>/<repo>")
+    n.add_argument("--content", type=Path, default=Path("recipes"))
+
+    s = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every edit")
+    s.add_argument("--content", type=Path, default=Path("recipes"))
+    s.add_argument("--out", type=Path, default=Path("site"))
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--no-watch", action="store_true", help="serve without watching for edits")
+    memory.add_parsers(sub)
+    return top
+
+
+def check(content: Path, strict: bool) -> int:
+    """Validation only: the same loading, rendering and lint messages as the build, nothing written."""
+    try:
+        result = render(BuildOptions(content, out=Path(), strict=strict, html=False))
+    except ContentError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for problem in result.problems:
+        print(problem, file=sys.stderr)
+    print(f"{content}: ok ({len(result.problems)} warning(s))")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; returns the exit status."""
+    args = parser().parse_args(argv)
+    if args.command in memory.COMMANDS:
+        return memory.run(args)
+    if args.command == "build":
+        source = {key: getattr(args, f"source_{key}") for key in SOURCE_KEYS}
+        if args.base_url is not None:
+            try:
+                base_path(args.base_url)
+            except BasePathError as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 2
+        options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source,
+                               base_url=args.base_url)
+        return build(options)
+    if args.command == "check":
+        return check(args.content, args.strict)
+    if args.command == "resolve":
+        return resolve(args)
+    if args.command == "new":
+        return new(args.content, args.recipe)
+    if args.command == "serve":
+        from builder.cli.serve import serve
+
+        return serve(args.content, args.out, args.port, watch=not args.no_watch)
+    return 2
+
+
+# Choice fields whose command-line option has another name (``--feature F`` adds to ``features``).
+_RESOLVE_OPTIONS = {"features": "feature", "no_features": "no_feature", "as_json": "json", "output": "format"}
+
+
+def resolve(args: argparse.Namespace) -> int:
+    """``resolve``: the command for a selection, or the valid choices when one is invalid."""
+    options = {name: getattr(args, _RESOLVE_OPTIONS.get(name, name)) for name in Choice.__dataclass_fields__}
+    choice = Choice(**options)
+
+    def run() -> int:
+        content, _ = load_content(args.content)
+        print(resolve_command(content, choice))
+        return 0
+
+    return reported(run)
+
+
+def new(content: Path, hf_id: str) -> int:
+    """``new``: write a recipe skeleton."""
+    try:
+        path = new_recipe(content, hf_id, date.today().isoformat())
+    except Refused as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}; check it with: python -m builder check --content {content}")
+    return 0

@@ -1,0 +1,157 @@
+"""``memory`` and ``import-config``: the memory model from the command line.
+
+``memory`` estimates one vLLM start-up from a Hugging Face ``config.json``; ``import-config``
+(:mod:`builder.cli.import_config`) writes that config's architecture facts into a recipe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from builder.cli.reporting import Refused, reported
+from builder.content.loader import load_content
+from builder.content.problems import ContentError, Problem
+from builder.resolver.memory import (
+    DTYPE_BYTES,
+    KV_DTYPE_BYTES,
+    ArchitectureError,
+    MemoryEstimate,
+    SettingsError,
+    estimate_memory,
+    visible_gib,
+)
+
+COMMANDS = ("memory", "import-config")
+MAX_CONFIG_BYTES = 4_000_000  # a config.json is a few kB; refuse anything absurd
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``memory`` and ``import-config`` to the top-level subparsers."""
+    m = sub.add_parser("memory", help="estimate weights, KV cache and whether vLLM starts, from a config.json")
+    m.add_argument("--config", type=Path, required=True, metavar="CONFIG.json", help="a Hugging Face config.json")
+    gpu = m.add_mutually_exclusive_group(required=True)
+    gpu.add_argument("--gpu-memory-gib", type=float, metavar="G", help="memory of one GPU as CUDA reports it (GiB)")
+    gpu.add_argument("--hardware", metavar="ID", help="a hardware profile of the content root's taxonomy")
+    m.add_argument("--content", type=Path, default=Path("recipes"), help="content root for --hardware")
+    m.add_argument("--tp", type=int, help="tensor parallel size (default 1)")
+    m.add_argument("--pp", type=int, help="pipeline parallel size (default 1)")
+    m.add_argument("--dtype", default="auto", choices=["auto", *DTYPE_BYTES])
+    m.add_argument("--kv-cache-dtype", default="auto", choices=["auto", *KV_DTYPE_BYTES])
+    m.add_argument("--weight-bits", type=int, metavar="B", help="bits of the linear weights of a quantized checkpoint")
+    m.add_argument("--gpu-memory-utilization", type=float, metavar="U", help="vLLM's default: 0.9")
+    m.add_argument("--max-model-len", type=int, metavar="L", help="default: the model's maximum")
+    m.add_argument("--max-num-batched-tokens", type=int, metavar="T", help="default: 8192 on >= 70 GiB GPUs, else 2048")
+    m.add_argument("--json", action="store_true", help="print the whole estimate as JSON")
+
+    i = sub.add_parser("import-config", help="write a config.json's architecture facts into a recipe")
+    i.add_argument("recipe", help="<org>/<repo>")
+    i.add_argument("config", type=Path, metavar="CONFIG.json")
+    i.add_argument("--variant", metavar="V", help="write into variants.<V> instead of model")
+    i.add_argument("--content", type=Path, default=Path("recipes"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``memory`` or ``import-config``; returns the exit status."""
+    if args.command == "memory":
+        return reported(lambda: memory(args))
+    from builder.cli.import_config import import_config
+
+    return reported(lambda: import_config(args.content, args.recipe, args.config, args.variant))
+
+
+# ── memory ────────────────────────────────────────────────────────────────
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A config.json as a mapping; raises ContentError with one problem."""
+
+    def fail(message: str) -> ContentError:
+        return ContentError([Problem(str(path), 0, "", message)])
+
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise fail(f"cannot read file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise fail(f"file is too large: more than {MAX_CONFIG_BYTES:,} bytes")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise fail("not UTF-8 text") from None
+    except (ValueError, RecursionError) as exc:
+        raise fail(f"invalid JSON: {str(exc)[:200]}") from None
+    if not isinstance(data, dict):
+        raise fail("expected a JSON object at the top level")
+    return data
+
+
+def hardware_gib(content: Path, hardware: str) -> float:
+    """Memory of one GPU of a taxonomy hardware profile, as CUDA reports it."""
+    loaded, _ = load_content(content)
+    profiles = loaded.vocab.taxonomy.get("hardware_profiles", {})
+    profile = profiles.get(hardware)
+    if profile is None:
+        raise Refused(f"unknown hardware {hardware!r}: expected one of {', '.join(profiles)}")
+    vram, gpus = profile.get("vram_gb"), profile.get("gpu_count")
+    if not vram or not gpus:
+        raise Refused(f"hardware {hardware!r} declares no vram_gb")
+    return visible_gib(vram / gpus)
+
+
+def architecture_problem(path: Path, exc: ArchitectureError) -> ContentError:
+    return ContentError([Problem(str(path), 0, exc.field, exc.message)])
+
+
+def memory(args: argparse.Namespace) -> int:
+    """``memory``: print the estimate of one start-up."""
+    config = read_config(args.config)
+    gib = args.gpu_memory_gib if args.hardware is None else hardware_gib(args.content, args.hardware)
+    settings = {
+        "tp": args.tp,
+        "pp": args.pp,
+        "dtype": args.dtype,
+        "kv_cache_dtype": args.kv_cache_dtype,
+        "weight_bits": args.weight_bits,
+        "gpu_memory_gib": gib,
+        "gpu_memory_utilization": args.gpu_memory_utilization,
+        "max_model_len": args.max_model_len,
+        "max_num_batched_tokens": args.max_num_batched_tokens,
+    }
+    try:
+        estimate = estimate_memory(config, settings)
+    except SettingsError as exc:
+        raise Refused(f"--{exc.field.replace('_', '-')}: {exc.message}") from None
+    except ArchitectureError as exc:
+        raise architecture_problem(args.config, exc) from None
+    if args.json:
+        record = {**estimate, "findings": [{"rule": f.rule, "message": f.message} for f in estimate["findings"]]}
+        print(json.dumps(record, indent=2))
+    else:
+        print(describe(estimate, args.hardware))
+    return 0
+
+
+def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
+    """A few readable lines."""
+    s = e["settings"]
+    gpu = f"{hardware} ({s['gpu_memory_gib']:.2f} GiB per GPU)" if hardware else f"{s['gpu_memory_gib']:.2f} GiB per GPU"
+    quant = f", {s['weight_bits']}-bit weights" if s["weight_bits"] else ""
+    lines = [
+        f"{e['model_type'] or 'model'}: {e['params_total'] / 1e9:.2f}B parameters; TP {s['tp']} x PP {s['pp']} on {gpu}; "
+        f"{s['dtype']}{quant}, KV cache {s['kv_cache_dtype']}; vLLM {e['vllm_version']} accounting",
+        f"weights:   {e['weights_gib']:.2f} GiB per GPU",
+        f"non-KV:    {e['non_kv_gib']:.2f} GiB = weights + activation peak {e['activation_peak_gib']:.2f} "
+        f"+ non-torch {e['non_torch_gib']:.2f} (CUDA graphs ~{e['cuda_graph_gib']:.2f} GiB come on top)",
+        f"KV cache:  {e['available_kv_gib']:.2f} GiB of {e['requested_gib']:.2f} GiB requested "
+        f"(gpu_memory_utilization {s['gpu_memory_utilization']:g}); {e['kv_bytes_per_token']:,} bytes per token; "
+        f"{e['kv_tokens']:,} tokens",
+        f"requests:  {e['max_concurrency']:.2f} at once of max_model_len {s['max_model_len']:,} "
+        f"(max_num_batched_tokens {s['max_num_batched_tokens']:,})",
+    ]
+    lines += [f"sharding:  {f.rule}: {f.message}" for f in e["findings"]]
+    lines.append(f"verdict:   {e['verdict']}: {e['reason']}")
+    return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""``architecture_config``: ``config.json`` facts of a checkpoint (Hugging Face key names),
+written by ``import-config`` and read by the memory model."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from builder.content.schemas.common import Open
+
+
+def _fact(key: str, required: bool = False) -> Any:
+    """An integer fact bounded as :data:`builder.resolver.memory.INT_FACTS` bounds it."""
+    from builder.resolver.memory import INT_FACTS
+
+    low, high = INT_FACTS[key]
+    return Field(ge=low, le=high) if required else Field(default=None, ge=low, le=high)
+
+
+class ArchitectureQuantization(Open):
+    """``quantization_config``: how the checkpoint's weights are stored."""
+
+    quant_method: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """Quantization method (fp8, awq, gptq, compressed-tensors...)."""
+    bits: int | None = Field(default=None, ge=1, le=32)
+    """Bits per quantized weight."""
+    weight_type: Literal["float", "int"] | None = None
+    """Whether quantized weights are floating point (FP8, FP4) or integers."""
+    group_size: int | None = Field(default=None, ge=1, le=1 << 20)
+    """Weights that share one scale."""
+    weight_block_size: Annotated[list[Annotated[int, Field(ge=1, le=1 << 20)]], Field(min_length=2, max_length=2)] | None = None
+    """``[rows, columns]`` of the weight blocks that share one scale."""
+
+
+class ArchitectureRope(Open):
+    """``rope_scaling``: how rotary embeddings are stretched."""
+
+    rope_type: Annotated[str, Field(max_length=64)] | None = None
+    """Scaling type (yarn, linear, dynamic...); context-extending types raise the maximum context."""
+    factor: float | None = Field(default=None, gt=0, le=1 << 20)
+    """Multiplier of the context length."""
+    original_max_position_embeddings: int | None = Field(default=None, ge=1, le=1 << 34)
+    """Yarn: the context before extension, which ``factor`` multiplies."""
+
+
+class ArchitectureVision(Open):
+    """``vision_config``: the vision encoder, counted in the weights."""
+
+    hidden_size: int = Field(ge=1, le=1 << 20)
+    """Width of the encoder."""
+    num_hidden_layers: int = Field(ge=1, le=1 << 20)
+    """Encoder layers."""
+    intermediate_size: int | None = Field(default=None, ge=1, le=1 << 20)
+    """Width of the encoder's MLP (four times ``hidden_size`` when absent)."""
+
+
+class Architecture(Open):
+    """``config.json`` facts of a model (Hugging Face key names), written by ``import-config``."""
+
+    model_type: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """Hugging Face ``model_type``: picks the family's defaults (tied embeddings, biases, windows)."""
+    torch_dtype: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """Dtype of the unquantized weights (bfloat16, float16...)."""
+    num_hidden_layers: int = _fact("num_hidden_layers", required=True)
+    """Decoder layers."""
+    hidden_size: int = _fact("hidden_size", required=True)
+    """Width of the hidden state."""
+    num_attention_heads: int = _fact("num_attention_heads", required=True)
+    """Query heads per layer."""
+    vocab_size: int = _fact("vocab_size", required=True)
+    """Tokens in the vocabulary: rows of the embedding and of the output layer."""
+    num_key_value_heads: int | None = _fact("num_key_value_heads")
+    """Key/value heads per layer (grouped-query attention); one per query head when absent."""
+    head_dim: int | None = _fact("head_dim")
+    """Size of one attention head (``hidden_size`` / heads when absent)."""
+    intermediate_size: int | None = _fact("intermediate_size")
+    """Width of the dense MLP, and of each expert when ``moe_intermediate_size`` is absent."""
+    intermediate_size_mlp: int | None = _fact("intermediate_size_mlp")
+    """Llama 4: width of the dense MLP layers."""
+    max_position_embeddings: int | None = _fact("max_position_embeddings")
+    """Positions the model was trained for: its own maximum context."""
+    tie_word_embeddings: bool | None = None
+    """Whether the output layer reuses the embedding weights."""
+    attention_bias: bool | None = None
+    """Whether the query/key/value projections carry biases."""
+    multi_query: bool | None = None
+    """Multi-query attention: one key/value head shared by all query heads."""
+    n_routed_experts: int | None = _fact("n_routed_experts")
+    """Routed experts per MoE layer (DeepSeek's name)."""
+    num_experts: int | None = _fact("num_experts")
+    """Routed experts per MoE layer (Qwen's name)."""
+    num_local_experts: int | None = _fact("num_local_experts")
+    """Routed experts per MoE layer (Mixtral's and Llama 4's name)."""
+    num_experts_per_tok: int | None = _fact("num_experts_per_tok")
+    """Experts each token is routed to."""
+    moe_intermediate_size: int | None = _fact("moe_intermediate_size")
+    """Width of one expert's MLP."""
+    shared_expert_intermediate_size: int | None = _fact("shared_expert_intermediate_size")
+    """Width of the shared expert, which every token passes through."""
+    n_shared_experts: int | None = _fact("n_shared_experts")
+    """Shared experts per MoE layer, each as wide as a routed expert."""
+    first_k_dense_replace: int | None = _fact("first_k_dense_replace")
+    """Leading layers that keep a dense MLP before the MoE layers begin."""
+    moe_layer_freq: int | None = _fact("moe_layer_freq")
+    """After the dense layers, a MoE layer every this many layers."""
+    decoder_sparse_step: int | None = _fact("decoder_sparse_step")
+    """A MoE layer every this many layers (Qwen MoE)."""
+    interleave_moe_layer_step: int | None = _fact("interleave_moe_layer_step")
+    """A MoE layer every this many layers (Llama 4)."""
+    mlp_only_layers: Annotated[list[Annotated[int, Field(ge=0, le=4095)]], Field(max_length=4096)] | None = None
+    """Indices of layers that keep a dense MLP in a MoE model."""
+    kv_lora_rank: int | None = _fact("kv_lora_rank")
+    """Rank of the compressed key/value latent; its presence means multi-head latent attention."""
+    q_lora_rank: int | None = _fact("q_lora_rank")
+    """Rank of the compressed query of multi-head latent attention."""
+    qk_rope_head_dim: int | None = _fact("qk_rope_head_dim")
+    """Rotary part of each query/key head (latent attention)."""
+    qk_nope_head_dim: int | None = _fact("qk_nope_head_dim")
+    """Non-rotary part of each query/key head (latent attention)."""
+    v_head_dim: int | None = _fact("v_head_dim")
+    """Size of each value head (latent attention)."""
+    sliding_window: int | None = _fact("sliding_window")
+    """Tokens a sliding-window layer attends to, and so keeps in its KV cache."""
+    use_sliding_window: bool | None = None
+    """Whether the sliding window is on, in families where it is optional."""
+    sliding_window_pattern: int | None = _fact("sliding_window_pattern")
+    """One full-attention layer every this many layers; the others slide."""
+    max_window_layers: int | None = _fact("max_window_layers")
+    """Layers below this index use full attention; the rest slide (families where the window is optional)."""
+    layer_types: (
+        Annotated[list[Literal["full_attention", "sliding_attention", "chunked_attention"]], Field(max_length=4096)]
+        | None
+    ) = None
+    """Attention kind of every layer, one entry per layer."""
+    attention_chunk_size: int | None = _fact("attention_chunk_size")
+    """Tokens per chunk of chunked-attention layers."""
+    no_rope_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    """Per layer: 1 for a rotary (chunked) layer, 0 for a global layer without RoPE."""
+    partial_rotary_factor: float | None = Field(default=None, gt=0, le=1)
+    """Share of each head that gets rotary embeddings."""
+    rope_scaling: ArchitectureRope | None = None
+    """Rotary scaling; a context-extending type multiplies the maximum context."""
+    quantization_config: ArchitectureQuantization | None = None
+    """How the checkpoint's weights are quantized."""
+    vision_config: ArchitectureVision | None = None
+    """The vision encoder, whose weights count too."""

@@ -1,0 +1,91 @@
+"""What every schema module shares: the bounds, the constrained value types, the
+:class:`Open` base and :func:`unknown_keys`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from builder.content.fieldpaths import join_path
+from builder.content.urls import MAX_URL_LENGTH, is_absolute_http, is_safe_link
+
+# ── bounds (measured on ../shared/upstream and recipes/, set well above them) ──
+# Upstream maxima: gpu_count 8, vram_gb 2304, vram_minimum_gb 5871, tp 8,
+# strategy_min_gpus 32, preset nodes 2, 21 args per list, 24 env entries, guide 27,473
+# characters, 4 variants, 12 points per preset, 27 hardware profiles.
+MAX_GPUS_PER_NODE = 64
+MAX_NODES = 16  # the resolver's MAX_NODES: the largest cluster it offers
+MAX_PARALLEL_SIZE = 1024  # TP/PP/DP sizes
+MAX_MIN_GPUS = MAX_NODES * MAX_GPUS_PER_NODE  # the largest GPU floor a cluster can meet
+MAX_VRAM_GB = 8192  # per node
+MAX_VARIANT_VRAM_GB = 65536
+MAX_INSTANCES = 64  # Mooncake instances behind one router
+MAX_CONCURRENCY = 1_000_000
+MAX_ARGS = 256  # tokens in one args list, entries in one env mapping
+MAX_ENTRIES = 256  # ids in a list, hardware keys in a mapping, features, notes...
+MAX_VARIANTS = 64
+MAX_PRESETS = 64
+MAX_POINTS = 64  # per preset
+MAX_TEXT = 10_000  # characters of a plain string (labels, descriptions, args, commands)
+MAX_MARKDOWN = 200_000  # characters of a guide, a runbook or a note body
+
+
+def _safe_link(value: str) -> str:
+    if not is_safe_link(value):
+        raise PydanticCustomError("unsafe_url", "must be an http(s) URL or a site-relative path")
+    return value
+
+
+def _absolute_http(value: str) -> str:
+    if not is_absolute_http(value):
+        raise PydanticCustomError("not_absolute_url", "must be an absolute http(s) URL")
+    return value
+
+
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Markdown = Annotated[str, Field(max_length=MAX_MARKDOWN)]
+SafeUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_safe_link)]
+"""A URL that may become a link: http(s) or site-relative (:mod:`builder.content.urls`)."""
+AbsoluteUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_absolute_http)]
+"""An absolute http(s) URL (``base_url``)."""
+GpuCount = Annotated[int, Field(ge=1, le=MAX_GPUS_PER_NODE)]
+ParallelSize = Annotated[int, Field(ge=1, le=MAX_PARALLEL_SIZE)]
+NodeCount = Annotated[int, Field(ge=1, le=MAX_NODES)]
+MinGpus = Annotated[int, Field(ge=0, le=MAX_MIN_GPUS)]
+Scalar = Text | int | float | bool
+Env = Annotated[dict[str, Scalar | None], Field(max_length=MAX_ARGS)]
+Args = Annotated[list[Text], Field(max_length=MAX_ARGS)]
+Names = Annotated[list[Text], Field(max_length=MAX_ENTRIES)]
+HardwareText = Annotated[dict[str, Text], Field(max_length=MAX_ENTRIES)]
+"""A hardware-keyed mapping of strings (``meta.hardware``, ``strategy_hardware.<s>``...)."""
+
+class Open(BaseModel):
+    """Base: strict types, finite numbers, unknown keys kept (and reported as warnings).
+
+    Each field's docstring becomes its ``description`` in the published JSON Schema.
+    """
+
+    model_config = ConfigDict(extra="allow", strict=True, populate_by_name=True, allow_inf_nan=False,
+                              use_attribute_docstrings=True)
+
+
+def unknown_keys(model: BaseModel, path: str = "") -> list[str]:
+    """Dotted paths of every key that no model declares (warnings)."""
+    found: list[str] = []
+    for key in model.model_extra or {}:
+        found.append(join_path(path, key))
+    for name in type(model).model_fields:
+        found.extend(_unknown_in(getattr(model, name), join_path(path, name)))
+    return found
+
+
+def _unknown_in(value: Any, path: str) -> list[str]:
+    if isinstance(value, BaseModel):
+        return unknown_keys(value, path)
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _unknown_in(v, join_path(path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _unknown_in(v, join_path(path, i))]
+    return []

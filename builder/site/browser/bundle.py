@@ -1,0 +1,238 @@
+"""What the recipe pages load for the command builder: Pyodide, the resolver package, builder data.
+
+:func:`pyodide_files` copies the parts of the npm package ``pyodide`` (``node_modules/pyodide``,
+installed by ``npm ci``) that the builder's Web Worker needs, and replaces the 2.5 MB standard
+library zip by a reduced one: only the modules Pyodide's own bootstrap imports plus those the
+resolver and the worker glue import (found by experiment: run the worker with the full library and
+list ``sys.modules``).  When Node.js is available the reduced library is byte-compiled *by Pyodide
+itself* (same CPython version and magic number), together with a copy of the resolver package
+(``recipes_resolver``), which cuts the interpreter start-up by about 3 seconds in Chromium; the
+compiled zip is cached under ``node_modules/.cache``.  Without Node the sources are shipped (slower
+start, same behaviour).
+
+:func:`resolver_bundle` is the package ``builder/resolver/`` as one deterministic zip (sorted
+entries, fixed timestamps and attributes, fixed compression), published as ``static/resolver.zip``
+by :func:`resolver_files`.  Its SHA-256 is :data:`BUNDLE_HASH_KEY` of ``builder-data/vocab.json``:
+the worker imports the precompiled copy when it carries that very hash and otherwise fetches the zip
+(``?v=`` the hash, so HTTP caches keep it until it changes) and unpacks it into Pyodide's file system.
+
+The runtime lives under ``pyodide/<hash>/`` (:func:`runtime_dir`: a hash of its files), so every
+URL of it names one content and is served as immutable; the reduced library is a *stored* zip
+(no per-member deflate: Brotli and gzip over the whole file compress the ``.pyc`` files much
+better, and the interpreter imports them without inflating).  Every file the browser loads gets
+``.br`` and ``.gz`` twins (:mod:`builder.site.compression`) for servers that can send them.
+
+The builder data the worker resolves against are :mod:`builder.site.browser.data`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+from builder.site.compression import with_twins
+from builder.site.disk_cache import cached_bytes
+
+PACKAGE = Path("node_modules") / "pyodide"
+RESOLVER_DIR = Path(__file__).resolve().parents[2] / "resolver"
+WORKER_GLUE = Path(__file__).resolve().parent / "worker_glue.py"  # shipped as recipes_worker_glue
+BUNDLE_HASH_KEY = "resolver_bundle_sha256"
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+CACHE = Path("node_modules") / ".cache" / "vllm-recipes-pyodide"
+
+# Modules imported by Pyodide's bootstrap (loadPyodide), by the resolver package and by the worker
+# glue in static/builder-worker.js.  Dotted names; a package brings its __init__ only unless its
+# submodules are listed too.
+STDLIB_MODULES: tuple[str, ...] = (
+    # Pyodide bootstrap
+    "_pyodide", "_pyodide._base", "_pyodide._core_docs", "_pyodide._future_helper", "_pyodide._importhook",
+    "_pyodide.docs_argspec", "_pyodide.docstring", "_pyodide.jsbind",
+    "pyodide", "pyodide._package_loader", "pyodide._state", "pyodide.code", "pyodide.common", "pyodide.ffi",
+    "pyodide.webloop", "pyodide.console", "pyodide.http",
+    "__future__", "_collections_abc", "_colorize", "_opcode_metadata", "_py_warnings", "_sitebuiltins", "_ssl",
+    "_weakrefset", "abc", "annotationlib", "ast", "base64", "bisect", "bz2", "codecs", "codeop", "contextlib",
+    "contextvars", "copy", "copyreg", "dataclasses", "dis", "enum", "fnmatch", "functools", "genericpath",
+    "glob", "heapq", "inspect", "io", "keyword", "linecache", "locale", "lzma", "ntpath", "opcode", "operator",
+    "os", "posixpath", "random", "reprlib", "selectors", "shutil", "signal", "site", "socket", "ssl", "stat",
+    "struct", "subprocess", "tempfile", "textwrap", "threading", "token", "tokenize", "traceback", "types",
+    "typing", "warnings", "weakref", "zipimport",
+    "asyncio", "asyncio.base_events", "asyncio.base_futures", "asyncio.base_subprocess", "asyncio.base_tasks",
+    "asyncio.constants", "asyncio.coroutines", "asyncio.events", "asyncio.exceptions",
+    "asyncio.format_helpers", "asyncio.futures", "asyncio.graph", "asyncio.locks", "asyncio.log",
+    "asyncio.mixins", "asyncio.protocols", "asyncio.queues", "asyncio.runners", "asyncio.selector_events",
+    "asyncio.sslproto", "asyncio.staggered", "asyncio.streams", "asyncio.subprocess", "asyncio.taskgroups",
+    "asyncio.tasks", "asyncio.threads", "asyncio.timeouts", "asyncio.transports", "asyncio.trsock",
+    "asyncio.unix_events",
+    "collections", "collections.abc", "compression", "compression._common", "compression._common._streams",
+    "compression.zstd", "compression.zstd._zstdfile", "concurrent", "concurrent.futures",
+    "concurrent.futures._base",
+    "encodings", "encodings.aliases", "encodings.utf_8", "encodings.utf_8_sig", "encodings.ascii",
+    "encodings.latin_1",
+    "importlib", "importlib._abc", "importlib._bootstrap", "importlib._bootstrap_external", "importlib.abc",
+    "importlib.machinery", "importlib.util", "importlib.resources", "importlib.metadata",
+    "json", "json.decoder", "json.encoder", "json.scanner", "logging", "pathlib", "pathlib._os",
+    "pathlib._abc", "re", "re._casefix", "re._compiler", "re._constants", "re._parser", "string",
+    "zipfile", "zipfile._path", "zipfile._path.glob",
+    # the resolver package and the worker glue (hashlib: deployment names, on Pyodide's built-in _sha2)
+    "hashlib", "math", "typing",
+)
+
+# Runs inside Pyodide under Node: byte-compile the selected sources into a sourceless .pyc zip.
+_COMPILE_JS = r"""
+const [pkg, src, dst] = process.argv.slice(-3);
+const { loadPyodide } = await import(pkg + "/pyodide.mjs");
+const fs = await import("node:fs");
+// no_debug_ranges: no column tables in the code objects (a quarter of the zip after Brotli; the
+// browser's tracebacks keep their line numbers)
+const py = await loadPyodide({ indexURL: pkg + "/", env: { PYTHONNODEBUGRANGES: "1" } });
+py.FS.writeFile("/tmp/in.zip", fs.readFileSync(src));
+py.runPython(`
+import zipfile, importlib._bootstrap_external as be
+zin = zipfile.ZipFile('/tmp/in.zip')
+with zipfile.ZipFile('/tmp/out.zip', 'w', zipfile.ZIP_STORED) as zout:
+    for info in zin.infolist():
+        code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True, optimize=1)
+        data = bytes(be._code_to_timestamp_pyc(code, 0, 0))
+        zout.writestr(zipfile.ZipInfo(info.filename + 'c', (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_STORED)
+`);
+fs.writeFileSync(dst, py.FS.readFile("/tmp/out.zip"));
+"""
+
+
+def _member_names(names: set[str]) -> list[str]:
+    """Zip members of the selected modules, in the package's own order."""
+    wanted = set()
+    for mod in STDLIB_MODULES:
+        path = mod.replace(".", "/")
+        for candidate in (f"{path}.py", f"{path}/__init__.py"):
+            if candidate in names:
+                wanted.add(candidate)
+    return sorted(wanted)
+
+
+def _zip_member(name: str) -> zipfile.ZipInfo:
+    """A zip entry that depends on nothing but its name (time, system and mode fixed)."""
+    info = zipfile.ZipInfo(name, ZIP_TIME)
+    info.create_system = 3
+    info.external_attr = 0o644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _deterministic_zip(members: dict[str, bytes]) -> bytes:
+    """``members`` as a zip whose bytes depend only on names and contents (sorted, deflate level 9)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zout:
+        for name in sorted(members):
+            zout.writestr(_zip_member(name), members[name], zipfile.ZIP_DEFLATED, 9)
+    return buf.getvalue()
+
+
+def _package_sources(package_dir: Path, prefix: str) -> dict[str, bytes]:
+    """The ``.py`` files of a package directory, keyed ``prefix/relative/path.py``."""
+    return {f"{prefix}/{path.relative_to(package_dir).as_posix()}": path.read_bytes()
+            for path in sorted(package_dir.rglob("*.py")) if "__pycache__" not in path.parts}
+
+
+def resolver_bundle(package_dir: Path = RESOLVER_DIR) -> bytes:
+    """The resolver package as one deterministic zip of ``resolver/...`` sources."""
+    return _deterministic_zip(_package_sources(package_dir, "resolver"))
+
+
+def bundle_hash(bundle: bytes) -> str:
+    return hashlib.sha256(bundle).hexdigest()
+
+
+def _source_members(stdlib: bytes, package_dir: Path | None = None) -> dict[str, bytes]:
+    """The selected modules and the worker's glue (:mod:`builder.site.browser.worker_glue`): the sources of the
+    reduced standard library, by zip member name.
+
+    With ``package_dir`` they also hold ``recipes_resolver`` (the resolver package, byte-compiled
+    with the rest) and ``recipes_resolver_hash.SHA256``, the hash of :func:`resolver_bundle`: the worker
+    imports the precompiled package only when ``builder-data/vocab.json`` names that hash.
+    """
+    members: dict[str, bytes] = {}
+    with zipfile.ZipFile(io.BytesIO(stdlib)) as zin:
+        for name in _member_names(set(zin.namelist())):
+            members[name] = zin.read(name)
+    members["recipes_worker_glue.py"] = WORKER_GLUE.read_bytes()
+    if package_dir is not None:
+        members.update(_package_sources(package_dir, "recipes_resolver"))
+        digest = bundle_hash(resolver_bundle(package_dir))
+        members["recipes_resolver_hash.py"] = f'SHA256 = "{digest}"\n'.encode()
+    return members
+
+
+def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path) -> bytes | None:
+    """``members`` byte-compiled with Pyodide under Node (cached by their names and contents, so a
+    build that finds them compiled does not zip them); None when Node is unavailable."""
+    node = shutil.which("node")
+    key_hash = hashlib.sha256(_COMPILE_JS.encode() + (package / "package.json").read_bytes())
+    for name in sorted(members):
+        key_hash.update(f"{name}\0{hashlib.sha256(members[name]).hexdigest()}\0".encode())
+    cached = cache_dir / f"stdlib-{key_hash.hexdigest()[:20]}.zip"
+    if node is None:
+        return cached.read_bytes() if cached.is_file() else None
+
+    def compile_with_pyodide() -> bytes | None:
+        with tempfile.TemporaryDirectory() as tmp:
+            src, dst = Path(tmp) / "src.zip", Path(tmp) / "out.zip"
+            src.write_bytes(_deterministic_zip(members))
+            try:
+                subprocess.run([node, "--input-type=module", "-e", _COMPILE_JS, "--", str(package.resolve()), str(src),
+                                str(dst)], check=True, capture_output=True, timeout=300)
+            except (OSError, subprocess.SubprocessError):
+                return None
+            return dst.read_bytes()
+
+    return cached_bytes(cached, compile_with_pyodide)
+
+
+def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
+    """Output-relative ``pyodide/<hash>/...`` files (runtime, reduced stdlib, lock file, ``.br``/``.gz`` twins).
+
+    Empty when ``node_modules/pyodide`` is absent (the pages then keep their static commands).
+    """
+    name, files = _runtime(str(Path(project_root).resolve()))
+    return with_twins({f"pyodide/{name}/{path}": data for path, data in files.items()})
+
+
+def runtime_dir(project_root: Path | str) -> str | None:
+    """The hashed folder name of the runtime under ``pyodide/`` (None without ``node_modules/pyodide``)."""
+    name, files = _runtime(str(Path(project_root).resolve()))
+    return name if files else None
+
+
+@functools.lru_cache(maxsize=4)
+def _runtime(root_text: str) -> tuple[str, dict[str, bytes]]:
+    """The runtime's files and the hash naming their folder (computed once per process)."""
+    root = Path(root_text)
+    package = root / PACKAGE
+    if not (package / "pyodide.asm.wasm").is_file():
+        return "", {}
+    out: dict[str, bytes] = {name: (package / name).read_bytes() for name in RUNTIME}
+    lock = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
+    out["pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
+                                          separators=(",", ":")).encode()
+    resolver = root / "builder" / "resolver"
+    members = _source_members((package / "python_stdlib.zip").read_bytes(),
+                              resolver if (resolver / "__init__.py").is_file() else None)
+    compiled = _compiled_zip(package, members, root / CACHE)
+    out["python_stdlib.zip"] = compiled if compiled is not None else _deterministic_zip(members)
+    digest = hashlib.sha256()
+    for path in sorted(out):
+        digest.update(path.encode() + b"\0" + hashlib.sha256(out[path]).digest())
+    return digest.hexdigest()[:16], out
+
+
+def resolver_files(project_root: Path | str) -> dict[str, bytes]:
+    """``static/resolver.zip``: :func:`resolver_bundle` of ``builder/resolver/``, loaded by the worker."""
+    return with_twins({"static/resolver.zip": resolver_bundle(Path(project_root) / "builder" / "resolver")})

@@ -1,0 +1,111 @@
+"""Browser fixtures: one Debian Chromium per test process, the built sites served on 127.0.0.1,
+and fresh pages (a new context each, so no test sees another's storage)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builder.cli.static_host import serve_directory
+from tests.conftest import need_runtime
+from tests.support.paths import CHROMIUM, CHROMIUM_ARGS
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One Debian Chromium for the whole session (never downloads a browser).
+
+    Every browser test shares it: Playwright's sync API allows one driver per process.
+    """
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
+def serve_dir(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on a random 127.0.0.1 port (the project's static host) for the block."""
+    httpd, url = serve_directory(directory)
+    try:
+        yield url
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def server(built_site: dict[str, Any]) -> Iterator[str]:
+    """Base URL of the static host serving the upstream build."""
+    with serve_dir(built_site["dir"]) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def presets_server(presets_site: dict[str, Any]) -> Iterator[str]:
+    """Base URL serving the presets site."""
+    with serve_dir(presets_site["dir"]) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def site_url(builder_site: dict[str, Any]) -> Iterator[str]:
+    """Base URL serving the builder site (upstream and our recipes, with the Pyodide runtime)."""
+    with serve_dir(builder_site["dir"]) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: Any) -> Any:
+    """The session's shared Chromium, for the builder tests (which need the runtime)."""
+    need_runtime()
+    return chromium
+
+
+@contextlib.contextmanager
+def fresh_page(chromium: Any, javascript: bool) -> Iterator[Any]:
+    """A page in a context of its own (no storage shared with other tests), closed after the block."""
+    ctx = chromium.new_context(java_script_enabled=javascript)
+    ctx.set_default_timeout(10_000)
+    try:
+        yield ctx.new_page()
+    finally:
+        ctx.close()
+
+
+@pytest.fixture()
+def page_nojs(chromium: Any) -> Iterator[Any]:
+    """A page with JavaScript disabled."""
+    with fresh_page(chromium, javascript=False) as page:
+        yield page
+
+
+@pytest.fixture()
+def page_js(chromium: Any) -> Iterator[Any]:
+    """A page with JavaScript enabled."""
+    with fresh_page(chromium, javascript=True) as page:
+        yield page
+
+
+@pytest.fixture()
+def page(browser: Any, site_url: str) -> Iterator[Any]:
+    """A builder-site page (clipboard allowed); ``page.js_errors`` collects uncaught errors."""
+    ctx = browser.new_context(base_url=site_url)
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.js_errors = errors
+    yield pg
+    ctx.close()

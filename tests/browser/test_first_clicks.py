@@ -1,0 +1,130 @@
+"""First clicks answered from builder-data/<hf_id>.clicks.json before (or without) the Pyodide worker.
+
+The stored views are the resolver's (CPython, at build time); here every one of them, patched onto
+the default view the page embeds by the page's own applyPatch, is compared with the same click under Pyodide, and
+the page is shown to use them only while its inputs are exactly the build's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view
+from tests.support.builder_page import embedded_view
+
+QWEN = "/Qwen/Qwen3-8B"
+PREFS_KEY = "vllm-recipes-prefs"
+
+
+def _no_worker(page: Any) -> None:
+    """The runtime is still on its way (its requests never answer): only the build's views can answer.
+
+    (A runtime that *fails* makes the builder inert with Try again: test_builder_behaviour.)"""
+    dedicated_worker(page)
+    page.context.route("**/pyodide/**", lambda route: None)
+
+
+def _other_hardware(page: Any) -> str:
+    """The value of an enabled, unselected hardware pill of the shown view."""
+    row = next(r for r in view(page)["rows"] if r["id"] == "hardware")
+    return next(p["value"] for p in row["pills"] if not p["disabled"] and not p["selected"])
+
+
+def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_site: dict[str, Any], page: Any) -> None:
+    """Every precomputed click of every recipe (../shared/upstream and ours), JS patch vs. the worker."""
+    files = builder_site["files"]
+    hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)
+    docs = {h: {**json.loads(files[f"builder-data/{h}.json"]), "initial": embedded_view(files[f"{h}/index.html"])}
+            for h in hf_ids}
+    clicks = {h: json.loads(files[f"builder-data/{h}.clicks.json"]) for h in hf_ids}
+    open_builder(page, QWEN)
+    mismatches = page.evaluate(
+        """async ({docs, clicks}) => {
+            const b = window.vllmBuilder;
+            const bad = [];
+            let count = 0;
+            for (const [hfId, doc] of Object.entries(docs)) {
+              const recipe = JSON.stringify(doc.recipe);
+              let sent = false;
+              for (const [key, patch] of Object.entries(clicks[hfId].views)) {
+                const event = JSON.parse(key);
+                if (b.eventKey(event) !== key) { bad.push([hfId, key, "key"]); continue; }
+                const msg = {hfId: "first:" + hfId, state: {...doc.initial.state, _endpoints: {}}, event};
+                if (!sent) { msg.recipe = recipe; sent = true; }
+                const live = (await b.request(msg)).view;
+                const stored = JSON.stringify(b.applyPatch(doc.initial, patch));
+                count++;
+                if (JSON.stringify(JSON.parse(live)) !== stored) bad.push([hfId, key, "view"]);
+              }
+            }
+            return {count, bad};
+        }""",
+        {"docs": docs, "clicks": clicks},
+    )
+    upstream_clicks = sum(len(clicks[h]["views"]) for h in hf_ids)
+    assert mismatches["count"] == upstream_clicks > 1500
+    assert mismatches["bad"] == []
+
+
+def test_first_click_is_answered_without_the_worker(page: Any) -> None:
+    _no_worker(page)
+    page.goto(QWEN)
+    page.wait_for_function("window.vllmBuilder && window.vllmBuilder.precomputed !== null")
+    target = _other_hardware(page)
+    pill(page, "hardware", target).click()
+    assert pill(page, "hardware", target).get_attribute("aria-checked") == "true"
+    shown = view(page)
+    assert shown["state"]["hardware"] == target
+    page.wait_for_function(f"location.search === '?hardware={target}'")  # written after the next paint
+    assert json.loads(page.evaluate(f"localStorage.getItem('{PREFS_KEY}')")) == {"hardware": target}
+    assert page.evaluate("window.vllmBuilder.ready") is False
+    # the next click is no longer one away from the build's default view: it waits for the worker
+    second = _other_hardware(page)
+    waiting = page.evaluate("window.vllmBuilder.queued")  # the worker's load request
+    pill(page, "hardware", second).click()
+    assert page.evaluate("window.vllmBuilder.queued") == waiting + 1
+    assert view(page)["state"]["hardware"] == target
+    assert page.locator("[data-cb-root]").get_attribute("aria-busy") == "true"
+
+
+def test_stored_preference_means_waiting_for_the_worker(page: Any) -> None:
+    """Inputs other than the build's (here a stored hardware preference): no stored view is used."""
+    page.add_init_script(f"localStorage.setItem('{PREFS_KEY}', JSON.stringify({{hardware: 'b200'}}))")
+    _no_worker(page)
+    page.goto(QWEN)
+    page.wait_for_function("document.querySelector('[data-row=hardware] .cb-pill')")
+    page.wait_for_timeout(300)  # the clicks file has arrived and was refused
+    assert page.evaluate("window.vllmBuilder.precomputed") is None
+    before = view(page)["state"]
+    waiting = page.evaluate("window.vllmBuilder.queued")
+    pill(page, "hardware", _other_hardware(page)).click()
+    assert page.evaluate("window.vllmBuilder.queued") == waiting + 1
+    assert view(page)["state"] == before
+
+
+def test_url_query_means_waiting_for_the_worker(page: Any) -> None:
+    _no_worker(page)
+    page.goto(QWEN + "?variant=default")
+    page.wait_for_function("document.querySelector('[data-row=hardware] .cb-pill')")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.vllmBuilder.precomputed") is None
+
+
+def test_worker_takes_over_after_a_stored_first_click(page: Any) -> None:
+    page.goto(QWEN)
+    page.wait_for_function("window.vllmBuilder && (window.vllmBuilder.precomputed !== null || window.vllmBuilder.ready)")
+    early = page.evaluate("!window.vllmBuilder.ready")
+    first = _other_hardware(page)
+    pill(page, "hardware", first).click()
+    page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'", timeout=60000)
+    settle(page)
+    assert view(page)["state"]["hardware"] == first  # the worker's load answer did not undo the click
+    second = _other_hardware(page)
+    pill(page, "hardware", second).click()
+    settle(page)
+    assert view(page)["state"]["hardware"] == second
+    assert f"hardware={second}" in page.url
+    assert page.locator(".cb-status").is_hidden()
+    assert early, "the first click should have been answered before the worker was ready"
+    assert not page.js_errors

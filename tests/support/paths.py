@@ -1,0 +1,28 @@
+"""Where the project and ``../shared`` are, and the browser every browser test starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+UPSTREAM = SHARED / "upstream"
+GOLDEN = SHARED / "golden"
+SEED = SHARED / "seed" / "MiniMax-M3.json"
+RECIPES = ROOT / "recipes"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def need_shared() -> None:
+    """Skip (with the reason) when ../shared is not beside the project."""
+    if not UPSTREAM.is_dir():
+        pytest.skip(f"../shared is absent ({SHARED}): the reference corpus and golden files live there")
