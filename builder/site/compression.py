@@ -18,7 +18,7 @@ from pathlib import Path
 
 import brotli
 
-from builder.site.disk_cache import cached_bytes
+from builder.site.disk_cache import Busy, cached_bytes
 from builder.site.paths import PROJECT_ROOT
 
 CACHE = PROJECT_ROOT / "node_modules" / ".cache" / "vllm-recipes-compressed"
@@ -40,23 +40,35 @@ def brotli_bytes(data: bytes) -> bytes:
     return bytes(brotli.compress(data, quality=11 if len(data) >= CACHE_MIN_BYTES else 5, lgwin=24))
 
 
-def _cached(data: bytes, suffix: str, pack: Callable[[bytes], bytes], cache_dir: Path) -> bytes:
+def _cached(data: bytes, suffix: str, pack: Callable[[bytes], bytes], cache_dir: Path, wait: bool = True) -> bytes:
+    """``pack(data)``, kept in ``cache_dir`` for large files; raises :class:`Busy` (``wait`` False)
+    while another process computes it."""
     if len(data) < CACHE_MIN_BYTES:
         return pack(data)
-    packed = cached_bytes(cache_dir / f"{hashlib.sha256(data).hexdigest()}{suffix}", lambda: pack(data))
+    packed = cached_bytes(cache_dir / f"{hashlib.sha256(data).hexdigest()}{suffix}", lambda: pack(data), wait)
     assert packed is not None
     return packed
 
 
 def with_twins(files: dict[str, bytes], cache_dir: Path = CACHE) -> dict[str, bytes]:
     """``files`` plus a ``.br`` and a ``.gz`` twin of each file of at least :data:`TWIN_MIN_BYTES`
-    that compresses to under 90 % of its size."""
+    that compresses to under 90 % of its size.
+
+    Twins another process is computing are taken last, so two builds of a fresh checkout share the
+    work of filling the cache instead of waiting for each other."""
+    jobs = [(path, suffix, pack) for path, data in files.items() if len(data) >= TWIN_MIN_BYTES
+            for suffix, pack in ((".br", brotli_bytes), (".gz", gzip_bytes))]
+    packed: dict[tuple[str, str], bytes] = {}
+    for path, suffix, pack in jobs:
+        try:
+            packed[path, suffix] = _cached(files[path], suffix, pack, cache_dir, wait=False)
+        except Busy:
+            pass
+    for path, suffix, pack in jobs:
+        if (path, suffix) not in packed:
+            packed[path, suffix] = _cached(files[path], suffix, pack, cache_dir)
     out = dict(files)
-    for path, data in files.items():
-        if len(data) < TWIN_MIN_BYTES:
-            continue
-        for suffix, pack in ((".br", brotli_bytes), (".gz", gzip_bytes)):
-            packed = _cached(data, suffix, pack, cache_dir)
-            if len(packed) < 0.9 * len(data):
-                out[path + suffix] = packed
+    for path, suffix, _ in jobs:
+        if len(packed[path, suffix]) < 0.9 * len(files[path]):
+            out[path + suffix] = packed[path, suffix]
     return out

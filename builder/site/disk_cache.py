@@ -14,8 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def cached_bytes(entry: Path, compute: Callable[[], bytes | None]) -> bytes | None:
-    """The bytes stored at ``entry``, or ``compute()``'s, stored there (None is not stored)."""
+class Busy(Exception):
+    """Another process is computing the entry (raised only when the caller would rather not wait)."""
+
+
+def cached_bytes(entry: Path, compute: Callable[[], bytes | None], wait: bool = True) -> bytes | None:
+    """The bytes stored at ``entry``, or ``compute()``'s, stored there (None is not stored).
+
+    ``wait`` False: raise :class:`Busy` instead of waiting for another process computing it."""
     if entry.is_file():
         return entry.read_bytes()
     try:
@@ -24,7 +30,10 @@ def cached_bytes(entry: Path, compute: Callable[[], bytes | None]) -> bytes | No
     except OSError:
         return compute()
     with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Busy(entry) from None
         if entry.is_file():  # another process computed it while this one waited
             return entry.read_bytes()
         data = compute()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from tests.support.paths import GOLDEN
 
@@ -64,8 +65,8 @@ def test_golden_files_match(upstream_site: Path, run_summary: list[str]) -> None
         if not ours_path.is_file():
             failures.append(f"{rel}: not written")
             continue
-        golden = json.loads((GOLDEN / rel).read_text(encoding="utf-8"))
-        ours = json.loads(ours_path.read_text(encoding="utf-8"))
+        golden = orjson.loads((GOLDEN / rel).read_bytes())  # UTF-8 JSON, as json.loads reads it (4x faster)
+        ours = orjson.loads(ours_path.read_bytes())
         problem = mismatch(golden, ours)
         if problem:
             failures.append(f"{rel}: {problem}")
