@@ -18,7 +18,6 @@ Figures only, no pass/fail.  Acceptance targets (issue #14) are printed beside t
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -91,13 +90,6 @@ async (n) => {
 """
 
 
-def _load_conftest() -> Any:
-    spec = importlib.util.spec_from_file_location("builder_ui_conftest", ROOT / "tests" / "builder_ui" / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _load(page: Any, url: str) -> dict[str, Any]:
     """Open ``url`` with the probe; its marks (ms from navigation start) and time origin."""
     page.add_init_script(PROBE)
@@ -165,19 +157,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--content", type=Path, default=ROOT / "recipes")
     ap.add_argument("--links", default="local,20/30,9/85", help="'local' and/or MBIT/RTT_MS pairs")
     args = ap.parse_args(argv)
-    conf = _load_conftest()
     from playwright.sync_api import sync_playwright
+
+    from builder.cli.static_host import serve_directory
+    from tests.support.paths import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.sites import build_real
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "site"
-        conf.build_builder_site(out, args.content)
-        server, base = conf.serve(out)
+        build_real(args.content, out)
+        server, base = serve_directory(out)
         port = int(base.rsplit(":", 1)[1])
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=conf.CHROMIUM, args=[
-                    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync"])
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 for name in args.links.split(","):
                     link = None
                     url = base
