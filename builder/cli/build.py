@@ -91,9 +91,13 @@ class Pipeline:
 
     def _run(self, html: bool | None, parallel: bool, streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
+        html = options.html if html is None else html
+        if html:
+            from builder.site.browser.bundle import runtime_dir
+
+            runtime_dir()  # raises BrowserFilesMissing now: no site goes out without its builder
         content, problems = load_content(options.content, strict=options.strict)
         source = source_settings(content, options.source)
-        html = options.html if html is None else html
         builder_data = None
         if html and parallel and streams is not None:
             from builder.output.parallel import builder_data_child
@@ -167,8 +171,9 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
            base_url: str | None = None,
            into: MutableMapping[str, bytes] | None = None,
            builder_data: ForkedJob[list[str]] | None = None) -> list[tuple[Mapping[str, bytes], str]]:
-    """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
-    the resolver itself, and each recipe's builder data; each part named for collision reports.
+    """Every HTML page and asset, and what the in-browser builder loads: the tool's browser files
+    (the Pyodide runtime and the resolver, :func:`~builder.site.browser.bundle.browser_files`) and
+    each recipe's builder data; each part named for collision reports.
 
     The pages go into ``into`` (default: a new dict) as they are rendered. ``parallel`` builds
     on two cores (it forks: only while no other thread runs). ``builder_data`` is the child
@@ -176,10 +181,9 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
     (:func:`~builder.output.parallel.builder_data_child`); without it, or when it failed, this process
     computes them."""
     from builder.output.parallel import site_pages_parallel
-    from builder.site.browser.bundle import pyodide_files, resolver_files
+    from builder.site.browser.bundle import browser_files
     from builder.site.browser.data import builder_data_files
     from builder.site.pages import site_pages
-    from builder.site.paths import PROJECT_ROOT
 
     if parallel:
         pages = site_pages_parallel(content, output, base_url, into=into)
@@ -188,8 +192,6 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
     else:
         into.update(site_pages(content, output, base_url))
         pages = into
-    runtime = pyodide_files(PROJECT_ROOT)
-    bundle = resolver_files(PROJECT_ROOT)
     written = builder_data.result() if builder_data is not None else None
     data: Mapping[str, bytes]
     if written is not None and isinstance(into, StreamedFiles):
@@ -199,8 +201,7 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
         data = builder_data_files(content)
     return [
         (pages, "the site's pages"),
-        (runtime, "the Pyodide runtime"),
-        (bundle, "the in-browser resolver"),
+        (browser_files(), "the in-browser builder's runtime"),
         (data, "the command builder's data"),
     ]
 
@@ -222,13 +223,15 @@ def render(options: BuildOptions) -> BuildResult:
 def build(options: BuildOptions) -> int:
     """Build and write the site; print problems as ``path:line: field: message``.
 
-    Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
+    Exit status 0, 1 (content errors, a failed write, or no runtime to ship; ``out`` unchanged) or 2 (an ``out``
     that :func:`~builder.output.writer.check_out` refuses, checked before anything is read).
 
     Every file is written into a staging folder as soon as it is rendered (the builder data and
     half of the HTML pages are computed, and written, by forked children); the folder is swapped
     in once everything is written and checked.
     """
+    from builder.site.browser.bundle import BrowserFilesMissing
+
     try:
         check_out(options.out, options.content)
     except UnsafeOutput as exc:
@@ -251,6 +254,9 @@ def build(options: BuildOptions) -> int:
     except UnsafeOutput as exc:  # the folder changed since the check above
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrowserFilesMissing as exc:
+        print(f"error: {exc}; {options.out} left unchanged", file=sys.stderr)
+        return 1
     except (OSError, UnsafePath) as exc:
         print(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged", file=sys.stderr)
         return 1

@@ -136,3 +136,8 @@ def new(content: Path, hf_id: str) -> int:
         return 2
     print(f"wrote {path}; check it with: python -m builder check --content {content}")
     return 0
+
+
+def run() -> None:
+    """The ``vllm-recipes`` console script."""
+    sys.exit(main())
