@@ -59,4 +59,4 @@ bench: $(STAMP) node_modules/.installed chromium
 	$(PY) bench/page.py
 
 clean:
-	rm -rf site $(VENV) $(VLLM_VENV) node_modules
+	rm -rf site $(VENV) $(VLLM_VENV) node_modules builder/packed build dist
