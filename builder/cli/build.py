@@ -32,6 +32,7 @@ class BuildOptions:
     out: Path
     strict: bool = False
     html: bool = True
+    builder_data: bool = True  # the command builder's data (``diff`` leaves them out: they follow the documents)
     source: dict[str, str | None] = field(default_factory=dict)  # command-line provenance overrides
     base_url: str | None = None  # where the site is published (default: site.yaml base_url, else http://127.0.0.1:8000)
 
@@ -118,7 +119,7 @@ class Pipeline:
         result = BuildResult(content, output, files, problems, api)
         if html:
             parts = _pages(content, output, parallel, options.base_url,
-                           streams[1].sibling() if streams is not None else None, builder_data)
+                           streams[1].sibling() if streams is not None else None, builder_data, options.builder_data)
             check_outputs([(files, API), *parts], content, api)
             anchors = anchor_problems(content.recipes, parts[0][0])
             if options.strict and anchors:
@@ -170,7 +171,8 @@ class Pipeline:
 def _pages(content: Content, output: BuildOutput, parallel: bool,
            base_url: str | None = None,
            into: MutableMapping[str, bytes] | None = None,
-           builder_data: ForkedJob[list[str]] | None = None) -> list[tuple[Mapping[str, bytes], str]]:
+           builder_data: ForkedJob[list[str]] | None = None,
+           with_data: bool = True) -> list[tuple[Mapping[str, bytes], str]]:
     """Every HTML page and asset, and what the in-browser builder loads: the tool's browser files
     (the Pyodide runtime and the resolver, :func:`~builder.site.browser.bundle.browser_files`) and
     each recipe's builder data; each part named for collision reports.
@@ -179,7 +181,7 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
     on two cores (it forks: only while no other thread runs). ``builder_data`` is the child
     already computing the builder data into the same staging folder as ``into``
     (:func:`~builder.output.parallel.builder_data_child`); without it, or when it failed, this process
-    computes them."""
+    computes them (unless ``with_data`` is false)."""
     from builder.output.parallel import site_pages_parallel
     from builder.site.browser.bundle import browser_files
     from builder.site.browser.data import builder_data_files
@@ -198,7 +200,7 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
         data = adopted = into.sibling()  # the child wrote them
         adopted.adopt(written)
     else:
-        data = builder_data_files(content)
+        data = builder_data_files(content) if with_data else {}
     return [
         (pages, "the site's pages"),
         (browser_files(), "the in-browser builder's runtime"),

@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.cli import memory
+from builder.cli import diff, memory
 from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.cli.new import new_recipe
 from builder.cli.reporting import Refused, reported
@@ -98,6 +98,7 @@ def parser() -> argparse.ArgumentParser:
                    help="preview a deploy under this URL: with a path (https://you.github.io/recipes) the site is "
                         "served under that path, as the host will serve it")
     memory.add_parsers(sub)
+    diff.add_parser(sub)
     return top
 
 
@@ -141,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command in memory.COMMANDS:
         return memory.run(args)
+    if args.command == "diff":
+        return diff.run(args)
     if args.command == "build":
         source = {key: getattr(args, f"source_{key}") for key in SOURCE_KEYS}
         options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source,
