@@ -1,16 +1,19 @@
 """The build backend of the wheel and the sdist: setuptools, after packing the tool's own files.
 
-``pip wheel .``, ``pip install .`` and ``python -m build`` call :func:`build_wheel` or
-:func:`build_sdist`, which first write ``builder/packed/`` with :func:`builder.site.packing.pack`
-(the templates, the minified static files, fonts, logos and the Pyodide runtime as a checkout build
-makes them, from ``node_modules/``), so the package is complete. An unpacked sdist has no
-``node_modules`` and brings its packed copy: it is used as it is, after checking it carries the
-runtime built from the Python sources beside it. Editable installs (``pip install -e .``) build from
-the checkout and pack nothing.
+``pip wheel .``, ``pip install .`` (or ``pip install git+…``) and ``python -m build`` call
+:func:`build_wheel` or :func:`build_sdist`, which first write ``builder/packed/`` with
+:func:`builder.site.packing.pack` (the templates, the minified static files, fonts, logos and the
+Pyodide runtime as a checkout build makes them, from ``node_modules/``), so the package is complete.
+A checkout without ``node_modules`` gets ``npm ci`` first (Node.js and npm on PATH; the versions are
+pinned by ``package-lock.json``). An unpacked sdist has no ``node_modules`` and brings its packed
+copy: it is used as it is, after checking it carries the runtime built from the Python sources beside
+it. Editable installs (``pip install -e .``) build from the checkout and pack nothing.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,10 @@ def pack_tool_files() -> None:
     from builder.site.paths import CHECKOUT, PACKED_DIR
 
     if CHECKOUT:
+        npm = shutil.which("npm")
+        if not (ROOT / "node_modules" / "pyodide").is_dir() and npm is not None:
+            print("node_modules is missing: npm ci", flush=True)
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
         try:
             size = packing.pack()
         except packing.PackingError as exc:

@@ -107,8 +107,9 @@ def blocks(report: DiffReport) -> list[Block]:
         hidden = len(report["new_warnings"]) - len(shown)
         out.append(["### New warnings", "", *shown, *([f"- … {hidden} more"] if hidden > 0 else []), ""])
     for added in report["added"]:
+        memory = f" Default configuration: {added['memory']}." if added["memory"] else ""
         block = [f"### Added {_code(added['recipe'])} · {_code(added['file'])}", "",
-                 f"{added['endpoints']} endpoints.", ""]
+                 f"{added['endpoints']} endpoints.{memory}", ""]
         if added["command"]:
             block += _details("Default command", _fenced(added["command"], "sh"))
         out.append(block)

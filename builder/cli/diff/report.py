@@ -68,6 +68,7 @@ class RecipeRef(TypedDict):
     file: str
     endpoints: int
     command: str  # the default command (added recipes), "" when none
+    memory: str  # the default configuration's memory verdict, "" without one
 
 
 class Rename(TypedDict):
@@ -228,7 +229,9 @@ def _reference(side: Side, hf_id: str) -> RecipeRef:
     document = _json(side.files.get(f"{hf_id}.json"))
     default = document.get("recommended_command") if isinstance(document, dict) else None
     command = command_forms(default, side.vocab, deploy=False).get("shell", "") if default else ""
-    return {"recipe": hf_id, "file": recipe["file"], "endpoints": len(recipe["endpoints"]), "command": command}
+    memory = memory_line(default) if default else ""
+    return {"recipe": hf_id, "file": recipe["file"], "endpoints": len(recipe["endpoints"]), "command": command,
+            "memory": "" if memory == "no estimate" else memory}
 
 
 def compare(base: Side, head: Side) -> DiffReport:
