@@ -10,36 +10,16 @@ after ``npm ci``) and installed into a fresh venv that borrows this environment'
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.package import build_wheel, checkout_copy, install, run
 from tests.support.paths import ROOT, UPSTREAM, need_runtime
 from tests.support.shared_builds import once
-
-
-def run(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, env={**os.environ, **env})
-    assert done.returncode == 0, f"{argv}: {done.stdout}\n{done.stderr}"
-    return done
-
-
-def checkout_copy(target: Path) -> Path:
-    """The checkout's files as a fresh clone has them (tracked and new, not ignored), with node_modules linked."""
-    listed = run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], ROOT).stdout
-    for rel in filter(None, listed.split("\0")):
-        source = ROOT / rel
-        if source.is_file():
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            (target / rel).write_bytes(source.read_bytes())
-    (target / "node_modules").symlink_to(ROOT / "node_modules")
-    return target
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -56,25 +36,17 @@ def wheel_files(wheel: Path) -> dict[str, bytes]:
 
 def build_and_install(folder: Path) -> dict[str, Any]:
     source = checkout_copy(folder / "src")
-    python = sys.executable
-    run([python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(folder / "dist"), "."],
-        source)
-    wheel = next((folder / "dist").glob("*.whl"))
+    wheel = build_wheel(source, folder / "dist")
     venv = folder / "venv"
-    run([python, "-m", "venv", "--without-pip", str(venv)], folder)
-    purelib = Path(run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                       folder).stdout.strip())
-    (purelib / "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # ours: never its .pth files
-    run([python, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index", "-q",
-         str(wheel)], folder)
+    bin_dir = install(wheel, venv)
     elsewhere = folder / "elsewhere"
     elsewhere.mkdir()
     installed = elsewhere / "site"
     cache = folder / "user-cache"  # the installed tool's own, cold: nothing read from the checkout's
-    built = run([str(venv / "bin" / "vllm-recipes"), "build", "--content", str(UPSTREAM), "--out", str(installed)],
+    built = run([str(bin_dir / "vllm-recipes"), "build", "--content", str(UPSTREAM), "--out", str(installed)],
                 elsewhere, VLLM_RECIPES_CACHE=str(cache))
     checkout = folder / "checkout-site"
-    run([python, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", str(checkout)], ROOT)
+    run([sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", str(checkout)], ROOT)
     return {"folder": folder, "source": source, "wheel": wheel, "venv": venv, "elsewhere": elsewhere,
             "installed": tree(installed), "checkout": tree(checkout), "stdout": built.stdout}
 
