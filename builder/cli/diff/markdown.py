@@ -46,7 +46,7 @@ def _summary(report: DiffReport) -> str:
     parts = []
     for count, noun in ((len(report["recipes"]), "recipe(s) changed"), (len(report["added"]), "added"),
                         (len(report["removed"]), "removed"), (len(report["renamed"]), "renamed"),
-                        (len(report["new_warnings"]), "new warning(s)"),
+                        (len(report["new_warnings"]), "new warning(s)"), (report["fixed_warnings"], "warning(s) gone"),
                         (_other_count(report), "other published file(s) changed")):
         if count:
             parts.append(f"{count} {noun}")

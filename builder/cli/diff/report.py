@@ -172,6 +172,7 @@ class RecipeDiff:
             "endpoints_added": [], "endpoints_removed": [], "commands": [], "memory": [], "fields": [], "files": []}
         self.groups: dict[tuple[str, tuple[str, ...]], CommandChange] = {}
         self.memory: dict[tuple[str, str], MemoryChange] = {}
+        self.endpoints(old, new)
 
     def endpoints(self, old: str, new: str) -> None:
         before = {renamed_path(p, self.moves) for p in self.base.recipes[old]["endpoints"]}
@@ -244,19 +245,38 @@ def compare(base: Side, head: Side) -> DiffReport:
                             for name, side in (("base", base), ("head", head)) if side.failed}
         report["changed"] = True
         return report
+    pairs = _match_recipes(report, base, head)
+    moves = {old_id: new_id for old, new in pairs.items()
+             for old_id, new_id in zip(base.recipes[old]["ids"], head.recipes[new]["ids"], strict=False)}
+    kept = [(r, r) for r in sorted(base.recipes.keys() & head.recipes.keys())]
+    diffs = {new: RecipeDiff(base, head, old, new, moves) for old, new in [*kept, *pairs.items()]}
+    _compare_files(report, base, head, diffs, pairs, moves)
+    other = report["other_files"]
+    for change in (d.result() for d in diffs.values()):
+        if _has_news(change):
+            report["recipes"].append(change)
+        else:  # only its page changed, with what every page shares (the sidebar, counts): not news of the recipe
+            other["changed"].extend(change["files"])
+    other["changed"].sort()
+    _compare_warnings(report, base, head, pairs)
+    return report
+
+
+def _match_recipes(report: DiffReport, base: Side, head: Side) -> dict[str, str]:
+    """Recipes added, removed and renamed into ``report``; returns the renames (old id → new id)."""
     removed = sorted(base.recipes.keys() - head.recipes.keys())
     added = sorted(head.recipes.keys() - base.recipes.keys())
     report["renamed"] = renames(base, head, removed, added)
     pairs = {r["before"]: r["after"] for r in report["renamed"]}
     report["removed"] = [_reference(base, r) for r in removed if r not in pairs]
     report["added"] = [_reference(head, r) for r in added if r not in pairs.values()]
-    moves = {old_id: new_id for old, new in pairs.items()
-             for old_id, new_id in zip(base.recipes[old]["ids"], head.recipes[new]["ids"], strict=False)}
-    mapped = {renamed_path(p, moves): p for p in base.files}
-    diffs = {new: RecipeDiff(base, head, old, new, moves) for old, new in
-             [*((r, r) for r in sorted(base.recipes.keys() & head.recipes.keys())), *pairs.items()]}
-    for old, new in [*((r, r) for r in diffs if r not in pairs.values()), *pairs.items()]:
-        diffs[new].endpoints(old, new)
+    return pairs
+
+
+def _compare_files(report: DiffReport, base: Side, head: Side, diffs: dict[str, RecipeDiff], pairs: dict[str, str],
+                   moves: dict[str, str]) -> None:
+    """Every published path whose bytes differ: to its recipe's diff, or to the other files."""
+    mapped = {renamed_path(p, moves): p for p in base.files}  # base paths as the head names them
     head_ids, base_ids = owner_ids(head), owner_ids(base)
     other = report["other_files"]
     for path in sorted(mapped.keys() | head.files.keys()):
@@ -264,29 +284,25 @@ def compare(base: Side, head: Side) -> DiffReport:
         after = head.files.get(path)
         if before == after:
             continue
-        recipe = owner(path, head_ids) if after is not None else owner(mapped[path], base_ids)
-        if recipe is not None and after is None and recipe in base.recipes:
-            recipe = pairs.get(recipe, recipe)
         report["changed"] = True
+        recipe = owner(path, head_ids) if after is not None else owner(mapped[path], base_ids)
+        recipe = pairs.get(recipe, recipe) if recipe is not None and after is None else recipe
         if recipe in diffs and before is not None and after is not None:
             diffs[recipe].changed_file(path, before, after)
         elif recipe in diffs and not _ENDPOINT.search(path):  # endpoints are listed already
             diffs[recipe].change["files"].append(f"{path} ({'added' if before is None else 'removed'})")
         elif recipe is None:
             other["added" if before is None else "removed" if after is None else "changed"].append(path)
-    for change in (d.result() for d in diffs.values()):
-        if _has_news(change):
-            report["recipes"].append(change)
-        else:  # only its page changed, with what every page shares (the sidebar, counts): not news of the recipe
-            other["changed"].extend(change["files"])
-    other["changed"].sort()
+
+
+def _compare_warnings(report: DiffReport, base: Side, head: Side, pairs: dict[str, str]) -> None:
+    """The head's warnings the base didn't have (a renamed recipe's under its new file), and how many went."""
     files = {base.recipes[old]["file"]: head.recipes[new]["file"] for old, new in pairs.items()}
     old_warnings = {_warning_key(p, files) for p in base.problems} | set(base.unlocated)
     report["new_warnings"] = [str(p) for p in head.problems if _warning_key(p, {}) not in old_warnings]
     report["new_warnings"] += [w for w in head.unlocated if w not in old_warnings]
     new_keys = {_warning_key(p, {}) for p in head.problems} | set(head.unlocated)
     report["fixed_warnings"] = len(old_warnings - new_keys)
-    return report
 
 
 def _has_news(change: RecipeChange) -> bool:
