@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 VLLM_VENV ?= .venv-vllm
 SHARED ?= ../shared
 
-.PHONY: serve build test lint test-vllm vllm-flags bench clean chromium
+.PHONY: serve build test lint test-vllm vllm-flags bench clean chromium wheel
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,14 @@ chromium:
 
 build: $(STAMP) node_modules/.installed
 	$(PY) -m builder build
+
+# The installable package: dist/vllm_recipes_builder-<version>-py3-none-any.whl (and the sdist), with the
+# templates, static files, fonts, logos and the Pyodide runtime packed in (tools/build_backend.py).
+wheel: $(STAMP) node_modules/.installed
+	rm -rf dist
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
+	$(PY) -c "import sys; sys.path.insert(0, 'tools'); import build_backend; build_backend.build_sdist('dist')"
+	ls -l dist
 
 serve: $(STAMP) node_modules/.installed
 	$(PY) -m builder serve --port 8000
@@ -59,4 +67,4 @@ bench: $(STAMP) node_modules/.installed chromium
 	$(PY) bench/page.py
 
 clean:
-	rm -rf site $(VENV) $(VLLM_VENV) node_modules
+	rm -rf site $(VENV) $(VLLM_VENV) node_modules builder/packed build dist

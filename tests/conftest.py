@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import RECIPES, ROOT, UPSTREAM, need_shared
+from tests.support.paths import RECIPES, UPSTREAM, need_runtime, need_shared
 from tests.support.shared_builds import once
 from tests.support.sites import build_for, build_presets_site, build_real
 
@@ -83,13 +83,6 @@ def merged_content(tmp: Path) -> Path:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dst)
     return root
-
-
-def need_runtime() -> None:
-    """Skip with the reason when the Pyodide runtime the builder site ships is missing."""
-    need_shared()
-    if not (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
-        pytest.skip("node_modules/pyodide is missing: run `npm ci`")
 
 
 @pytest.fixture(scope="session")

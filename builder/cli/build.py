@@ -32,6 +32,7 @@ class BuildOptions:
     out: Path
     strict: bool = False
     html: bool = True
+    builder_data: bool = True  # the command builder's data (``diff`` leaves them out: they follow the documents)
     source: dict[str, str | None] = field(default_factory=dict)  # command-line provenance overrides
     base_url: str | None = None  # where the site is published (default: site.yaml base_url, else http://127.0.0.1:8000)
 
@@ -91,9 +92,13 @@ class Pipeline:
 
     def _run(self, html: bool | None, parallel: bool, streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
+        html = options.html if html is None else html
+        if html:
+            from builder.site.browser.bundle import runtime_dir
+
+            runtime_dir()  # raises BrowserFilesMissing now: no site goes out without its builder
         content, problems = load_content(options.content, strict=options.strict)
         source = source_settings(content, options.source)
-        html = options.html if html is None else html
         builder_data = None
         if html and parallel and streams is not None:
             from builder.output.parallel import builder_data_child
@@ -114,7 +119,7 @@ class Pipeline:
         result = BuildResult(content, output, files, problems, api)
         if html:
             parts = _pages(content, output, parallel, options.base_url,
-                           streams[1].sibling() if streams is not None else None, builder_data)
+                           streams[1].sibling() if streams is not None else None, builder_data, options.builder_data)
             check_outputs([(files, API), *parts], content, api)
             anchors = anchor_problems(content.recipes, parts[0][0])
             if options.strict and anchors:
@@ -166,20 +171,21 @@ class Pipeline:
 def _pages(content: Content, output: BuildOutput, parallel: bool,
            base_url: str | None = None,
            into: MutableMapping[str, bytes] | None = None,
-           builder_data: ForkedJob[list[str]] | None = None) -> list[tuple[Mapping[str, bytes], str]]:
-    """Every HTML page and asset, and what the in-browser builder loads: the Pyodide runtime,
-    the resolver itself, and each recipe's builder data; each part named for collision reports.
+           builder_data: ForkedJob[list[str]] | None = None,
+           with_data: bool = True) -> list[tuple[Mapping[str, bytes], str]]:
+    """Every HTML page and asset, and what the in-browser builder loads: the tool's browser files
+    (the Pyodide runtime and the resolver, :func:`~builder.site.browser.bundle.browser_files`) and
+    each recipe's builder data; each part named for collision reports.
 
     The pages go into ``into`` (default: a new dict) as they are rendered. ``parallel`` builds
     on two cores (it forks: only while no other thread runs). ``builder_data`` is the child
     already computing the builder data into the same staging folder as ``into``
     (:func:`~builder.output.parallel.builder_data_child`); without it, or when it failed, this process
-    computes them."""
+    computes them (unless ``with_data`` is false)."""
     from builder.output.parallel import site_pages_parallel
-    from builder.site.browser.bundle import pyodide_files, resolver_files
+    from builder.site.browser.bundle import browser_files
     from builder.site.browser.data import builder_data_files
     from builder.site.pages import site_pages
-    from builder.site.paths import PROJECT_ROOT
 
     if parallel:
         pages = site_pages_parallel(content, output, base_url, into=into)
@@ -188,19 +194,16 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
     else:
         into.update(site_pages(content, output, base_url))
         pages = into
-    runtime = pyodide_files(PROJECT_ROOT)
-    bundle = resolver_files(PROJECT_ROOT)
     written = builder_data.result() if builder_data is not None else None
     data: Mapping[str, bytes]
     if written is not None and isinstance(into, StreamedFiles):
         data = adopted = into.sibling()  # the child wrote them
         adopted.adopt(written)
     else:
-        data = builder_data_files(content)
+        data = builder_data_files(content) if with_data else {}
     return [
         (pages, "the site's pages"),
-        (runtime, "the Pyodide runtime"),
-        (bundle, "the in-browser resolver"),
+        (browser_files(), "the in-browser builder's runtime"),
         (data, "the command builder's data"),
     ]
 
@@ -222,13 +225,15 @@ def render(options: BuildOptions) -> BuildResult:
 def build(options: BuildOptions) -> int:
     """Build and write the site; print problems as ``path:line: field: message``.
 
-    Exit status 0, 1 (content errors or a failed write; ``out`` unchanged) or 2 (an ``out``
+    Exit status 0, 1 (content errors, a failed write, or no runtime to ship; ``out`` unchanged) or 2 (an ``out``
     that :func:`~builder.output.writer.check_out` refuses, checked before anything is read).
 
     Every file is written into a staging folder as soon as it is rendered (the builder data and
     half of the HTML pages are computed, and written, by forked children); the folder is swapped
     in once everything is written and checked.
     """
+    from builder.site.browser.bundle import BrowserFilesMissing
+
     try:
         check_out(options.out, options.content)
     except UnsafeOutput as exc:
@@ -251,6 +256,9 @@ def build(options: BuildOptions) -> int:
     except UnsafeOutput as exc:  # the folder changed since the check above
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrowserFilesMissing as exc:
+        print(f"error: {exc}; {options.out} left unchanged", file=sys.stderr)
+        return 1
     except (OSError, UnsafePath) as exc:
         print(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged", file=sys.stderr)
         return 1

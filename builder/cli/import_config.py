@@ -143,7 +143,7 @@ def import_config(content: Path, hf_id: str, config_path: Path, variant: str | N
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise Refused(f"no recipe at {path}; write one with: python -m builder new {hf_id}") from None
+        raise Refused(f"no recipe at {path}; write one with: vllm-recipes new {hf_id}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError([Problem(rel, 0, "", f"cannot read file: {exc}")]) from None
     try:

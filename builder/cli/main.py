@@ -1,4 +1,4 @@
-"""Command line: ``python -m builder build|check|...``."""
+"""Command line: ``vllm-recipes build|check|...`` (also ``python -m builder ...``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.cli import memory
+from builder.cli import diff, memory
 from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.cli.new import new_recipe
 from builder.cli.reporting import Refused, reported
@@ -16,14 +16,45 @@ from builder.content.base_path import BasePathError, base_path
 from builder.content.loader import load_content
 from builder.content.problems import ContentError
 
+DEFAULT_CONTENT = Path("recipes")
+CONTENT_HELP = "content root, the folder holding taxonomy.yaml and models/ (default: ./recipes)"
+
+
+class _Version(argparse.Action):
+    """``--version``: computed when asked (it reads the catalogue and Pyodide's package)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions of the tool, its vLLM flag catalogue "
+                         "and Pyodide, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(version_text())
+        parser.exit()
+
+
+def version_text() -> str:
+    """The tool's version, the vLLM release its flag catalogue comes from, and the Pyodide it ships."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from builder.checks.vllm_catalogue import catalogue
+    from builder.site.browser.bundle import pyodide_version
+
+    try:
+        tool = version("vllm-recipes-builder")
+    except PackageNotFoundError:
+        tool = "(not installed: run `pip install -e .` in the checkout)"
+    return (f"vllm-recipes {tool}\nvLLM flag catalogue {catalogue().version}\n"
+            f"Pyodide {pyodide_version() or '(missing: run `npm ci` in the checkout)'}")
+
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    top = argparse.ArgumentParser(prog="python -m builder", description="vLLM recipes site builder")
+    top = argparse.ArgumentParser(prog="vllm-recipes", description="vLLM recipes site builder")
+    top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True)
 
     b = sub.add_parser("build", help="validate the content and write the site")
-    b.add_argument("--content", type=Path, default=Path("recipes"), help="content root (default: recipes/)")
+    b.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
     b.add_argument("--out", type=Path, default=Path("site"), help="output folder (default: site/)")
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("--json-only", action="store_true", help="write only the JSON API, no HTML pages")
@@ -35,12 +66,12 @@ def parser() -> argparse.ArgumentParser:
         b.add_argument(f"--source-{key}", dest=f"source_{key}", default=None, help=f"provenance: {key}")
 
     c = sub.add_parser("check", help="validate the content only")
-    c.add_argument("--content", type=Path, default=Path("recipes"))
+    c.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
     c.add_argument("--strict", action="store_true")
 
     r = sub.add_parser("resolve", help="print the command for a selection, from the same resolver")
     r.add_argument("recipe", help="<org>/<repo> (a promoted variant id works too)")
-    r.add_argument("--content", type=Path, default=Path("recipes"))
+    r.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
     r.add_argument("--hardware")
     r.add_argument("--variant")
     r.add_argument("--strategy")
@@ -56,14 +87,18 @@ def parser() -> argparse.ArgumentParser:
 
     n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
     n.add_argument("recipe", help="<org>/<repo>")
-    n.add_argument("--content", type=Path, default=Path("recipes"))
+    n.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
 
     s = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every edit")
-    s.add_argument("--content", type=Path, default=Path("recipes"))
+    s.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
     s.add_argument("--out", type=Path, default=Path("site"))
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--no-watch", action="store_true", help="serve without watching for edits")
+    s.add_argument("--base-url", metavar="URL", default=None,
+                   help="preview a deploy under this URL: with a path (https://you.github.io/recipes) the site is "
+                        "served under that path, as the host will serve it")
     memory.add_parsers(sub)
+    diff.add_parser(sub)
     return top
 
 
@@ -81,19 +116,36 @@ def check(content: Path, strict: bool) -> int:
     return 0
 
 
+def missing_content(args: argparse.Namespace) -> str | None:
+    """Why the command can't read its ``--content`` folder (None when it can, or needs none)."""
+    content: Path | None = getattr(args, "content", None)
+    if content is None or content.is_dir() or (args.command == "memory" and args.hardware is None):
+        return None
+    if content != DEFAULT_CONTENT:
+        return f"--content {content}: no such folder"
+    hint = " (this folder holds taxonomy.yaml: pass --content .)" if Path("taxonomy.yaml").is_file() else ""
+    return (f"no recipes/ folder in {Path.cwd()}: pass --content DIR, the content root that holds taxonomy.yaml "
+            f"and models/{hint}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; returns the exit status."""
     args = parser().parse_args(argv)
+    refused = missing_content(args)
+    if refused is None and getattr(args, "base_url", None) is not None:
+        try:
+            base_path(args.base_url)
+        except BasePathError as err:
+            refused = f"--base-url {err}"
+    if refused is not None:
+        print(f"error: {refused}", file=sys.stderr)
+        return 2
     if args.command in memory.COMMANDS:
         return memory.run(args)
+    if args.command == "diff":
+        return diff.run(args)
     if args.command == "build":
         source = {key: getattr(args, f"source_{key}") for key in SOURCE_KEYS}
-        if args.base_url is not None:
-            try:
-                base_path(args.base_url)
-            except BasePathError as err:
-                print(f"error: {err}", file=sys.stderr)
-                return 2
         options = BuildOptions(args.content, args.out, args.strict, html=not args.json_only, source=source,
                                base_url=args.base_url)
         return build(options)
@@ -106,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from builder.cli.serve import serve
 
-        return serve(args.content, args.out, args.port, watch=not args.no_watch)
+        return serve(args.content, args.out, args.port, watch=not args.no_watch, base_url=args.base_url)
     return 2
 
 
@@ -134,5 +186,10 @@ def new(content: Path, hf_id: str) -> int:
     except Refused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {path}; check it with: python -m builder check --content {content}")
+    print(f"wrote {path}; check it with: vllm-recipes check --content {content}")
     return 0
+
+
+def run() -> None:
+    """The ``vllm-recipes`` console script."""
+    sys.exit(main())

@@ -1,4 +1,4 @@
-"""``python -m builder new``: a commented recipe skeleton that passes ``check``."""
+"""``vllm-recipes new``: a commented recipe skeleton that passes ``check``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from builder.cli.reporting import Refused, recipe_file
 SKELETON = """\
 # yaml-language-server: $schema=/schema/recipe.json
 # A vLLM serving recipe. Every key is documented by the JSON Schema above;
-# `python -m builder check` validates this file, `python -m builder build` publishes it.
+# `vllm-recipes check` validates this file, `vllm-recipes build` publishes it.
 meta:
   title: "{repo}"
   provider: "{org}"

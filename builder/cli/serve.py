@@ -23,10 +23,12 @@ from typing import Any
 
 from builder.cli.build import BuildOptions, Pipeline
 from builder.cli.static_host import StaticHandler
+from builder.content.base_path import base_path, site_base_url
 from builder.content.model import Content
 from builder.content.problems import ContentError
 from builder.output.writer import UnsafeOutput, UnsafePath, check_out, update_tree, write_tree
-from builder.site.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
+from builder.site.browser.bundle import BrowserFilesMissing
+from builder.site.paths import CHECKOUT, PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
 
 RELOAD_SCRIPT = (
     b"<script>new EventSource('/__events').onmessage=function(){location.reload()}</script>"
@@ -45,6 +47,13 @@ class SiteState:
 
     def __post_init__(self) -> None:
         self.pipeline = Pipeline(self.options)
+
+    @property
+    def mount(self) -> str:
+        """The path the site is served under: the base URL's (``site.yaml``'s when the option is
+        absent; known after the first build), ``""`` at the root."""
+        result = self.pipeline.result
+        return base_path(site_base_url(self.options.base_url, result.content.site if result else {}))
 
     @property
     def content(self) -> Content | None:
@@ -134,7 +143,8 @@ class DevHandler(StaticHandler):
 
 def watch_paths(content: Path) -> list[Path]:
     """What a rebuild depends on: the content, templates and static sources."""
-    return [p for p in (content, TEMPLATES_DIR, STATIC_DIR) if p.exists()]
+    sources = (content, TEMPLATES_DIR, STATIC_DIR) if CHECKOUT else (content,)  # an installed tool's don't change
+    return [p for p in sources if p.exists()]
 
 
 def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool = False) -> None:
@@ -207,13 +217,14 @@ class DevServer:
         self.process.wait(10)
 
 
-def start_dev_server(content: Path, out: Path) -> DevServer:
-    """Start ``serve`` on a free port in a child process; return once it serves and watches."""
+def start_dev_server(content: Path, out: Path, *options: str) -> DevServer:
+    """Start ``serve`` (with ``options``) on a free port in a child process; return once it serves and watches."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port)],
+        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port),
+         *options],
         cwd=PROJECT_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -261,25 +272,32 @@ def watch_and_rebuild(state: SiteState, content: Path) -> None:
             time.sleep(0.2)  # should it keep failing, without spinning
 
 
-def serve(content: Path, out: Path, port: int, watch: bool = True) -> int:
-    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted (exit 2: an unsafe ``out``)."""
+def serve(content: Path, out: Path, port: int, watch: bool = True, base_url: str | None = None) -> int:
+    """Build, then serve ``out`` on 127.0.0.1:``port`` until interrupted (exit 2: an unsafe ``out``).
+
+    ``base_url`` builds the site for that address and, when it has a path, serves it under that path
+    (the host's root redirects there), as the host will."""
     try:
         check_out(out, content)
     except UnsafeOutput as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    state = SiteState(BuildOptions(content=content, out=out))
+    state = SiteState(BuildOptions(content=content, out=out, base_url=base_url))
     try:
         state.full()
     except ContentError as exc:
         report(exc.problems)
         return 1
+    except BrowserFilesMissing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     handler = functools.partial(DevHandler, directory=str(out.resolve()))
     DevHandler.state = state
+    DevHandler.base_path = state.mount
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"serving {out} on http://127.0.0.1:{port}/ (Ctrl-C to stop)", flush=True)
+    print(f"serving {out} on http://127.0.0.1:{port}{state.mount}/ (Ctrl-C to stop)", flush=True)
     try:
         if watch:
             watch_and_rebuild(state, content)

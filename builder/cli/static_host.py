@@ -33,6 +33,7 @@ class StaticHandler(SimpleHTTPRequestHandler):
         ".json": "application/json",
     }
     sent_bytes = 0  # body bytes served by every handler (Content-Length), for bench/page.py
+    base_path = ""  # the site's mount: "/recipes" serves the folder at /recipes/, as a sub-path host does
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
         pass
@@ -50,6 +51,21 @@ class StaticHandler(SimpleHTTPRequestHandler):
 
     _cache_control: str | None = None
 
+    def site_path(self, url_path: str) -> str | None:
+        """``url_path`` as a path of the site (its mount :attr:`base_path` removed); None outside the mount."""
+        if not self.base_path:
+            return url_path
+        path, sep, query = url_path.partition("?")
+        if path != self.base_path and not path.startswith(self.base_path + "/"):
+            return None
+        return (path[len(self.base_path):] or "/") + sep + query
+
+    def translate_path(self, path: str) -> str:
+        inside = self.site_path(path)
+        if inside is None:  # outside the mount: a folder no build writes (no site path starts with ".")
+            return str(Path(self.directory) / ".outside-the-mount")
+        return super().translate_path(inside)
+
     def requested_file(self) -> Path:
         """The file the URL names: a folder's ``index.html`` with or without the trailing slash.
 
@@ -61,8 +77,14 @@ class StaticHandler(SimpleHTTPRequestHandler):
 
     def send_head(self) -> Any:
         """Files (or their chosen twin) with an ``ETag`` of their bytes, ``304`` when it matches."""
+        if self.base_path and self.path.partition("?")[0] == "/":  # the host's root: where the site is
+            self.send_response(302)
+            self.send_header("Location", self.base_path + "/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
         path = self.requested_file()
-        if path.is_dir():  # a folder without index.html: no listing, and no redirect to one
+        if path.is_dir() or self.site_path(self.path) is None:  # no listings; nothing outside the mount
             self.send_error(404)
             return None
         if not path.is_file():
@@ -72,7 +94,7 @@ class StaticHandler(SimpleHTTPRequestHandler):
         twin = chosen_twin(path, accept)
         encoding, body = (twin[0], twin[1].read_bytes()) if twin else compressed_on_the_fly(path, accept)
         etag = f'"{hashlib.sha256(body).hexdigest()[:24]}"'
-        self._cache_control = cache_control(self.path, path)
+        self._cache_control = cache_control(self.site_path(self.path) or self.path, path)
         if etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
             self.send_response(304)
             self.send_header("ETag", etag)

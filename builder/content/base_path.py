@@ -11,7 +11,11 @@ touched: its documents keep their site-absolute paths (byte-identical to the ref
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlsplit
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 _SAFE_PATH = re.compile(r"(?:/[A-Za-z0-9._~-]+)*")
 # attributes whose value is a URL (data-* ones the scripts fetch), and the meta refresh's "url="
@@ -27,14 +31,21 @@ def base_path(base_url: str) -> str:
     """The path of ``base_url`` without its trailing slash: ``""`` at a host's root, else ``/recipes``.
 
     Raises BasePathError for a URL that is not ``http(s)://host[/path]`` or whose path has characters
-    a link would have to escape (or a query or fragment)."""
+    a link would have to escape (or a query or fragment); its message names no option (``--base-url``
+    and ``site.yaml`` ``base_url`` both use it)."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise BasePathError(f"--base-url must be http(s)://host[/path], got {base_url!r}")
+        raise BasePathError(f"must be http(s)://host[/path], got {base_url!r}")
     path = parts.path.rstrip("/")
     if not _SAFE_PATH.fullmatch(path) or any(seg in (".", "..") for seg in path.split("/")):
-        raise BasePathError(f"--base-url path may hold only letters, digits and ._~- segments, got {parts.path!r}")
+        raise BasePathError(f"path may hold only letters, digits and ._~- segments, got {parts.path!r}")
     return path
+
+
+def site_base_url(option: str | None, site: Mapping[str, Any]) -> str:
+    """The address a build publishes for: the ``--base-url`` option, else ``site.yaml``'s ``base_url``
+    (or its older name ``site_url``), else :data:`DEFAULT_BASE_URL`; without a trailing slash."""
+    return str(option or site.get("base_url") or site.get("site_url") or DEFAULT_BASE_URL).rstrip("/")
 
 
 def prefix_links(html: str, prefix: str) -> str:

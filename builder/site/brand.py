@@ -8,7 +8,9 @@ one-colour marks (``currentColor``, black in an ``<img>``): the page inverts the
 Fonts are Inter and JetBrains Mono from ``@fontsource`` (OFL): the Latin subset, weights 400
 and 600 only, as WOFF2. The same files draw the preview images (FreeType reads WOFF2).
 Without ``node_modules`` (no ``npm ci``) there are no logos (tiles everywhere) and no font
-files (the CSS falls back to system fonts); the site is otherwise the same.
+files (the CSS falls back to system fonts); the site is otherwise the same. An installed tool
+reads them from ``builder/packed/site/static/`` (:mod:`builder.site.packing` copies every mapped
+logo and the fonts there, as the site publishes them).
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from builder.site.paths import NODE_MODULES, PROJECT_ROOT
+from builder.site.paths import CHECKOUT, DATA_DIR, NODE_MODULES, STATIC_DIR
 from builder.site.versions import versioned
 
-LOGO_MAP_PATH = PROJECT_ROOT / "builder" / "data" / "brand_logos.json"
-LOGO_DIR = NODE_MODULES / "@lobehub" / "icons-static-svg" / "icons"
+LOGO_MAP_PATH = DATA_DIR / "brand_logos.json"
+LOGO_DIR = NODE_MODULES / "@lobehub" / "icons-static-svg" / "icons" if CHECKOUT else STATIC_DIR / "logos"
 FONT_DIR = "static/fonts"
 LOGO_OUT = "static/logos"
 
@@ -39,7 +41,16 @@ class WebFont:
 
     @property
     def source(self) -> Path:
+        if not CHECKOUT:
+            return STATIC_DIR / "fonts" / self.file
         return NODE_MODULES / "@fontsource" / self.package / "files" / self.file
+
+    @property
+    def licence(self) -> Path:
+        """The licence file of the font's package (published beside the fonts)."""
+        if not CHECKOUT:
+            return STATIC_DIR / "fonts" / FONT_LICENSES[self.package]
+        return self.source.parents[1] / "LICENSE"
 
     @property
     def url(self) -> str:
@@ -121,9 +132,8 @@ def brand_files(orgs: list[str], platforms: list[str]) -> dict[str, bytes]:
     for f in FONTS:
         if f.source.is_file():
             out[f"{FONT_DIR}/{f.file}"] = f.source.read_bytes()
-            licence = f.source.parents[1] / "LICENSE"
-            if licence.is_file():
-                out[f"{FONT_DIR}/{FONT_LICENSES[f.package]}"] = licence.read_bytes()
+            if f.licence.is_file():
+                out[f"{FONT_DIR}/{FONT_LICENSES[f.package]}"] = f.licence.read_bytes()
     return out
 
 

@@ -3,7 +3,7 @@
 Both are reproducible (gzip without name and with mtime 0; Brotli with a 16 MB window).  Files of
 at least :data:`CACHE_MIN_BYTES` (the Pyodide runtime) get Brotli's best quality, which takes about a
 minute for the runtime, so those results are remembered on disk by content hash
-(``node_modules/.cache``); smaller files (the builder data, two per recipe) get quality 5: about
+(``node_modules/.cache`` in a checkout, the user's cache when installed: :mod:`builder.site.paths`); smaller files (the builder data, two per recipe) get quality 5: about
 12 % larger than the best, and 40 times faster (4 ms for a large recipe's two files).  ``builder.cli.static_host`` picks
 the twin the request's ``Accept-Encoding`` allows (``br`` before ``gzip``).
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 import brotli
 
 from builder.site.disk_cache import Busy, cached_bytes
-from builder.site.paths import PROJECT_ROOT
+from builder.site.paths import NODE_CACHE_DIR
 
-CACHE = PROJECT_ROOT / "node_modules" / ".cache" / "vllm-recipes-compressed"
+CACHE = NODE_CACHE_DIR / "vllm-recipes-compressed"
 TWIN_MIN_BYTES = 1024  # smaller files are sent as they are
 CACHE_MIN_BYTES = 256 * 1024  # smaller files are compressed again on every build (milliseconds)
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # server preference order

@@ -11,11 +11,10 @@ from urllib.parse import quote, urlencode
 
 from builder import resolver
 from builder.api.output import BuildOutput
-from builder.content.base_path import BasePathError, base_path
+from builder.content.base_path import base_path, site_base_url
 from builder.content.model import Content
 from builder.site.views import TASK_LABELS, RecipeView, date_key, text
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 SITE_NAME = "vLLM Recipes"
 REPO_URL = "https://github.com/vllm-project/recipes"
 HF = "https://huggingface.co"
@@ -59,11 +58,9 @@ class SiteIndex:
         self.content = content
         self.output = output
         site = content.site or {}
-        self.base_url = (base_url or site.get("base_url") or site.get("site_url") or DEFAULT_BASE_URL).rstrip("/")
-        try:  # "" at a host's root, "/recipes" under a sub-path
-            self.base_path = base_path(self.base_url)
-        except BasePathError:  # a site.yaml URL the schema let through: links stay at the host's root
-            self.base_path = ""
+        self.base_url = site_base_url(base_url, site)
+        # "" at a host's root, "/recipes" under a sub-path (--base-url and site.yaml's are validated before)
+        self.base_path = base_path(self.base_url)
         self.repo_url = str(site.get("repo_url") or REPO_URL).rstrip("/")
         self.taxonomy: dict[str, Any] = content.vocab.taxonomy or {}
         self.profiles: dict[str, Any] = dict(self.taxonomy.get("hardware_profiles") or {})

@@ -21,8 +21,7 @@ from markupsafe import Markup
 from builder.content.base_path import prefix_links
 from builder.site.brand import PRELOADED, platform_logo, provider_logo
 from builder.site.index import HF, SITE_NAME, SiteIndex
-from builder.site.minify import minify
-from builder.site.paths import PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
+from builder.site.paths import CACHE_DIR, TEMPLATES_DIR
 from builder.site.versions import versioned
 from builder.site.views import fmt_ctx_short
 
@@ -111,17 +110,7 @@ class _TemplateBytecodeCache(BytecodeCache):
                 pass
 
 
-_BYTECODE = _TemplateBytecodeCache(PROJECT_ROOT / ".cache" / "jinja")
-
-
-def static_assets() -> dict[str, bytes]:
-    """``static/*`` minified, keyed by output path."""
-    out: dict[str, bytes] = {}
-    if STATIC_DIR.is_dir():
-        for path in sorted(STATIC_DIR.iterdir()):
-            if path.is_file() and not path.name.startswith("."):
-                out[f"static/{path.name}"] = minify(path.name, path.read_bytes())
-    return out
+_BYTECODE = _TemplateBytecodeCache(CACHE_DIR / "jinja")
 
 
 def site_url(path: str) -> str:
@@ -130,13 +119,12 @@ def site_url(path: str) -> str:
     return f"/{path}"
 
 
-def runtime_url() -> str | None:
-    """URL of the Pyodide runtime folder (``pyodide/<hash>/``), None when the build has no runtime."""
+def runtime_url() -> str:
+    """URL of the Pyodide runtime folder (``pyodide/<hash>/``); raises
+    :class:`~builder.site.browser.bundle.BrowserFilesMissing` when the tool has no runtime to ship."""
     from builder.site.browser.bundle import runtime_dir
-    from builder.site.paths import PROJECT_ROOT
 
-    name = runtime_dir(PROJECT_ROOT)
-    return site_url(f"pyodide/{name}/") if name else None
+    return site_url(f"pyodide/{runtime_dir()}/")
 
 
 class Templates:

@@ -4,8 +4,8 @@ The drawing uses only pinned inputs: the fonts the site serves (``@fontsource`` 
 FreeType), the provider logo (an SVG of ``@lobehub/icons-static-svg`` rasterised by ``resvg-py``,
 since Pillow reads no SVG) and the vLLM mark drawn from its two strokes (its "LLM" lettering is
 set in Inter, so no system font is involved). Images are cached in ``.cache/og/`` under the
-project root (git-ignored), named by the SHA-256 of everything drawn plus the renderer version
-and the Pillow / resvg versions: a rebuild reads them back, so the site stays byte-identical and
+project root (git-ignored; an installed tool uses its user cache, :mod:`builder.site.paths`), named
+by the SHA-256 of everything drawn plus the renderer version and the Pillow / resvg versions: a rebuild reads them back, so the site stays byte-identical and
 fast; a changed title, logo, font or renderer draws a new file.
 """
 
@@ -28,11 +28,11 @@ from PIL import Image, ImageDraw, ImageFont
 from PIL import __version__ as PILLOW_VERSION
 
 from builder.site.brand import WebFont, font
-from builder.site.paths import PROJECT_ROOT
+from builder.site.paths import CACHE_DIR as TOOL_CACHE
 
 RENDERER_VERSION = "2"
 WIDTH, HEIGHT = 1200, 630
-CACHE_DIR = PROJECT_ROOT / ".cache" / "og"
+CACHE_DIR = TOOL_CACHE / "og"
 MARGIN = 72
 
 INK = (26, 29, 35)

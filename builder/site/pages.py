@@ -9,8 +9,9 @@ from builder.api.output import BuildOutput
 from builder.content.model import Content
 from builder.site.brand import brand_files, with_versioned_fonts
 from builder.site.index import Org, SiteIndex
-from builder.site.jinja import Page, Templates, static_assets
+from builder.site.jinja import Page, Templates
 from builder.site.listings import browse_page, home_page, not_found_page, org_page, redirect_stub
+from builder.site.minify import static_assets
 from builder.site.og_image import OgCard, PreviewCache
 from builder.site.previews import SITE_FILE, org_card, org_file, recipe_card, recipe_file, site_card
 from builder.site.recipe_page import recipe_page

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from builder.cli.static_host import serve_directory
-from tests.conftest import need_runtime
-from tests.support.paths import CHROMIUM, CHROMIUM_ARGS
+from tests.support.paths import CHROMIUM, CHROMIUM_ARGS, need_runtime
 
 
 @pytest.fixture(scope="session")

@@ -144,7 +144,7 @@ def test_new_writes_a_skeleton_that_passes_check(tmp_path: Path, capsys) -> None
     status, out, _ = run(capsys, "new", "Acme/Widget-8B", "--content", str(root))
     assert status == 0
     path = root / "models" / "Acme" / "Widget-8B.yaml"
-    assert out == f"wrote {path}; check it with: python -m builder check --content {root}\n"
+    assert out == f"wrote {path}; check it with: vllm-recipes check --content {root}\n"
     assert path.read_text().startswith("# yaml-language-server: $schema=/schema/recipe.json\n")
     assert run(capsys, "check", "--content", str(root), "--strict")[0] == 0
     assert run(capsys, "new", "Acme/Widget-8B", "--content", str(root))[2] == f"error: {path} already exists\n"

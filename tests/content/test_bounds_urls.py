@@ -388,6 +388,18 @@ def test_base_url_must_be_absolute_http(hostile: Hostile, url: str) -> None:
     assert hostile.errors() == [f"site.yaml:1: base_url: must be an absolute http(s) URL, got string {url!r}"]
 
 
+@pytest.mark.parametrize(("url", "reason"), [
+    ("https://example.org/docs/../recipes", "path may hold only letters, digits and ._~- segments, got '/docs/../recipes'"),
+    ("https://example.org/a%20b", "path may hold only letters, digits and ._~- segments, got '/a%20b'"),
+    ("https://example.org/recipes?lang=en", "must be http(s)://host[/path], got 'https://example.org/recipes?lang=en'"),
+])
+@pytest.mark.parametrize("key", ["base_url", "site_url"])
+def test_a_base_url_the_site_cannot_be_served_under_is_located(hostile: Hostile, key: str, url: str, reason: str) -> None:
+    """Not a silent fallback to the host's root: the build would publish links that miss the site."""
+    hostile.write("site.yaml", f"repo_url: https://github.com/org/recipes\n{key}: {url}\n")
+    assert hostile.errors() == [f"site.yaml:2: {key}: {reason}"]
+
+
 URL_FIELDS: list[tuple[str, str, str, str, int, str]] = [
     # (file, old, new with {url}, anchor, line offset, field)
     ("platforms.yaml", "    url: https://modal.com/docs/examples/vllm_inference\n", "    url: {url}\n", "", 0,

@@ -20,7 +20,7 @@ from builder.cli.main import main
 from builder.cli.serve import SiteState, on_changes
 from builder.content.identifiers import output_path_problem, segment_problem
 from builder.output.writer import Staging, UnsafePath, update_tree
-from tests.support.paths import RECIPES
+from tests.support.paths import RECIPES, need_runtime
 from tests.support.trees import linked_copy
 
 QWEN = "models/Qwen/Qwen3-14B.yaml"
@@ -243,16 +243,14 @@ def test_recipe_replacing_the_builder_vocabulary(case: Case, capsys: pytest.Capt
 
 def test_recipe_named_like_the_pyodide_runtime_folder(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     """The runtime lives in a content-hashed folder: a recipe of that name writes beside its files, never over them."""
-    from builder.site.browser.bundle import pyodide_files, runtime_dir
-    from builder.site.paths import PROJECT_ROOT
+    from builder.site.browser.bundle import browser_files, runtime_dir
 
-    folder = runtime_dir(PROJECT_ROOT)
-    if folder is None:
-        pytest.skip("node_modules/pyodide is missing: run `npm ci`")
+    need_runtime()
+    folder = runtime_dir()
     case.copy(QWEN, f"models/pyodide/{folder}.yaml")
     assert main(["build", "--content", str(case.content), "--out", str(case.out)]) == 0
     capsys.readouterr()
-    for rel, data in pyodide_files(PROJECT_ROOT).items():
+    for rel, data in browser_files().items():
         assert (case.out / rel).read_bytes() == data, rel
     assert (case.out / "pyodide" / folder / "index.html").is_file()  # the recipe's page, beside the runtime
 

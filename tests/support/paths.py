@@ -26,3 +26,10 @@ def need_shared() -> None:
     """Skip (with the reason) when ../shared is not beside the project."""
     if not UPSTREAM.is_dir():
         pytest.skip(f"../shared is absent ({SHARED}): the reference corpus and golden files live there")
+
+
+def need_runtime() -> None:
+    """Skip with the reason when the Pyodide runtime the builder site ships is missing."""
+    need_shared()
+    if not (ROOT / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
+        pytest.skip("node_modules/pyodide is missing: run `npm ci`")

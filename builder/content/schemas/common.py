@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from builder.content.base_path import BasePathError, base_path
 from builder.content.fieldpaths import join_path
 from builder.content.urls import MAX_URL_LENGTH, is_absolute_http, is_safe_link
 
@@ -44,12 +45,22 @@ def _absolute_http(value: str) -> str:
     return value
 
 
+def _servable_base(value: str) -> str:
+    try:
+        base_path(value)
+    except BasePathError as err:
+        raise PydanticCustomError("base_path", "{reason}", {"reason": str(err)}) from None
+    return value
+
+
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 Markdown = Annotated[str, Field(max_length=MAX_MARKDOWN)]
 SafeUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_safe_link)]
 """A URL that may become a link: http(s) or site-relative (:mod:`builder.content.urls`)."""
 AbsoluteUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_absolute_http)]
-"""An absolute http(s) URL (``base_url``)."""
+"""An absolute http(s) URL."""
+BaseUrl = Annotated[AbsoluteUrl, AfterValidator(_servable_base)]
+"""Where a site is served from (``base_url``): an absolute http(s) URL whose path the pages can move under."""
 GpuCount = Annotated[int, Field(ge=1, le=MAX_GPUS_PER_NODE)]
 ParallelSize = Annotated[int, Field(ge=1, le=MAX_PARALLEL_SIZE)]
 NodeCount = Annotated[int, Field(ge=1, le=MAX_NODES)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from builder.content.schemas.common import AbsoluteUrl, Open, SafeUrl, Text
+from builder.content.schemas.common import BaseUrl, Open, SafeUrl, Text
 
 
 class SourceSettings(Open):
@@ -25,9 +25,9 @@ class SourceSettings(Open):
 class Site(Open):
     """``site.yaml``: optional settings of a content root."""
 
-    base_url: AbsoluteUrl | None = None
+    base_url: BaseUrl | None = None
     """Address the site is served from: canonical links, sitemap, feed; a path moves every link under it."""
-    site_url: AbsoluteUrl | None = None  # read when base_url is absent
+    site_url: BaseUrl | None = None  # read when base_url is absent
     """Older name of ``base_url``, read when ``base_url`` is absent."""
     repo_url: SafeUrl | None = None
     """Repository of the recipes, for the edit and "request a recipe" links."""

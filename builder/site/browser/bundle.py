@@ -22,6 +22,12 @@ URL of it names one content and is served as immutable; the reduced library is a
 better, and the interpreter imports them without inflating).  Every file the browser loads gets
 ``.br`` and ``.gz`` twins (:mod:`builder.site.compression`) for servers that can send them.
 
+:func:`browser_files` is everything above as the site publishes it (output path → bytes): built
+from ``node_modules`` in a checkout, read back from ``builder/packed/browser/`` in an installed tool,
+where the wheel build wrote what this very function returned (:mod:`builder.site.packing`), so both
+publish the same bytes under the same hashed names.  Without either it raises
+:class:`BrowserFilesMissing`: a site must not quietly lose its builder.
+
 The builder data the worker resolves against are :mod:`builder.site.browser.data`.
 """
 
@@ -39,6 +45,8 @@ from pathlib import Path
 
 from builder.site.compression import with_twins
 from builder.site.disk_cache import cached_bytes
+from builder.site.packed import read_manifest
+from builder.site.paths import CHECKOUT, NODE_MODULES, PACKED_BROWSER_DIR, PROJECT_ROOT
 
 PACKAGE = Path("node_modules") / "pyodide"
 RESOLVER_DIR = Path(__file__).resolve().parents[2] / "resolver"
@@ -205,10 +213,61 @@ def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
     return with_twins({f"pyodide/{name}/{path}": data for path, data in files.items()})
 
 
-def runtime_dir(project_root: Path | str) -> str | None:
-    """The hashed folder name of the runtime under ``pyodide/`` (None without ``node_modules/pyodide``)."""
-    name, files = _runtime(str(Path(project_root).resolve()))
-    return name if files else None
+class BrowserFilesMissing(Exception):
+    """The tool has no runtime to ship (no ``node_modules/pyodide`` in a checkout, no packed copy
+    when installed): pages built now would lack the interactive builder."""
+
+
+def sources_key(package_dir: Path = RESOLVER_DIR) -> str:
+    """SHA-256 of the Python the browser files carry (the resolver bundle and the worker glue); the
+    packed copy records it, so an installed tool never ships a runtime built from other sources."""
+    digest = hashlib.sha256(resolver_bundle(package_dir))
+    digest.update(WORKER_GLUE.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def browser_files() -> dict[str, bytes]:
+    """Every file of the site that comes from the tool, not the content, for the in-browser builder
+    (today :func:`pyodide_files` and :func:`resolver_files`), by output path; raises
+    :class:`BrowserFilesMissing` when there is nothing to ship."""
+    if CHECKOUT:
+        if not (NODE_MODULES / "pyodide" / "pyodide.asm.wasm").is_file():
+            raise BrowserFilesMissing(
+                f"the command builder's runtime is missing: {NODE_MODULES / 'pyodide'} is not installed; "
+                f"run `npm ci` in {PROJECT_ROOT} (a site without it would lack the interactive builder)")
+        return {**pyodide_files(PROJECT_ROOT), **resolver_files(PROJECT_ROOT)}
+    manifest = read_manifest()
+    if manifest is None or not PACKED_BROWSER_DIR.is_dir():
+        raise BrowserFilesMissing(
+            f"this installation has no packed runtime ({PACKED_BROWSER_DIR} is missing): reinstall vllm-recipes "
+            "from a wheel or sdist built in a checkout where `npm ci` has run")
+    if manifest["sources_sha256"] != sources_key():
+        raise BrowserFilesMissing(
+            f"the packed runtime in {PACKED_BROWSER_DIR} was built from other resolver sources than the installed "
+            "ones: reinstall vllm-recipes from one wheel")
+    return {path.relative_to(PACKED_BROWSER_DIR).as_posix(): path.read_bytes()
+            for path in sorted(PACKED_BROWSER_DIR.rglob("*")) if path.is_file()}
+
+
+def runtime_dir() -> str:
+    """The hashed folder name of the runtime under ``pyodide/`` (raises :class:`BrowserFilesMissing`)."""
+    names = sorted({path.split("/")[1] for path in browser_files() if path.startswith("pyodide/")})
+    if len(names) != 1:
+        raise BrowserFilesMissing(f"expected one runtime folder under pyodide/, found {names}")
+    return names[0]
+
+
+def pyodide_version() -> str | None:
+    """The version of the Pyodide the runtime comes from (None when there is none)."""
+    if not CHECKOUT:
+        manifest = read_manifest()
+        return manifest["pyodide_version"] if manifest is not None else None
+    package = NODE_MODULES / "pyodide" / "package.json"
+    if not package.is_file():
+        return None
+    version: str = json.loads(package.read_text(encoding="utf-8")).get("version", "")
+    return version or None
 
 
 @functools.lru_cache(maxsize=4)
