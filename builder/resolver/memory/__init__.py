@@ -35,7 +35,8 @@ from __future__ import annotations
 from .architecture import Arch, Layer, read_architecture
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
-from .facts import architecture_facts, check_int, check_number
+from .checks import check_int, check_number
+from .facts import architecture_facts
 from .rendering import Memory, MemoryLine, memory_fallback, memory_for_record, memory_summary
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, sharding_findings
