@@ -33,9 +33,9 @@ set against H100 start-ups of vLLM 0.19.0; they are per-process figures, not per
 from __future__ import annotations
 
 from .architecture import Arch, Layer, read_architecture
+from .checks import check_int, check_number
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
-from .checks import check_int, check_number
 from .facts import architecture_facts
 from .rendering import Memory, MemoryLine, memory_fallback, memory_for_record, memory_summary
 from .settings import resolve_settings

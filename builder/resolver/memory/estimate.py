@@ -17,12 +17,12 @@ from .constants import (
     VLLM_VERSION,
     _split,
 )
+from .draft import Draft, draft_estimate, lora_bytes
 from .kv import _kv_groups, _kv_layer_bytes, _max_len_that_fits, _request_bytes, _tokens_needed
 from .overhead import _activation_peak, _cuda_graph_bytes
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, _findings
 from .types import Finding, MemoryEstimate, ResolvedSettings, StageEstimate, Verdict
-from .draft import Draft, draft_estimate, lora_bytes
 from .weights import _Sharding, _sharding, _stage_layers, _stage_weights, encoder_params
 
 

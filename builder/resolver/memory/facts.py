@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .constants import ALIASES, BOOL_FACTS, INT_FACTS, LAYER_TYPES, STR_FACTS, TEXT_PARTS
 from .checks import check_int, check_number, describe
+from .constants import ALIASES, BOOL_FACTS, INT_FACTS, LAYER_TYPES, STR_FACTS, TEXT_PARTS
 from .encoders import audio_facts, vision_facts
 from .quant_facts import quantization_facts
 from .types import ArchitectureError

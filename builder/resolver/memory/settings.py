@@ -6,19 +6,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from .architecture import Arch
+from .checks import check_int, check_number
+from .checks import describe as _describe
 from .constants import (
     BLOCK_SIZE,
     DEFAULT_BATCHED_TOKENS,
     DEFAULT_GPU_MEMORY_UTILIZATION,
+    DEFAULT_LORA_RANK,
     DEFAULT_MAX_NUM_SEQS,
     DTYPE_BYTES,
     DTYPE_NAMES,
     KV_DTYPE_BYTES,
-    DEFAULT_LORA_RANK,
     LARGE_GPU_GIB,
 )
-from .checks import check_int, check_number
-from .checks import describe as _describe
 from .types import ResolvedSettings, SettingsError, Speculative
 
 
