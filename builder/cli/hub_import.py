@@ -22,6 +22,7 @@ from builder.cli.import_config import BLOCK_KEY, Blocks, edited, holder, read_re
 from builder.cli.reporting import Refused
 from builder.content.problems import ContentError
 from builder.content.recipe_lints import arg_lists
+from builder.resolver import is_omni
 from builder.resolver.memory import ArchitectureError, architecture_facts
 
 
@@ -143,7 +144,7 @@ def import_from_hub(content: Path, hf_id: str | None, revision: str | None, vari
     imported = 0
     for recipe in ids:
         _, _, _, data = read_recipe(content, recipe)
-        if "omni" in data:
+        if is_omni(data):
             continue  # served by vLLM-Omni: no memory estimate
         outcome = import_recipe(content, recipe, targets(data, recipe, variant, everything=not every), revision)
         for line in outcome.written:

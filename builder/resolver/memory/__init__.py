@@ -37,7 +37,16 @@ from .checks import check_int, check_number
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
 from .facts import architecture_facts
-from .rendering import Memory, MemoryLine, memory_fallback, memory_for_record, memory_summary
+from .rendering import (
+    Coverage,
+    Memory,
+    MemoryLine,
+    import_command,
+    memory_coverage,
+    memory_fallback,
+    memory_for_record,
+    memory_summary,
+)
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, sharding_findings
 from .types import (
@@ -59,6 +68,7 @@ __all__ = [
     "KV_DTYPE_BYTES",
     "VLLM_VERSION",
     "Arch",
+    "Coverage",
     "ArchitectureError",
     "Finding",
     "Layer",
@@ -74,6 +84,8 @@ __all__ = [
     "check_int",
     "check_number",
     "estimate_memory",
+    "import_command",
+    "memory_coverage",
     "memory_fallback",
     "memory_for_record",
     "memory_summary",

@@ -8,9 +8,10 @@ architecture from the variant's ``architecture_config`` or else the model's.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any, TypedDict
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, TypedDict
 
+from ..values import is_omni
 from .estimate import estimate_memory, visible_gib
 from .types import ArchitectureError, SettingsError, Verdict
 
@@ -83,10 +84,11 @@ class Memory(MemoryLine, total=False):
 def architecture_of(recipe: Mapping[str, Any], variant: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
     """("variant" or "model", the architecture_config mapping), or None when neither has one."""
     own = variant.get("architecture_config") if isinstance(variant, Mapping) else None
-    if isinstance(own, Mapping):
-        return "variant", own
     model = recipe.get("model")
     block = model.get("architecture_config") if isinstance(model, Mapping) else None
+    if isinstance(own, Mapping):
+        drafts = block.get("drafts") if isinstance(block, Mapping) else None
+        return "variant", own if "drafts" in own or drafts is None else {**own, "drafts": drafts}
     return ("model", block) if isinstance(block, Mapping) else None
 
 
@@ -210,6 +212,40 @@ def record_argvs(record: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
         key = "argv"
     argv = record.get(key)
     return [("serve", argv)] if isinstance(argv, list) else []
+
+
+class Coverage(NamedTuple):
+    """How many recipes and variants have architecture facts (omni recipes have no memory estimate)."""
+
+    recipes_with: int
+    recipes: int
+    variants_with: int
+    variants: int
+
+    def __str__(self) -> str:
+        return (f"memory facts: {self.recipes_with} of {self.recipes} recipes, "
+                f"{self.variants_with} of {self.variants} variants")
+
+
+def memory_coverage(recipes: Iterable[Mapping[str, Any]]) -> Coverage:
+    """Recipes whose default variant gets an estimate, and variants that get one (model or own facts)."""
+    counts = [0, 0, 0, 0]
+    for recipe in recipes:
+        variants = recipe.get("variants")
+        if is_omni(dict(recipe)) or not isinstance(variants, Mapping) or not variants:
+            continue
+        covered = [architecture_of(recipe, v if isinstance(v, Mapping) else {}) is not None for v in variants.values()]
+        default = list(variants).index("default") if "default" in variants else 0
+        counts[0] += covered[default]
+        counts[1] += 1
+        counts[2] += sum(covered)
+        counts[3] += len(covered)
+    return Coverage(*counts)
+
+
+def import_command(hf_id: str) -> str:
+    """The one command that adds a recipe's architecture facts from the Hub."""
+    return f"python -m builder import-config --from-hub {hf_id}"
 
 
 def memory_fallback(variant: Mapping[str, Any]) -> str:
