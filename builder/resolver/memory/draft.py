@@ -54,7 +54,7 @@ def _head(arch: Arch, draft: Arch, method: str, s: ResolvedSettings) -> float:
     extra = fused * arch.hidden * h  # fc: the concatenated hidden states into the head's width
     if method == "eagle3":
         heads = _split(draft.heads, tp) + 2 * _split(draft.kv_heads, tp)
-        extra += h * heads * draft.head_dim  # the first layer's attention also reads the embeddings
+        extra += h * heads * draft.head_dim + h  # the first layer also reads the embeddings (and norms them)
         vocab = draft.draft_vocab or draft.vocab
         extra += _split(_split(vocab, VOCAB_PADDING) * VOCAB_PADDING, tp) * h + h  # its own lm_head and norm
     return extra * DTYPE_BYTES[s["dtype"]]
@@ -74,12 +74,13 @@ def draft_estimate(arch: Arch, config: Mapping[str, Any], s: ResolvedSettings) -
         return _mtp(arch, s, sh)
     drafts = config.get("drafts")
     facts = drafts.get(model) if isinstance(drafts, Mapping) else None
+    label = f"{method or 'draft'} {model}"
     if not isinstance(facts, Mapping):
-        return Draft(f"draft {model}", 0, 0, "no config")
+        return Draft(label, 0, 0, "no config")
     try:
         draft = read_architecture(facts)
     except ArchitectureError as err:
-        return Draft(f"draft {model}", 0, 0, f"bad config ({err})")
+        return Draft(label, 0, 0, f"bad config ({err})")
     layers = list(draft.layers)
     dsh = _Sharding(s["tp"], draft.experts, s["tp"])
     s = ResolvedSettings(**{**s, "weight_bits": draft.quant_bits})  # the draft's own checkpoint format
@@ -89,7 +90,7 @@ def draft_estimate(arch: Arch, config: Mapping[str, Any], s: ResolvedSettings) -
     else:
         weights, _ = _stage_weights(draft, layers, dsh, s, True, True)
     kv = len(layers) * _kv_layer_bytes(draft, s["tp"], _kv_bytes(s))
-    return Draft(f"{method or 'draft'} {model}", weights, kv, "")
+    return Draft(label, weights, kv, "")
 
 
 def lora_bytes(arch: Arch, s: ResolvedSettings, layers: list[Layer]) -> float:

@@ -70,7 +70,7 @@ def _format(method: str, raw: Mapping[str, Any], scheme: Mapping[str, Any]) -> s
         return "fp8"
     if method in ("gptq", "awq", "awq_marlin", "gptq_marlin", "bitsandbytes") or scheme.get("type") == "int":
         return "int"
-    return method
+    return method.split()[0] if method else ""
 
 
 def quantization_facts(raw: Any) -> dict[str, Any]:
@@ -85,8 +85,9 @@ def quantization_facts(raw: Any) -> dict[str, Any]:
     if method is not None and (not isinstance(method, str) or not 0 < len(method) <= 64):
         raise ArchitectureError(f"{path}.quant_method", f"expected a short string, got {describe(method)}")
     method = (method or "").lower()
+    algo = raw.get("quant_algo")  # ModelOpt names the format here (NVFP4, FP8) beside quant_method "modelopt"
     scheme, where = _scheme(raw, path)
-    fmt = _format(method, raw, scheme)
+    fmt = _format(f"{method} {algo.lower()}" if isinstance(algo, str) else method, raw, scheme)
     bits = scheme.get("bits", scheme.get("w_bit", scheme.get("num_bits")))
     group = scheme.get("group_size", scheme.get("q_group_size"))
     block = scheme.get("weight_block_size")
