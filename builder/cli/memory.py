@@ -178,6 +178,8 @@ def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
         f"requests:  {e['max_concurrency']:.2f} at once of max_model_len {s['max_model_len']:,} "
         f"(max_num_batched_tokens {s['max_num_batched_tokens']:,})",
     ]
+    lines += [f"counted:   {note}" for note in e["estimated"]]
+    lines += [f"missing:   {note}" for note in e["not_estimated"]]
     lines += [f"sharding:  {f.rule}: {f.message}" for f in e["findings"]]
     lines.append(f"verdict:   {e['verdict']}: {e['reason']}")
     return "\n".join(lines)

@@ -4,8 +4,12 @@ This module imports nothing from ``builder``: it is meant to live in the resolve
 to run, unchanged, in the browser under Pyodide.
 
 Inputs are an architecture mapping under Hugging Face ``config.json`` key names (multimodal
-configs: the ``text_config`` part, with ``vision_config`` counted as an encoder) and serving
-settings. Everything is derived from the architecture; nothing is looked up by model name.
+configs: the ``text_config`` part, with ``vision_config``/``audio_config`` counted as encoders;
+speculative drafts' facts under ``drafts``) and serving settings. Everything is derived from the
+architecture; nothing is looked up by model name. Beyond the language model, the weights count
+the encoders (not with ``--language-model-only``), the speculative draft (MTP layers, EAGLE heads,
+draft models; its KV cache joins the pool) and LoRA buffers; quantized formats count their scales
+and the parts the checkpoint keeps unquantized. Each estimate lists what it counted and what not.
 
 How vLLM 0.19 sizes the KV cache, per GPU (``gpu_worker.determine_available_memory``):
 
