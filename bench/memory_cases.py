@@ -3,7 +3,8 @@
 Prints, for each shared vLLM 0.19 start-up (../shared/memory/cases.json) and the added multimodal
 (Gemma 3, published logs) and speculative (EAGLE-3 head, counted from its config) cases: weights,
 the vision encoder and the draft within them, KV cache and tokens, estimate against the log. Then the
-coverage line of recipes/ and of a temporary copy of ../shared/upstream before and after
+coverage line of recipes/ (as committed, and a copy without its blocks) and of a temporary copy of
+../shared/upstream before and after
 ``import-config --from-hub --all`` against the local Hub stand-in serving ../shared/memory/configs.
 """
 
@@ -22,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from builder.content.loader import load_content  # noqa: E402
 from builder.resolver import memory_coverage  # noqa: E402
 from builder.resolver.memory import estimate_memory  # noqa: E402
-from tests.support.hub_server import HubServer, shared_hub  # noqa: E402
+from tests.support.hub_server import HubServer, shared_hub, strip_blocks  # noqa: E402
 from tests.support.memory_cases import (  # noqa: E402
     CASES,
     EAGLE3,
@@ -71,12 +72,16 @@ def coverage(root: Path) -> str:
     return str(memory_coverage(recipe.data for recipe in content.recipes))
 
 
-def upstream_before_and_after() -> None:
+def before_and_after(name: str, source: Path, strip: bool) -> None:
+    """Coverage of a copy of ``source`` (without its blocks when ``strip``), then after ``--from-hub --all``."""
     with tempfile.TemporaryDirectory() as tmp, HubServer(shared_hub(), Path(tmp) / "hf-home") as server:
-        copy = Path(tmp) / "upstream"
-        subprocess.run(["cp", "-r", str(UPSTREAM), str(copy)], check=True)
+        copy = Path(tmp) / "content"
+        subprocess.run(["cp", "-r", str(source), str(copy)], check=True)
         subprocess.run(["chmod", "-R", "u+w", str(copy)], check=True)
-        print(f"../shared/upstream before: {coverage(copy)}")
+        if strip:
+            for path in (copy / "models").glob("*/*.yaml"):
+                path.write_text(strip_blocks(path.read_text()))
+        print(f"{name} before: {coverage(copy)}")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
         done = subprocess.run([sys.executable, "-m", "builder", "import-config", "--from-hub", "--all",
                                "--content", str(copy)], cwd=ROOT, env={**env, **server.env()}, capture_output=True,
@@ -86,15 +91,16 @@ def upstream_before_and_after() -> None:
               f"{MEMORY / 'configs'}): exit {done.returncode}; {done.stdout.splitlines()[-1]}")
         for line in wrote:
             print(f"    {line}")
-        print(f"../shared/upstream after:  {coverage(copy)}")
+        print(f"{name} after:  {coverage(copy)}")
 
 
 def main() -> None:
     cases_table()
     print()
-    print(f"recipes/: {coverage(RECIPES)}")
+    print(f"recipes/ as committed: {coverage(RECIPES)}")
+    before_and_after("recipes/ without its architecture_config blocks", RECIPES, strip=True)
     if UPSTREAM.is_dir():
-        upstream_before_and_after()
+        before_and_after("../shared/upstream", UPSTREAM, strip=False)
 
 
 if __name__ == "__main__":

@@ -102,7 +102,7 @@ def test_resolve_prints_the_block_and_the_line(content: Path, capsys: pytest.Cap
         "max_model_len": 40960, "weights_gib": 27.518, "kv_cache_gib": 55.536, "kv_bytes_per_token": 163840,
         "kv_tokens": 363952, "max_concurrency": 8.89, "verdict": "fits",
         "reason": "363,952 tokens of KV cache: 8.89 requests of 40,960 tokens at once", "findings": [],
-        "summary": RTX_PRO_6000_LINE,
+        "parts": {}, "estimated": [], "not_estimated": [], "summary": RTX_PRO_6000_LINE,
     }
     status, out, err = run(capsys, "resolve", "Qwen/Qwen3-14B", "--content", str(content))
     assert (status, err) == (0, "")

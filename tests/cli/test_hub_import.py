@@ -6,7 +6,6 @@ and ``HF_HUB_OFFLINE``. Commands run as processes, since huggingface_hub reads i
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,16 +17,10 @@ import pytest
 
 from builder.content.yaml12 import load
 from builder.resolver.memory import estimate_memory
-from tests.support.hub_server import TOKEN, HubServer, shared_hub
+from tests.support.hub_server import TOKEN, HubServer, shared_hub, strip_blocks
 from tests.support.paths import RECIPES, ROOT
 
-BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=\1?\S|\Z)", re.M)
 OWN_FACTS = ("Qwen/Qwen3-14B", "moonshotai/Kimi-K2-Instruct-0905", "zai-org/GLM-4.5-Air")  # no shared config
-
-
-def strip_blocks(text: str) -> str:
-    """A recipe without its architecture_config blocks (and their comment line)."""
-    return BLOCK.sub("", text)
 
 
 def hub_config(facts: dict[str, Any]) -> dict[str, Any]:

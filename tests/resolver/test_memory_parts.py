@@ -90,7 +90,7 @@ def test_an_eagle3_head_adds_its_weights_and_kv_cache() -> None:
 def test_a_draft_without_facts_is_named_not_estimated() -> None:
     memory = _memory(SPEC_ARGV, config("meta-llama__Llama-3.1-8B-Instruct.json"))
     assert memory["not_estimated"] == [f"eagle3 {EAGLE3_REPO} not estimated: no config"]
-    assert "parts" not in memory and memory["summary"].endswith(f"; eagle3 {EAGLE3_REPO} not estimated: no config")
+    assert memory["parts"] == {} and memory["summary"].endswith(f"; eagle3 {EAGLE3_REPO} not estimated: no config")
     ngram = _memory(SPEC_ARGV[:5] + ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4}'],
                     config("meta-llama__Llama-3.1-8B-Instruct.json"))
     assert ngram["estimated"] == ["ngram lookup (no draft weights) included (0.00 GiB)"]

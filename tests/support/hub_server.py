@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +46,14 @@ class Repo:
         for name in sorted(self.files):
             digest.update(name.encode() + b"\0" + self.files[name])
         self.sha = digest.hexdigest()
+
+
+BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=\1?\S|\Z)", re.M)
+
+
+def strip_blocks(text: str) -> str:
+    """A recipe without its architecture_config blocks (and their comment line), as before any import."""
+    return BLOCK.sub("", text)
 
 
 def blob_sha(data: bytes) -> str:

@@ -194,9 +194,9 @@ def memory_line(
         reason=estimate["reason"],
         findings=[Finding(rule=f.rule, message=f.message) for f in estimate["findings"]],
     )
-    for key in ("parts", "estimated", "not_estimated"):
-        if estimate[key]:
-            line[key] = estimate[key]
+    line["parts"] = estimate["parts"]  # always present, so every line has the same keys in the same order
+    line["estimated"] = estimate["estimated"]
+    line["not_estimated"] = estimate["not_estimated"]
     line["summary"] = memory_summary(line)
     return line
 
