@@ -65,6 +65,7 @@ bench: $(STAMP) node_modules/.installed chromium
 	$(PY) bench/page_weight.py
 	$(PY) bench/og_images.py
 	$(PY) bench/page.py
+	$(PY) bench/memory_cases.py
 
 clean:
 	rm -rf site $(VENV) $(VLLM_VENV) node_modules builder/packed build dist

@@ -685,7 +685,9 @@
     if (!text) return null;
     const bad = m.verdict === "wont_start" || Boolean(m.error);
     const kind = bad ? " cb-memory-bad" : m.verdict === "tight" ? " cb-memory-tight" : m.fallback ? " cb-memory-fallback" : "";
-    return el("p", { class: `cb-memory${kind}`, "data-block": "memory", role: bad ? "alert" : null }, text);
+    // Without facts, the command that adds them from the Hub follows the fallback note.
+    const command = m.fallback && m.command ? [" Add them: ", el("code", {}, m.command)] : [];
+    return el("p", { class: `cb-memory${kind}`, "data-block": "memory", role: bad ? "alert" : null }, text, command);
   }
 
   function render() {

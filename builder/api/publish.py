@@ -134,12 +134,13 @@ class ApiBuilder:
         return {**result, "by_hardware": by_hardware}
 
     def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
-        """The record with its ``memory`` block appended (recipes with architecture facts); lints it."""
+        """The record (a preset point too) with its ``memory`` block appended where the recipe has architecture
+        facts; lints it."""
         variant = (data.get("variants") or {}).get(record.get("variant")) or {}
         profile = (self.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
         memory = resolver.memory_for_record(record, data, variant, profile)
         self.memory_lint.record(record, memory, preset)
-        return record if memory is None or preset else {**record, "memory": memory}
+        return record if memory is None else {**record, "memory": memory}
 
     # ── recipes (json-api §3) ──
 
@@ -234,10 +235,10 @@ class ApiBuilder:
                 body["strategy_spec"] = strategies[preset["strategy"]]
             if preset.get("hardware") in profiles:
                 body["hardware_profile"] = profiles[preset["hardware"]]
-            body["points"] = resolved["points"]
-            for point_key, point in body["points"].items():
+            body["points"] = {}
+            for point_key, point in resolved["points"].items():
                 self.argv_lint.record(point, f"preset {key}:{point_key}")
-                self.with_memory(recipe.data, point, f"preset {key}:{point_key}")
+                body["points"][point_key] = self.with_memory(recipe.data, point, f"preset {key}:{point_key}")
             if "runbook" in preset:
                 body["runbook"] = preset["runbook"]
             self.write(f"{recipe.hf_id}/presets/{key}.json", body, recipe.hf_id)

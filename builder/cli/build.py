@@ -20,6 +20,7 @@ from builder.output.collisions import API, check_outputs, incremental_clash
 from builder.output.forked import ForkedJob
 from builder.output.streaming import StreamedFiles
 from builder.output.writer import Staging, UnsafeOutput, UnsafePath, check_out
+from builder.resolver import memory_coverage
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
 
@@ -267,4 +268,5 @@ def build(options: BuildOptions) -> int:
         f"built {len(result.content.recipes)} recipes, {len(docs)} documents, "
         f"{len(result.files)} files into {options.out}"
     )
+    print(memory_coverage(recipe.data for recipe in result.content.recipes))
     return 0

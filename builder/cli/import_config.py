@@ -76,17 +76,25 @@ def _yaml_value(value: Any) -> str:
     return json.dumps(value)  # a JSON string or list is a YAML 1.2 flow scalar/sequence
 
 
-def block_lines(facts: dict[str, Any], indent: int, step: int, newline: str) -> list[str]:
-    """``architecture_config:`` and its facts as YAML lines at ``indent``."""
-    lines = [f"{' ' * indent}{BLOCK_KEY}:{newline}"]
+def _yaml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else json.dumps(key)
+
+
+def _mapping_lines(facts: dict[str, Any], indent: int, step: int, newline: str) -> list[str]:
+    lines = []
+    pad = " " * indent
     for key, value in facts.items():
-        pad = " " * (indent + step)
         if isinstance(value, dict):
-            lines.append(f"{pad}{key}:{newline}")
-            lines += [f"{pad}{' ' * step}{k}: {_yaml_value(v)}{newline}" for k, v in value.items()]
+            lines.append(f"{pad}{_yaml_key(key)}:{newline}")
+            lines += _mapping_lines(value, indent + step, step, newline)
         else:
-            lines.append(f"{pad}{key}: {_yaml_value(value)}{newline}")
+            lines.append(f"{pad}{_yaml_key(key)}: {_yaml_value(value)}{newline}")
     return lines
+
+
+def block_lines(facts: dict[str, Any], indent: int, step: int, newline: str) -> list[str]:
+    """``architecture_config:`` and its facts (nested mappings in block style) as YAML lines at ``indent``."""
+    return [f"{' ' * indent}{BLOCK_KEY}:{newline}", *_mapping_lines(facts, indent + step, step, newline)]
 
 
 def place_block(text: str, facts: dict[str, Any], variant: str | None) -> str:
@@ -119,51 +127,88 @@ def place_block(text: str, facts: dict[str, Any], variant: str | None) -> str:
     return "".join(lines)
 
 
-def _checked(old_text: str, new_text: str, facts: dict[str, Any], variant: str | None, rel: str) -> None:
-    """Refuse unless ``new_text`` loads as ``old_text``'s data with exactly the new block set."""
+Blocks = dict[str | None, dict[str, Any]]  # variant (None: model) -> its new architecture_config
+
+
+def edited(text: str, blocks: Blocks, rel: str) -> str:
+    """The recipe text with every block set; refused unless it loads as the old data with exactly those blocks."""
+    new_text = text
+    for variant, facts in blocks.items():
+        new_text = place_block(new_text, facts, variant)
     try:
-        old, _ = load(old_text)
+        old, _ = load(text)
         new, _ = load(new_text)
     except YamlError as exc:
         raise ContentError([Problem(rel, exc.line, exc.field, exc.message)]) from None
     expected = json.loads(json.dumps(old))
     try:
-        holder = expected["variants"][variant] if variant else expected["model"]
-        holder[BLOCK_KEY] = facts
+        for variant, facts in blocks.items():
+            (expected["variants"][variant] if variant else expected["model"])[BLOCK_KEY] = facts
     except (KeyError, TypeError):
-        holder = None
-    if holder is None or new != expected:
+        expected = None
+    if expected is None or new != expected:
         raise Refused(f"could not place the block in {rel} without changing other keys; add it by hand")
+    return new_text
 
 
-def import_config(content: Path, hf_id: str, config_path: Path, variant: str | None) -> int:
-    """``import-config``: write ``architecture_config`` into ``models/<org>/<repo>.yaml``."""
-    rel = recipe_file(hf_id)
-    path = content / rel
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise Refused(f"no recipe at {path}; write one with: vllm-recipes new {hf_id}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ContentError([Problem(rel, 0, "", f"cannot read file: {exc}")]) from None
-    try:
-        facts = architecture_facts(read_config(config_path))
-    except ArchitectureError as exc:
-        raise architecture_problem(config_path, exc) from None
-    try:
-        schemas.Architecture.model_validate(facts)
-    except ValidationError as exc:  # the schema and the model disagree: a bug, reported plainly
-        raise Refused(f"{config_path}: the facts do not pass the recipe schema: {exc.errors()[0]['msg']}") from None
-    new_text = place_block(text, facts, variant)
-    _checked(text, new_text, facts, variant, rel)
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step (a temporary file beside it, renamed)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(new_text)
+            out.write(text)
         os.replace(temporary, path)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def read_recipe(content: Path, hf_id: str) -> tuple[str, Path, str, dict[str, Any]]:
+    """(relative path, path, text, data) of ``models/<org>/<repo>.yaml``."""
+    rel = recipe_file(hf_id)
+    path = content / rel
+    try:
+        text = path.read_text(encoding="utf-8")
+        data, _ = load(text)
+    except FileNotFoundError:
+        raise Refused(f"no recipe at {path}; write one with: vllm-recipes new {hf_id}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContentError([Problem(rel, 0, "", f"cannot read file: {exc}")]) from None
+    except YamlError as exc:
+        raise ContentError([Problem(rel, exc.line, exc.field, exc.message)]) from None
+    return rel, path, text, data if isinstance(data, dict) else {}
+
+
+def checked_facts(facts: dict[str, Any]) -> dict[str, Any]:
+    """``facts`` as the recipe schema accepts them; a disagreement between schema and model is a bug, refused."""
+    try:
+        schemas.Architecture.model_validate(facts)
+    except ValidationError as exc:
+        raise Refused(f"the facts do not pass the recipe schema: {exc.errors()[0]['msg']}") from None
+    return facts
+
+
+def holder(data: dict[str, Any], variant: str | None) -> dict[str, Any]:
+    """``model`` or ``variants.<variant>`` of a recipe (empty when absent)."""
+    block = ((data.get("variants") or {}).get(variant) if variant else data.get("model")) or {}
+    return block if isinstance(block, dict) else {}
+
+
+def import_config(content: Path, hf_id: str, config_path: Path, variant: str | None) -> int:
+    """``import-config``: write ``architecture_config`` into ``models/<org>/<repo>.yaml``; the source is the
+    checkpoint's repository without a revision (a file says nothing of its commit)."""
+    rel, path, text, data = read_recipe(content, hf_id)
+    try:
+        facts = architecture_facts(read_config(config_path))
+    except ArchitectureError as exc:
+        raise architecture_problem(config_path, exc) from None
+    owner = holder(data, variant)
+    repo = owner.get("model_id") or holder(data, None).get("model_id") or hf_id
+    old = owner.get(BLOCK_KEY) if isinstance(owner.get(BLOCK_KEY), dict) else {}
+    block = {"source": {"repo": repo}, **facts} if isinstance(repo, str) and repo.count("/") == 1 else facts
+    if old.get("drafts"):
+        block["drafts"] = old["drafts"]
+    write_atomically(path, edited(text, {variant: checked_facts(block)}, rel))
     target = f"variants.{variant}" if variant else "model"
     print(f"wrote {target}.{BLOCK_KEY} ({len(facts)} facts) to {path}")
     return 0

@@ -46,9 +46,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--max-num-batched-tokens", type=int, metavar="T", help="default: 8192 on >= 70 GiB GPUs, else 2048")
     m.add_argument("--json", action="store_true", help="print the whole estimate as JSON")
 
-    i = sub.add_parser("import-config", help="write a config.json's architecture facts into a recipe")
-    i.add_argument("recipe", help="<org>/<repo>")
-    i.add_argument("config", type=Path, metavar="CONFIG.json")
+    i = sub.add_parser("import-config", help="write a config.json's architecture facts into a recipe",
+                       description="From a file: import-config <org>/<repo> CONFIG.json. From the Hub (honours HF_ENDPOINT, "
+                       "HF_TOKEN, HF_HOME and HF_HUB_OFFLINE): import-config --from-hub <org>/<repo> | --all. "
+                       "Compare recorded revisions with the Hub: import-config --check.")
+    i.add_argument("recipe", nargs="?", help="<org>/<repo>")
+    i.add_argument("config", nargs="?", type=Path, metavar="CONFIG.json")
+    i.add_argument("--from-hub", action="store_true", help="read config.json from the Hugging Face Hub")
+    i.add_argument("--all", action="store_true", help="with --from-hub: every recipe and variant lacking facts")
+    i.add_argument("--check", action="store_true", help="which recipes' facts are behind the Hub (writes nothing)")
+    i.add_argument("--revision", metavar="REV", help="with --from-hub: a branch, tag or commit (default main)")
     i.add_argument("--variant", metavar="V", help="write into variants.<V> instead of model")
     i.add_argument("--content", type=Path, default=Path("recipes"))
 
@@ -57,9 +64,28 @@ def run(args: argparse.Namespace) -> int:
     """Run ``memory`` or ``import-config``; returns the exit status."""
     if args.command == "memory":
         return reported(lambda: memory(args))
+    return reported(lambda: import_command(args))
+
+
+def import_command(args: argparse.Namespace) -> int:
+    """``import-config`` in its three forms: a file, the Hub, or ``--check``."""
+    if args.check:
+        if args.recipe or args.config or args.all or args.variant or args.revision:
+            raise Refused("--check takes only --content")
+        from builder.cli.hub_import import check_sources
+
+        return check_sources(args.content)
+    if args.from_hub:
+        if args.config is not None or (args.all and (args.recipe or args.variant or args.revision)):
+            raise Refused("use --from-hub <org>/<repo> [--revision REV] [--variant V], or --from-hub --all")
+        from builder.cli.hub_import import import_from_hub
+
+        return import_from_hub(args.content, args.recipe, args.revision, args.variant, args.all)
+    if args.recipe is None or args.config is None or args.all or args.revision:
+        raise Refused("expected <org>/<repo> CONFIG.json (or --from-hub, or --check)")
     from builder.cli.import_config import import_config
 
-    return reported(lambda: import_config(args.content, args.recipe, args.config, args.variant))
+    return import_config(args.content, args.recipe, args.config, args.variant)
 
 
 # ── memory ────────────────────────────────────────────────────────────────
@@ -152,6 +178,8 @@ def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
         f"requests:  {e['max_concurrency']:.2f} at once of max_model_len {s['max_model_len']:,} "
         f"(max_num_batched_tokens {s['max_num_batched_tokens']:,})",
     ]
+    lines += [f"counted:   {note}" for note in e["estimated"]]
+    lines += [f"missing:   {note}" for note in e["not_estimated"]]
     lines += [f"sharding:  {f.rule}: {f.message}" for f in e["findings"]]
     lines.append(f"verdict:   {e['verdict']}: {e['reason']}")
     return "\n".join(lines)

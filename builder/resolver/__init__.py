@@ -26,7 +26,14 @@ from .hardware import (
     variant_of,
 )
 from .install import install_block
-from .memory import Memory, memory_fallback, memory_for_record, memory_summary
+from .memory import (
+    Memory,
+    import_command,
+    memory_coverage,
+    memory_fallback,
+    memory_for_record,
+    memory_summary,
+)
 from .presets import advanced_presets, resolve_preset, validate_presets
 from .records import render_matrix
 from .resolve import resolve
@@ -58,6 +65,8 @@ __all__ = [
     "install_block",
     "is_omni",
     "kv_store_ids",
+    "import_command",
+    "memory_coverage",
     "memory_fallback",
     "memory_for_record",
     "memory_summary",

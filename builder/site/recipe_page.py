@@ -70,9 +70,10 @@ def memory_note(r: RecipeView, record: dict[str, Any] | None) -> dict[str, str] 
     if isinstance(memory, dict) and isinstance(memory.get("summary"), str):
         verdict = memory.get("verdict")
         kind = "bad" if verdict == "wont_start" or "error" in memory else "tight" if verdict == "tight" else ""
-        return {"text": memory["summary"], "kind": kind}
+        return {"text": memory["summary"], "kind": kind, "command": ""}
     variant = r.variants.get(text(record.get("variant")))
-    return {"text": resolver.memory_fallback(variant if isinstance(variant, dict) else {}), "kind": "fallback"}
+    return {"text": resolver.memory_fallback(variant if isinstance(variant, dict) else {}), "kind": "fallback",
+            "command": resolver.import_command(r.hf_id)}
 
 
 def spec_line(r: RecipeView) -> str:

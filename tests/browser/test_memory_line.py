@@ -18,12 +18,15 @@ def test_the_line_is_under_the_command(builder_site: dict[str, Any], page: Any) 
     open_builder(page, PAGE)
     memory = view(page)["memory"]
     assert memory["fallback"].startswith(FALLBACK)
+    assert memory["command"] == "vllm-recipes import-config --from-hub MiniMaxAI/MiniMax-M3"
     line = page.locator('[data-block="memory"]')
-    assert line.inner_text() == memory["fallback"]
+    assert line.inner_text() == f"{memory['fallback']} Add them: {memory['command']}"
+    assert line.locator("code").inner_text() == memory["command"]
     assert line.get_attribute("class") == "cb-memory cb-memory-fallback"
     assert page.evaluate("document.querySelector('[data-block=command]').nextElementSibling.dataset.block") == "memory"
     html = builder_site["files"]["MiniMaxAI/MiniMax-M3/index.html"].decode()
     assert f'<p class="cb-memory cb-memory-fallback">{FALLBACK}' in html.replace("&#39;", "'")
+    assert f" Add them: <code>{memory['command']}</code></p>" in html
 
 
 def test_pyodide_computes_the_memory_cpython_computes(builder_site: dict[str, Any], page: Any) -> None:

@@ -102,7 +102,7 @@ def test_resolve_prints_the_block_and_the_line(content: Path, capsys: pytest.Cap
         "max_model_len": 40960, "weights_gib": 27.518, "kv_cache_gib": 55.536, "kv_bytes_per_token": 163840,
         "kv_tokens": 363952, "max_concurrency": 8.89, "verdict": "fits",
         "reason": "363,952 tokens of KV cache: 8.89 requests of 40,960 tokens at once", "findings": [],
-        "summary": RTX_PRO_6000_LINE,
+        "parts": {}, "estimated": [], "not_estimated": [], "summary": RTX_PRO_6000_LINE,
     }
     status, out, err = run(capsys, "resolve", "Qwen/Qwen3-14B", "--content", str(content))
     assert (status, err) == (0, "")
@@ -198,7 +198,8 @@ def test_builder_without_architecture_facts_says_so() -> None:
     view = resolver.builder_state({**recipe.data, "hf_id": recipe.hf_id}, loaded.vocab.resolver_vocab(), {})
     assert view["memory"] == {"fallback": (
         "No architecture facts in this recipe: it fits where the node has the variant's minimum memory "
-        "(1025 GB, vram_minimum_gb); no KV cache estimate.")}
+        "(1025 GB, vram_minimum_gb); no KV cache estimate."),
+        "command": "vllm-recipes import-config --from-hub MiniMaxAI/MiniMax-M3"}
 
 
 def test_matrix_cells_give_kv_tokens_or_why_not(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -216,3 +217,31 @@ def test_memory_cell_when_vllm_would_not_start() -> None:
     assert memory_cell(cell, memory) == {"state": "none", "text": "Won't start", "note": "",
                                          "title": "Per GPU (79.20 GiB): ...; won't start: heads", "url": "/x.json"}
     assert memory_cell(cell, None) is cell
+
+
+def test_preset_points_carry_the_memory_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "recipes"
+    shutil.copytree(RECIPES, root)
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(QWEN3_14B))
+    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(config), "--content", str(root))[0] == 0
+    out_dir = tmp_path / "site"
+    assert run(capsys, "build", "--content", str(root), "--out", str(out_dir), "--json-only")[0] == 0
+    presets = sorted((out_dir / "MiniMaxAI" / "MiniMax-M3" / "presets").glob("*.json"))
+    points = [point for path in presets for point in json.loads(path.read_text())["points"].values()]
+    assert presets and len(points) >= len(presets)
+    for point in points:
+        assert list(point)[-1] == "memory"
+        assert point["memory"]["summary"].startswith("Per GPU (")
+
+
+def test_coverage_counts_recipes_by_their_default_variant() -> None:
+    facts = {"architecture_config": QWEN3_14B}
+    recipes = [
+        {"model": facts, "variants": {"default": {}, "fp8": {"model_id": "a/b"}}},
+        {"model": {}, "variants": {"default": {}, "nvfp4": facts}},
+        {"model": {}, "variants": {"default": facts}},
+        {"model": {}, "meta": {"tasks": ["omni"]}, "variants": {"default": {}}},
+    ]
+    coverage = resolver.memory_coverage(recipes)
+    assert str(coverage) == "memory facts: 2 of 3 recipes, 4 of 5 variants"

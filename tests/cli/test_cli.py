@@ -285,12 +285,13 @@ def test_vllm_lint_covers_preset_points(tmp_path: Path, capsys) -> None:
 
 
 def test_check_loads_no_page_machinery() -> None:
-    """``check`` validates and publishes in memory but builds no page: no Jinja, Markdown or Pygments."""
+    """``check`` validates and publishes in memory but builds no page: no Jinja, Markdown or Pygments,
+    and no huggingface_hub (only ``import-config --from-hub``/``--check`` reach the Hub)."""
     script = (
         "import sys\n"
         "from builder.cli.main import main\n"
         "status = main(['check', '--content', 'recipes'])\n"
-        "print(status, sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'pygments', 'markdown_it'}),"
+        "print(status, sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'pygments', 'markdown_it', 'huggingface_hub'}),"
         " sorted(m for m in sys.modules if m.startswith('builder.site')))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -53,7 +53,9 @@ def test_import_config_writes_the_model_block(content: Path, capsys) -> None:
     assert after.startswith(before.split("features:")[0].rstrip("\n"))  # comments and keys before it kept
     assert "  # config.json facts for the memory model (python -m builder import-config)\n  architecture_config:\n" in after
     data, _ = load(after)
-    assert data["model"]["architecture_config"] == architecture_facts(config("Qwen__Qwen3-8B.json"))
+    # a file says which repository the recipe serves, not which commit: the source has no revision
+    assert data["model"]["architecture_config"] == {"source": {"repo": "MiniMaxAI/MiniMax-M3"},
+                                                    **architecture_facts(config("Qwen__Qwen3-8B.json"))}
     assert {k: v for k, v in data["model"].items() if k != "architecture_config"} == load(before)[0]["model"]
     # a second import replaces the block instead of adding one
     assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content", str(content))[0] == 0

@@ -185,8 +185,11 @@ def test_text_config_is_the_language_model() -> None:
     plain = estimate_memory(llama, {"gpu_memory_gib": 79.19, "max_model_len": 8192})
     both = estimate_memory(wrapped, {"gpu_memory_gib": 79.19, "max_model_len": 8192})
     assert both["kv_bytes_per_token"] == plain["kv_bytes_per_token"]
-    vision = 24 * (4 * 1024 * 1024 + 2 * 1024 * 4096) + 1024 * 4096
+    h, inter = 1024, 4096  # a ViT: biased q/k/v/o and GELU MLP, two norms, 14-pixel patches, a projector
+    layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
+    vision = 24 * layer + (3 * 14 * 14 * h + h) + (2 * h + h * 4096)
     assert both["params_total"] - plain["params_total"] == vision
+    assert both["estimated"] == ["vision encoder included (0.57 GiB)"] and plain["estimated"] == []
 
 
 def test_pipeline_stages_split_layers_like_vllm() -> None:

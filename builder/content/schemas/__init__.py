@@ -13,8 +13,11 @@ parts of a recipe: ``overrides``, ``features``, ``presets``, ``notes``, ``archit
 
 from builder.content.schemas.architecture import (
     Architecture,
+    ArchitectureAudio,
+    ArchitectureEncoder,
     ArchitectureQuantization,
     ArchitectureRope,
+    ArchitectureSource,
     ArchitectureVision,
 )
 from builder.content.schemas.common import (
@@ -79,7 +82,8 @@ __all__ = [
     "AbsoluteUrl", "Args", "Env", "GpuCount", "HardwareText", "Markdown", "MinGpus", "Names", "NodeCount",
     "ParallelSize", "SafeUrl", "Scalar", "Text",
     "Open", "unknown_keys",
-    "Architecture", "ArchitectureQuantization", "ArchitectureRope", "ArchitectureVision",
+    "Architecture", "ArchitectureAudio", "ArchitectureEncoder", "ArchitectureQuantization", "ArchitectureRope",
+    "ArchitectureSource", "ArchitectureVision",
     "ArgsBlock", "Companion", "Feature", "Mode",
     "HardwareNote", "Note", "NoteLink", "NoteWhen",
     "HardwareBlock", "PoolRole", "StrategyOverride",

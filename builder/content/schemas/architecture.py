@@ -31,6 +31,12 @@ class ArchitectureQuantization(Open):
     """Weights that share one scale."""
     weight_block_size: Annotated[list[Annotated[int, Field(ge=1, le=1 << 20)]], Field(min_length=2, max_length=2)] | None = None
     """``[rows, columns]`` of the weight blocks that share one scale."""
+    format: Literal["fp8", "nvfp4", "mxfp4", "int"] | None = None
+    """Weight format when the method's name does not say it (compressed-tensors, ModelOpt)."""
+    zero_point: bool | None = None
+    """Integer groups store a zero point beside each scale (AWQ, asymmetric GPTQ)."""
+    unquantized: list[Literal["attention", "shared_experts", "dense_mlp", "lm_head", "vision"]] | None = None
+    """Parts the checkpoint keeps in the model dtype (from its ignore list)."""
 
 
 class ArchitectureRope(Open):
@@ -44,15 +50,58 @@ class ArchitectureRope(Open):
     """Yarn: the context before extension, which ``factor`` multiplies."""
 
 
-class ArchitectureVision(Open):
-    """``vision_config``: the vision encoder, counted in the weights."""
+def _size() -> Any:
+    return Field(default=None, ge=1, le=1 << 20)
+
+
+class ArchitectureEncoder(Open):
+    """An encoder tower (``vision_config``, ``audio_config``), counted in the weights."""
 
     hidden_size: int = Field(ge=1, le=1 << 20)
     """Width of the encoder."""
     num_hidden_layers: int = Field(ge=1, le=1 << 20)
     """Encoder layers."""
-    intermediate_size: int | None = Field(default=None, ge=1, le=1 << 20)
-    """Width of the encoder's MLP (four times ``hidden_size`` when absent)."""
+    intermediate_size: int | None = _size()
+    """Width of the encoder's MLP (``mlp_ratio`` or four times ``hidden_size`` when absent)."""
+    hidden_act: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    """Activation of the MLP; silu means a gated MLP of three matrices."""
+
+
+class ArchitectureVision(ArchitectureEncoder):
+    """``vision_config``: the vision encoder (a ViT, or the Qwen-VL tower with a patch merger)."""
+
+    mlp_ratio: int | None = _size()
+    """MLP width as a multiple of ``hidden_size`` (Qwen2-VL)."""
+    patch_size: int | None = _size()
+    """Pixels per side of one patch (14 when absent)."""
+    image_size: int | None = _size()
+    """Pixels per side of an image; with ``patch_size`` it sizes the learned positions."""
+    num_channels: int | None = _size()
+    """Colour channels of the patch embedding (3 when absent)."""
+    temporal_patch_size: int | None = _size()
+    """Video frames per patch (Qwen-VL)."""
+    spatial_merge_size: int | None = _size()
+    """Qwen-VL: patches merged per side before the projection into the text width."""
+    out_hidden_size: int | None = _size()
+    """Qwen-VL: width the merger projects into."""
+
+
+class ArchitectureAudio(ArchitectureEncoder):
+    """``audio_config``: the audio encoder (Whisper-style)."""
+
+    num_mel_bins: int | None = _size()
+    """Mel bins of the input features (128 when absent)."""
+
+
+class ArchitectureSource(Open):
+    """Where the facts come from: a Hugging Face repository and the commit they were read at."""
+
+    repo: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=200)]
+    """``<org>/<repo>`` on the Hub."""
+    revision: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")] | None = None
+    """Commit sha the ``config.json`` was read at (``import-config --from-hub``); absent when imported from a file."""
+    ref: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Branch or tag asked for, when not ``main``; ``--check`` compares the sha with its current commit."""
 
 
 class Architecture(Open):
@@ -145,3 +194,13 @@ class Architecture(Open):
     """How the checkpoint's weights are quantized."""
     vision_config: ArchitectureVision | None = None
     """The vision encoder, whose weights count too."""
+    audio_config: ArchitectureAudio | None = None
+    """The audio encoder, whose weights count too."""
+    num_nextn_predict_layers: int | None = _fact("num_nextn_predict_layers")
+    """Multi-token-prediction layers the checkpoint ships (speculative decoding with an MTP method)."""
+    draft_vocab_size: int | None = _fact("draft_vocab_size")
+    """An EAGLE-3 draft's own output vocabulary."""
+    source: ArchitectureSource | None = None
+    """Where the facts were imported from (``import-config``)."""
+    drafts: dict[Annotated[str, Field(max_length=200)], Architecture] | None = Field(default=None, max_length=64)
+    """Facts of the speculative-decoding drafts the recipe names, keyed by their repository."""

@@ -4,8 +4,12 @@ This module imports nothing from ``builder``: it is meant to live in the resolve
 to run, unchanged, in the browser under Pyodide.
 
 Inputs are an architecture mapping under Hugging Face ``config.json`` key names (multimodal
-configs: the ``text_config`` part, with ``vision_config`` counted as an encoder) and serving
-settings. Everything is derived from the architecture; nothing is looked up by model name.
+configs: the ``text_config`` part, with ``vision_config``/``audio_config`` counted as encoders;
+speculative drafts' facts under ``drafts``) and serving settings. Everything is derived from the
+architecture; nothing is looked up by model name. Beyond the language model, the weights count
+the encoders (not with ``--language-model-only``), the speculative draft (MTP layers, EAGLE heads,
+draft models; its KV cache joins the pool) and LoRA buffers; quantized formats count their scales
+and the parts the checkpoint keeps unquantized. Each estimate lists what it counted and what not.
 
 How vLLM 0.19 sizes the KV cache, per GPU (``gpu_worker.determine_available_memory``):
 
@@ -33,10 +37,20 @@ set against H100 start-ups of vLLM 0.19.0; they are per-process figures, not per
 from __future__ import annotations
 
 from .architecture import Arch, Layer, read_architecture
+from .checks import check_int, check_number
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
-from .facts import architecture_facts, check_int, check_number
-from .rendering import Memory, MemoryLine, memory_fallback, memory_for_record, memory_summary
+from .facts import architecture_facts
+from .rendering import (
+    Coverage,
+    Memory,
+    MemoryLine,
+    import_command,
+    memory_coverage,
+    memory_fallback,
+    memory_for_record,
+    memory_summary,
+)
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, sharding_findings
 from .types import (
@@ -58,6 +72,7 @@ __all__ = [
     "KV_DTYPE_BYTES",
     "VLLM_VERSION",
     "Arch",
+    "Coverage",
     "ArchitectureError",
     "Finding",
     "Layer",
@@ -73,6 +88,8 @@ __all__ = [
     "check_int",
     "check_number",
     "estimate_memory",
+    "import_command",
+    "memory_coverage",
     "memory_fallback",
     "memory_for_record",
     "memory_summary",

@@ -13,11 +13,13 @@ from .constants import (
     LAYER_TYPES,
     LEARNED_POSITIONS,
     NO_ROTARY,
+    QK_NORM,
     QKV_BIAS_BY_DEFAULT,
     SLIDING_OPT_IN,
     TIED_BY_DEFAULT,
     TWO_MATRIX_MLP,
 )
+from .encoders import audio_params, vision_params
 from .facts import architecture_facts
 from .types import ArchitectureError
 
@@ -69,7 +71,14 @@ class Arch:
     quant_bits: int | None
     quant_group: int | None
     quant_block: tuple[int, int] | None
+    quant_format: str  # fp8, nvfp4, mxfp4, int, or the method's own name
+    quant_zero_point: bool  # integer groups that store a zero point beside each scale
+    unquantized: frozenset[str]  # parts kept in the model dtype (quant_facts.UNQUANTIZED_PARTS)
     vision_params: int
+    audio_params: int
+    mtp_layers: int  # multi-token-prediction layers shipped for speculative decoding
+    draft_vocab: int  # an EAGLE-3 draft's own output vocabulary (0: the target's)
+    qk_norm: bool
 
 
 def _attention_kinds(facts: dict[str, Any], model_type: str, count: int, mla: bool) -> list[tuple[str, int]]:
@@ -170,12 +179,10 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
     rope_dim = facts.get("qk_rope_head_dim", 0) if mla else int(head_dim * facts.get("partial_rotary_factor", 1.0))
     quant = facts.get("quantization_config", {})
     block = quant.get("weight_block_size")
-    vision = facts.get("vision_config", {})
-    vision_params = 0
-    if vision:
-        v_hidden = vision["hidden_size"]
-        v_inter = vision.get("intermediate_size", 4 * v_hidden)
-        vision_params = vision["num_hidden_layers"] * (4 * v_hidden * v_hidden + 2 * v_hidden * v_inter) + v_hidden * hidden
+    rope = facts.get("rope_scaling", {})
+    positions = facts.get("max_position_embeddings", 0)
+    if rope.get("rope_type") == "linear" and "factor" in rope:  # vLLM caches the stretched positions
+        positions = int(positions * rope["factor"])
     return Arch(
         model_type=model_type,
         layers=layers,
@@ -202,7 +209,7 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
         qk_nope_head_dim=facts.get("qk_nope_head_dim", 0),
         v_head_dim=facts.get("v_head_dim", 0),
         rotary_dim=0 if model_type in NO_ROTARY else rope_dim,
-        rotary_positions=facts.get("max_position_embeddings", 0),
+        rotary_positions=positions,
         learned_positions=facts.get("max_position_embeddings", 0) if model_type in LEARNED_POSITIONS else 0,
         max_len=_max_len(facts),
         torch_dtype=facts.get("torch_dtype", "bfloat16"),
@@ -211,5 +218,12 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
         quant_bits=quant.get("bits"),
         quant_group=quant.get("group_size"),
         quant_block=(block[0], block[1]) if block else None,
-        vision_params=vision_params,
+        quant_format=quant.get("format", quant.get("quant_method", "")),
+        quant_zero_point=quant.get("zero_point", False),
+        unquantized=frozenset(quant.get("unquantized", ())),
+        vision_params=vision_params(facts.get("vision_config", {}), hidden),
+        audio_params=audio_params(facts.get("audio_config", {}), hidden),
+        mtp_layers=facts.get("num_nextn_predict_layers", 0),
+        draft_vocab=facts.get("draft_vocab_size", 0),
+        qk_norm=model_type in QK_NORM,
     )

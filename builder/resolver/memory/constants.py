@@ -10,6 +10,7 @@ DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
 LARGE_GPU_GIB = 70  # from this size on vLLM picks the larger scheduler defaults
 DEFAULT_BATCHED_TOKENS = {True: 8192, False: 2048}  # keyed by "GPU has >= 70 GiB"
 DEFAULT_MAX_NUM_SEQS = {True: 1024, False: 256}
+DEFAULT_LORA_RANK = 16  # --max-lora-rank
 
 # Overheads (see the module docstring): per process, fit once on H100 start-ups of vLLM 0.19.0.
 NON_TORCH_GIB = 0.25  # CUDA context growth, cuBLAS/cuDNN workspaces after the weights are loaded
@@ -48,6 +49,7 @@ LEARNED_POSITIONS = frozenset({"gpt2", "gpt_bigcode", "opt", "gpt_neo"})
 NO_ROTARY = LEARNED_POSITIONS | {"bloom", "mpt"}
 QKV_BIAS_BY_DEFAULT = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
 SLIDING_OPT_IN = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl"})
+QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})  # per-head q_norm and k_norm
 FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
 GLOBAL_EVERY = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}  # every Nth layer is full attention
 CONTEXT_EXTENDING_ROPE = frozenset({"linear", "dynamic", "yarn"})
@@ -61,7 +63,9 @@ ALIASES = {
     "num_kv_heads": "num_key_value_heads",
     "n_head_kv": "num_key_value_heads",
     "dtype": "torch_dtype",
+    "mtp_num_hidden_layers": "num_nextn_predict_layers",
 }
+TEXT_PARTS = ("text_config", "transformer_layer_config")  # where a config keeps its language model
 
 BIG = 1 << 40
 # The integer facts, grouped by what they count; each group's (lowest, highest) bounds.
@@ -79,7 +83,9 @@ _INT_FACT_GROUPS: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = (
     # MLP widths
     ((1, 1 << 24), ("intermediate_size", "intermediate_size_mlp", "moe_intermediate_size")),
     ((0, 1 << 24), ("shared_expert_intermediate_size",)),
-    ((1, 1 << 26), ("vocab_size",)),
+    ((1, 1 << 26), ("vocab_size", "draft_vocab_size")),
+    # multi-token-prediction layers a checkpoint ships for speculative decoding
+    ((0, 64), ("num_nextn_predict_layers",)),
     # token counts
     ((1, 1 << 34), ("max_position_embeddings", "sliding_window", "attention_chunk_size")),
 )

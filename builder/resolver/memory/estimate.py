@@ -17,12 +17,13 @@ from .constants import (
     VLLM_VERSION,
     _split,
 )
+from .draft import Draft, draft_estimate, lora_bytes
 from .kv import _kv_groups, _kv_layer_bytes, _max_len_that_fits, _request_bytes, _tokens_needed
 from .overhead import _activation_peak, _cuda_graph_bytes
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, _findings
 from .types import Finding, MemoryEstimate, ResolvedSettings, StageEstimate, Verdict
-from .weights import _Sharding, _sharding, _stage_layers, _stage_weights
+from .weights import _Sharding, _sharding, _stage_layers, _stage_weights, encoder_params
 
 
 def _gib(value: float) -> float:
@@ -47,25 +48,32 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     stages: list[StageEstimate] = []
     stage_layers = [layers for layers in _stage_layers(arch, pp) if layers] or [[]]
     params_per_gpu = 0
+    draft = draft_estimate(arch, config, s)
     for index, layers in enumerate(stage_layers):
         first, last = index == 0, index == len(stage_layers) - 1
         weights, params = _stage_weights(arch, layers, sh, s, first, last)
         params_per_gpu = max(params_per_gpu, params)
+        weights += lora_bytes(arch, s, layers)
+        draft_kv = draft.kv_bytes_per_token if draft and last else 0
+        weights += draft.weight_bytes if draft and last else 0
         peak = _activation_peak(arch, layers, sh, s, last)
         non_kv = weights + peak + non_torch
         available = requested - non_kv
         if layers:
             group_size, groups = _kv_groups(layers)
+            draft_groups = draft_kv / (per_layer * group_size)  # the draft's layers share the pool's blocks
             n_groups = sum(groups.values())
-            bytes_per_token = per_layer * group_size * n_groups
+            bytes_per_token = per_layer * group_size * n_groups + draft_kv
             blocks = max(0, int(available // (per_layer * group_size * BLOCK_SIZE)))
-            per_request_blocks = 0
+            request_len = _split(s["max_model_len"], BLOCK_SIZE)
+            per_request_blocks = draft_groups * request_len
             for (kind, window), count in groups.items():
                 tokens, extra = _tokens_needed(Layer(kind, window, False), s["max_model_len"], s["max_num_batched_tokens"])
                 per_request_blocks += count * (_split(tokens, BLOCK_SIZE) + extra)
-            kv_tokens = blocks // n_groups * BLOCK_SIZE
+            kv_tokens = int(blocks // (n_groups + draft_groups)) * BLOCK_SIZE
             concurrency = blocks / per_request_blocks
             one_request = _request_bytes(arch, layers, per_layer, s["max_model_len"], s["max_num_batched_tokens"])
+            one_request += request_len * BLOCK_SIZE * draft_kv
         else:
             bytes_per_token = blocks = kv_tokens = one_request = 0
             concurrency = 0.0
@@ -89,6 +97,7 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     binding = min(stages, key=lambda stage: (stage["kv_blocks"], stage["available_kv_gib"]))
     heaviest = max(stages, key=lambda stage: stage["weights_gib"])
     total_params = _stage_weights(arch, list(arch.layers), _Sharding(1, arch.experts, 1), s, True, True)[1]
+    parts, estimated, not_estimated = _beyond_the_text_model(arch, s, draft)
     verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding, per_layer)
     return MemoryEstimate(
         vllm_version=VLLM_VERSION,
@@ -106,12 +115,47 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
         non_torch_gib=binding["non_torch_gib"],
         cuda_graph_gib=max(stage["cuda_graph_gib"] for stage in stages),
         non_kv_parts=["weights_gib", "activation_peak_gib", "non_torch_gib"],
+        parts=parts,
+        draft_kv_bytes_per_token=draft.kv_bytes_per_token if draft else 0,
+        estimated=estimated,
+        not_estimated=not_estimated,
         settings=s,
         stages=stages,
         findings=findings,
         verdict=verdict,
         reason=reason,
     )
+
+
+def _beyond_the_text_model(arch: Arch, s: ResolvedSettings, draft: Draft | None) -> tuple[dict[str, float], list[str], list[str]]:
+    """GiB per GPU of the encoder, draft and LoRA parts, and the words for what is and is not estimated."""
+    parts: dict[str, float] = {}
+    estimated: list[str] = []
+    missing: list[str] = []
+    dtype = DTYPE_BYTES[s["dtype"]]
+    towers = [name for name, params in (("vision", arch.vision_params), ("audio", arch.audio_params)) if params]
+    if towers:
+        what = " and ".join(towers) + (" encoders" if len(towers) > 1 else " encoder")
+        if s["language_model_only"]:
+            estimated.append(f"no {what} (--language-model-only)")
+        else:
+            parts["encoder_gib"] = _gib(encoder_params(arch, s, s["tp"]) * dtype)
+            estimated.append(f"{what} included ({parts['encoder_gib']:.2f} GiB)")
+    if draft is not None and draft.missing:
+        missing.append(f"{draft.label} not estimated: {draft.missing}")
+    elif draft is not None:
+        parts["draft_gib"] = _gib(draft.weight_bytes)
+        kv = f", {draft.kv_bytes_per_token:,} KV bytes per token" if draft.kv_bytes_per_token else ""
+        estimated.append(f"{draft.label} included ({parts['draft_gib']:.2f} GiB{kv})")
+    if s["max_loras"]:
+        parts["lora_gib"] = _gib(lora_bytes(arch, s, list(arch.layers)) / s["pp"])
+        estimated.append(f"LoRA buffers included ({s['max_loras']} × rank {s['max_lora_rank']}, {parts['lora_gib']:.2f} GiB)")
+        if arch.experts:
+            missing.append("LoRA on the experts not estimated")
+    if s["dp"] > 1:
+        gpus = s["dp"] * s["tp"] * s["pp"]
+        estimated.append(f"per replica: DP {s['dp']} × TP {s['tp']} × PP {s['pp']} = {gpus} GPUs")
+    return parts, estimated, missing
 
 
 def _verdict(

@@ -2,120 +2,33 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from .constants import ALIASES, BOOL_FACTS, INT_FACTS, LAYER_TYPES, STR_FACTS
+from .checks import check_int, check_number, describe
+from .constants import ALIASES, BOOL_FACTS, INT_FACTS, LAYER_TYPES, STR_FACTS, TEXT_PARTS
+from .encoders import audio_facts, vision_facts
+from .quant_facts import quantization_facts
 from .types import ArchitectureError
 
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, int):
-        return f"number {value}" if value.bit_length() <= 64 else "a number too large"
-    if isinstance(value, float):
-        return f"number {value}" if math.isfinite(value) else "a non-finite number"
-    if isinstance(value, str):
-        return f"string {value[:40]!r}"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
-
-
-def check_int(value: Any, field: str, low: int, high: int, error: type[ArchitectureError] = ArchitectureError) -> int:
-    """``value`` as an int from ``low`` to ``high``; raises ``error`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise error(field, f"expected an integer, got {_describe(value)}")
-    if not low <= value <= high:
-        shown = f"{value:,}" if value.bit_length() <= 64 else "a number too large"
-        raise error(field, f"must be from {low:,} to {high:,}, got {shown}")
-    return value
-
-
-def check_number(
-    value: Any, field: str, low: float, high: float, error: type[ArchitectureError] = ArchitectureError
-) -> float:
-    """``value`` as a finite number with ``low < value <= high``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise error(field, f"expected a number, got {_describe(value)}")
-    if (isinstance(value, int) and value.bit_length() > 64) or not math.isfinite(value):
-        raise error(field, f"must be a number above {low:g} and at most {high:g}, got {_describe(value)}")
-    if not low < value <= high:
-        raise error(field, f"must be above {low:g} and at most {high:g}, got {value:g}")
-    return float(value)
+_describe = describe
 
 
 def _text_part(config: Mapping[str, Any]) -> dict[str, Any]:
     """The language model's keys: ``text_config`` over the top level, aliases resolved."""
     if not isinstance(config, Mapping):
         raise ArchitectureError("", f"expected a mapping, got {_describe(config)}")
-    merged = {k: v for k, v in config.items() if k != "text_config"}
-    text = config.get("text_config")
-    if text is not None:
-        if not isinstance(text, Mapping):
-            raise ArchitectureError("text_config", f"expected a mapping, got {_describe(text)}")
-        merged.update(text)
+    merged = {k: v for k, v in config.items() if k not in TEXT_PARTS}
+    for part in TEXT_PARTS:  # a speculators draft keeps its layer in transformer_layer_config
+        text = config.get(part)
+        if text is not None:
+            if not isinstance(text, Mapping):
+                raise ArchitectureError(part, f"expected a mapping, got {_describe(text)}")
+            merged.update({k: v for k, v in text.items() if merged.get(k) is None or part == "text_config"})
     for alias, name in ALIASES.items():
         if alias in merged and merged.get(name) is None:
             merged[name] = merged[alias]
     return merged
-
-
-def _quantization_facts(raw: Any) -> dict[str, Any]:
-    """``quantization_config`` reduced to quant_method, bits, weight_type, group_size, weight_block_size."""
-    if raw is None:
-        return {}
-    path = "quantization_config"
-    if not isinstance(raw, Mapping):
-        raise ArchitectureError(path, f"expected a mapping, got {_describe(raw)}")
-    method = raw.get("quant_method", raw.get("quant_algo"))
-    if method is not None and (not isinstance(method, str) or not 0 < len(method) <= 64):
-        raise ArchitectureError(f"{path}.quant_method", f"expected a short string, got {_describe(method)}")
-    method = (method or "").lower()
-    scheme: Mapping[str, Any] = raw
-    where = path
-    groups = raw.get("config_groups")
-    if isinstance(groups, Mapping):  # compressed-tensors: the first group's weight scheme
-        for name, group in groups.items():
-            weights = group.get("weights") if isinstance(group, Mapping) else None
-            if isinstance(weights, Mapping):
-                scheme, where = weights, f"{path}.config_groups.{name}.weights"
-                break
-    bits = scheme.get("bits", scheme.get("w_bit", scheme.get("num_bits")))
-    group = scheme.get("group_size", scheme.get("q_group_size"))
-    block = scheme.get("weight_block_size")
-    if scheme.get("strategy") == "block":
-        block = scheme.get("block_structure", block)
-    kind = scheme.get("type")
-    if "fp8" in method:
-        bits, kind = bits or 8, "float"
-    elif "fp4" in method:
-        bits, kind = bits or 4, "float"
-    elif method in ("gptq", "awq", "awq_marlin", "gptq_marlin"):
-        kind = "int"
-    elif method == "bitsandbytes" and bits is None:
-        bits = 4 if raw.get("load_in_4bit") is True else 8
-    facts: dict[str, Any] = {"quant_method": method} if method else {}
-    if bits is not None:
-        facts["bits"] = check_int(bits, f"{where}.num_bits" if where != path else f"{path}.bits", 1, 32)
-    if kind in ("float", "int"):
-        facts["weight_type"] = kind
-    if group is not None and group != -1:
-        facts["group_size"] = check_int(group, f"{where}.group_size", 1, 1 << 20)
-    if block is not None:
-        if not isinstance(block, list) or len(block) != 2:
-            message = f"expected a list of two integers, got {_describe(block)}"
-            raise ArchitectureError(f"{where}.weight_block_size", message)
-        facts["weight_block_size"] = [
-            check_int(b, f"{where}.weight_block_size[{i}]", 1, 1 << 20) for i, b in enumerate(block)
-        ]
-    return facts
 
 
 def _sub_mapping(raw: Any, field: str) -> Mapping[str, Any]:
@@ -142,22 +55,6 @@ def _rope_facts(raw: Any) -> dict[str, Any]:
             raw["original_max_position_embeddings"], "rope_scaling.original_max_position_embeddings", 1, 1 << 34
         )
     return facts
-
-
-def _vision_facts(raw: Any) -> dict[str, Any]:
-    raw = _sub_mapping(raw, "vision_config")
-    facts: dict[str, Any] = {}
-    for key, aliases in (
-        ("hidden_size", ("hidden_size", "embed_dim", "width")),
-        ("num_hidden_layers", ("num_hidden_layers", "depth", "layers")),
-        ("intermediate_size", ("intermediate_size",)),
-    ):
-        for alias in aliases:
-            value = raw.get(alias)
-            if value is not None and not isinstance(value, Mapping | list):
-                facts[key] = check_int(value, f"vision_config.{alias}", 1, 1 << 20)
-                break
-    return facts if "hidden_size" in facts and "num_hidden_layers" in facts else {}
 
 
 def _int_list(raw: Any, field: str, low: int, high: int) -> list[int]:
@@ -209,8 +106,9 @@ def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
             facts[key] = _int_list(merged[key], key, 0, high)
     for key, reader in (
         ("rope_scaling", _rope_facts),
-        ("quantization_config", _quantization_facts),
-        ("vision_config", _vision_facts),
+        ("quantization_config", quantization_facts),
+        ("vision_config", vision_facts),
+        ("audio_config", audio_facts),
     ):
         reduced = reader(merged.get(key))
         if reduced:

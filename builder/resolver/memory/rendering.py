@@ -7,9 +7,11 @@ architecture from the variant's ``architecture_config`` or else the model's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypedDict
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple, TypedDict
 
+from ..values import is_omni
 from .estimate import estimate_memory, visible_gib
 from .types import ArchitectureError, SettingsError, Verdict
 
@@ -30,7 +32,14 @@ FLAG_SETTINGS: dict[str, tuple[str, str]] = {
     "--quantization": ("quantization", "str"),
     "-q": ("quantization", "str"),
 }
-SWITCHES = {"--enable-expert-parallel": "expert_parallel", "-ep": "expert_parallel"}
+SWITCHES = {
+    "--enable-expert-parallel": "expert_parallel",
+    "-ep": "expert_parallel",
+    "--language-model-only": "language_model_only",
+    "--enable-lora": "enable_lora",
+}
+JSON_FLAGS = {"--speculative-config": "speculative", "--limit-mm-per-prompt": "mm_limits"}
+LORA_FLAGS = {"--max-loras": "max_loras", "--max-lora-rank": "max_lora_rank"}
 # bits of the linear weights for an online quantization method or a variant precision
 QUANTIZED_BITS = {"fp8": 8, "int8": 8, "fp4": 4, "nvfp4": 4, "mxfp4": 4, "int4": 4, "awq": 4, "gptq": 4}
 SETTING_FLAGS = {setting: flag for flag, (setting, _) in reversed(list(FLAG_SETTINGS.items()))}
@@ -59,6 +68,9 @@ class MemoryLine(TypedDict, total=False):
     verdict: Verdict
     reason: str
     findings: list[Finding]
+    parts: dict[str, float]  # GiB per GPU of the encoder, draft and LoRA parts within weights_gib
+    estimated: list[str]  # what the estimate counts beyond the language model
+    not_estimated: list[str]  # what vLLM loads that it leaves out, and why
     summary: str
     error: str
 
@@ -72,10 +84,11 @@ class Memory(MemoryLine, total=False):
 def architecture_of(recipe: Mapping[str, Any], variant: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
     """("variant" or "model", the architecture_config mapping), or None when neither has one."""
     own = variant.get("architecture_config") if isinstance(variant, Mapping) else None
-    if isinstance(own, Mapping):
-        return "variant", own
     model = recipe.get("model")
     block = model.get("architecture_config") if isinstance(model, Mapping) else None
+    if isinstance(own, Mapping):
+        drafts = block.get("drafts") if isinstance(block, Mapping) else None
+        return "variant", own if "drafts" in own or drafts is None else {**own, "drafts": drafts}
     return ("model", block) if isinstance(block, Mapping) else None
 
 
@@ -87,19 +100,38 @@ def _number(text: str, kind: str) -> Any:
         return text
 
 
+def _json(text: str) -> Any:
+    """A flag's JSON value, or the text itself when it is not JSON (the model reports it)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def argv_settings(argv: list[Any]) -> dict[str, Any]:
     """The memory settings a ``vllm serve`` argv sets (last one wins, as argparse does)."""
     found: dict[str, Any] = {}
     items = [item for item in argv if isinstance(item, str)]
     for index, item in enumerate(items):
         flag, equals, inline = item.partition("=")
+        value = inline if equals else items[index + 1] if index + 1 < len(items) else None
         if flag in SWITCHES:
             found[SWITCHES[flag]] = True
-        elif flag in FLAG_SETTINGS:
+        elif flag in FLAG_SETTINGS and value is not None:
             setting, kind = FLAG_SETTINGS[flag]
-            value = inline if equals else items[index + 1] if index + 1 < len(items) else None
-            if value is not None:
-                found[setting] = _number(value, kind)
+            found[setting] = _number(value, kind)
+        elif flag in JSON_FLAGS and value is not None:
+            found[JSON_FLAGS[flag]] = _json(value)
+        elif flag in LORA_FLAGS and value is not None:
+            found[LORA_FLAGS[flag]] = _number(value, "int")
+    limits = found.pop("mm_limits", None)
+    if isinstance(limits, dict) and limits and all(v == 0 for v in limits.values()):
+        found["language_model_only"] = True  # no modality allowed: vLLM skips the encoders
+    if found.pop("enable_lora", False):
+        found.setdefault("max_loras", 1)
+    else:
+        found.pop("max_loras", None)
+        found.pop("max_lora_rank", None)
     return found
 
 
@@ -119,10 +151,11 @@ def memory_summary(line: MemoryLine) -> str:
         f"KV cache {max(line['kv_cache_gib'], 0):.2f} GiB = {line['kv_tokens']:,} tokens, "
         f"{line['max_concurrency']:.2f} requests of {line['max_model_len']:,} tokens"
     )
+    notes = "".join(f"; {note}" for note in [*line.get("estimated", []), *line.get("not_estimated", [])])
     if line["verdict"] == "fits":
-        return head
+        return head + notes
     word = "tight" if line["verdict"] == "tight" else "won't start"
-    return f"{head}; {word}: {line['reason']}"
+    return f"{head}{notes}; {word}: {line['reason']}"
 
 
 def memory_line(
@@ -161,6 +194,9 @@ def memory_line(
         reason=estimate["reason"],
         findings=[Finding(rule=f.rule, message=f.message) for f in estimate["findings"]],
     )
+    line["parts"] = estimate["parts"]  # always present, so every line has the same keys in the same order
+    line["estimated"] = estimate["estimated"]
+    line["not_estimated"] = estimate["not_estimated"]
     line["summary"] = memory_summary(line)
     return line
 
@@ -176,6 +212,40 @@ def record_argvs(record: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
         key = "argv"
     argv = record.get(key)
     return [("serve", argv)] if isinstance(argv, list) else []
+
+
+class Coverage(NamedTuple):
+    """How many recipes and variants have architecture facts (omni recipes have no memory estimate)."""
+
+    recipes_with: int
+    recipes: int
+    variants_with: int
+    variants: int
+
+    def __str__(self) -> str:
+        return (f"memory facts: {self.recipes_with} of {self.recipes} recipes, "
+                f"{self.variants_with} of {self.variants} variants")
+
+
+def memory_coverage(recipes: Iterable[Mapping[str, Any]]) -> Coverage:
+    """Recipes whose default variant gets an estimate, and variants that get one (model or own facts)."""
+    counts = [0, 0, 0, 0]
+    for recipe in recipes:
+        variants = recipe.get("variants")
+        if is_omni(dict(recipe)) or not isinstance(variants, Mapping) or not variants:
+            continue
+        covered = [architecture_of(recipe, v if isinstance(v, Mapping) else {}) is not None for v in variants.values()]
+        default = list(variants).index("default") if "default" in variants else 0
+        counts[0] += covered[default]
+        counts[1] += 1
+        counts[2] += sum(covered)
+        counts[3] += len(covered)
+    return Coverage(*counts)
+
+
+def import_command(hf_id: str) -> str:
+    """The one command that adds a recipe's architecture facts from the Hub."""
+    return f"vllm-recipes import-config --from-hub {hf_id}"
 
 
 def memory_fallback(variant: Mapping[str, Any]) -> str:

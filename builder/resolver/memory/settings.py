@@ -6,18 +6,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from .architecture import Arch
+from .checks import check_int, check_number
+from .checks import describe as _describe
 from .constants import (
     BLOCK_SIZE,
     DEFAULT_BATCHED_TOKENS,
     DEFAULT_GPU_MEMORY_UTILIZATION,
+    DEFAULT_LORA_RANK,
     DEFAULT_MAX_NUM_SEQS,
     DTYPE_BYTES,
     DTYPE_NAMES,
     KV_DTYPE_BYTES,
     LARGE_GPU_GIB,
 )
-from .facts import _describe, check_int, check_number
-from .types import ResolvedSettings, SettingsError
+from .types import ResolvedSettings, SettingsError, Speculative
 
 
 def _model_dtype(requested: str, arch: Arch) -> str:
@@ -65,6 +67,10 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
     max_len = optional("max_model_len", 1, 1 << 34, arch.max_len or None)
     if max_len is None:
         raise SettingsError("max_model_len", "missing: the config has no max_position_embeddings to default to")
+    only_text = settings.get("language_model_only", False)
+    if not isinstance(only_text, bool):
+        raise SettingsError("language_model_only", f"expected true or false, got {_describe(only_text)}")
+    loras = optional("max_loras", 1, 1024, None)
     return ResolvedSettings(
         tp=number_of("tp", 1, 1024, 1),
         pp=number_of("pp", 1, 1024, 1),
@@ -80,4 +86,27 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
         max_num_batched_tokens=number_of("max_num_batched_tokens", 1, 1 << 34, DEFAULT_BATCHED_TOKENS[large]),
         max_num_seqs=number_of("max_num_seqs", 1, 1 << 20, DEFAULT_MAX_NUM_SEQS[large]),
         block_size=BLOCK_SIZE,
+        language_model_only=only_text,
+        speculative=_speculative(settings.get("speculative")),
+        max_loras=loras or 0,
+        max_lora_rank=number_of("max_lora_rank", 1, 1 << 16, DEFAULT_LORA_RANK) if loras else 0,
     )
+
+
+def _speculative(raw: Any) -> Speculative | None:
+    """``--speculative-config`` reduced to method, model and token count; None without one."""
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise SettingsError("speculative_config", f"expected a JSON object, got {_describe(raw)}")
+    spec = Speculative()
+    for key in ("method", "model"):
+        value = raw.get(key)
+        if value is not None:
+            if not isinstance(value, str) or not 0 < len(value) <= 200:
+                raise SettingsError(f"speculative_config.{key}", f"expected a short string, got {_describe(value)}")
+            spec[key] = value
+    tokens = raw.get("num_speculative_tokens")
+    if tokens is not None:
+        spec["num_speculative_tokens"] = check_int(tokens, "speculative_config.num_speculative_tokens", 1, 64, SettingsError)
+    return spec

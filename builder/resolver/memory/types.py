@@ -25,6 +25,14 @@ class Finding(NamedTuple):
     message: str
 
 
+class Speculative(TypedDict, total=False):
+    """``--speculative-config``: the method, the draft's repository and how many tokens it proposes."""
+
+    method: str
+    model: str
+    num_speculative_tokens: int
+
+
 class Settings(TypedDict, total=False):
     """Serving settings; every key is optional except ``gpu_memory_gib``."""
 
@@ -41,6 +49,10 @@ class Settings(TypedDict, total=False):
     max_model_len: int | None
     max_num_batched_tokens: int | None
     max_num_seqs: int | None
+    language_model_only: bool  # --language-model-only: no vision or audio encoder is loaded
+    speculative: Speculative | None
+    max_loras: int | None  # --enable-lora: adapters held at once (vLLM's default 1)
+    max_lora_rank: int | None  # --max-lora-rank (vLLM's default 16)
 
 
 class ResolvedSettings(TypedDict):
@@ -60,6 +72,10 @@ class ResolvedSettings(TypedDict):
     max_num_batched_tokens: int
     max_num_seqs: int
     block_size: int
+    language_model_only: bool
+    speculative: Speculative | None
+    max_loras: int  # 0 without LoRA
+    max_lora_rank: int
 
 
 class StageEstimate(TypedDict):
@@ -101,6 +117,10 @@ class MemoryEstimate(TypedDict):
     non_torch_gib: float
     cuda_graph_gib: float
     non_kv_parts: list[str]  # the keys above that make up non_kv_gib
+    parts: dict[str, float]  # GiB per GPU within weights_gib beyond the language model: encoder, draft, lora
+    draft_kv_bytes_per_token: int  # the draft's share of kv_bytes_per_token
+    estimated: list[str]  # what the estimate counts beyond the language model
+    not_estimated: list[str]  # what vLLM loads that the estimate leaves out, and why
     settings: ResolvedSettings
     stages: list[StageEstimate]
     findings: list[Finding]

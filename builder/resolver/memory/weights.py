@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .architecture import Arch, Layer
 from .constants import DTYPE_BYTES, VOCAB_PADDING, _split
+from .quant_facts import SCALE_GROUPS
 from .types import ResolvedSettings
 
 
@@ -24,39 +26,48 @@ class _Sharding:
     expert_split: int  # how many ways each expert's intermediate is split
 
 
-def _layer_params(arch: Arch, layer: Layer, sh: _Sharding) -> tuple[int, int]:
-    """(quantizable linear elements, other elements) of one layer on one GPU."""
+class LayerParams(NamedTuple):
+    """Elements of one layer on one GPU: the linear weights by part, and everything else."""
+
+    attention: int
+    experts: int
+    shared: int  # shared experts
+    dense: int  # a dense MLP
+    other: int  # norms, biases, routers: always in the model dtype
+
+
+def _layer_params(arch: Arch, layer: Layer, sh: _Sharding) -> LayerParams:
+    """The parameters of one layer on one GPU."""
     tp, h = sh.tp, arch.hidden
     heads = _split(arch.heads, tp)
-    linear = 0
+    attention = experts = shared = dense = 0
     other = arch.norms_per_layer * h
     if arch.mla:
         qk_dim = arch.qk_nope_head_dim + arch.qk_rope_head_dim
         if arch.q_lora_rank:
-            linear += h * arch.q_lora_rank + arch.q_lora_rank * heads * qk_dim
+            attention += h * arch.q_lora_rank + arch.q_lora_rank * heads * qk_dim
             other += arch.q_lora_rank
         else:
-            linear += h * heads * qk_dim
-        linear += h * (arch.kv_lora_rank + arch.qk_rope_head_dim)  # kv_a_proj_with_mqa, replicated
-        linear += arch.kv_lora_rank * heads * (arch.qk_nope_head_dim + arch.v_head_dim)  # kv_b_proj
-        linear += heads * arch.v_head_dim * h  # o_proj
+            attention += h * heads * qk_dim
+        attention += h * (arch.kv_lora_rank + arch.qk_rope_head_dim)  # kv_a_proj_with_mqa, replicated
+        attention += arch.kv_lora_rank * heads * (arch.qk_nope_head_dim + arch.v_head_dim)  # kv_b_proj
+        attention += heads * arch.v_head_dim * h  # o_proj
         other += arch.kv_lora_rank
     else:
         kv = _split(arch.kv_heads, tp)  # one replicated head per GPU when TP > KV heads
         qkv = (heads + 2 * kv) * arch.head_dim
-        linear += h * qkv + heads * arch.head_dim * h
+        attention += h * qkv + heads * arch.head_dim * h
         other += qkv if arch.qkv_bias else 0
-        other += 2 * arch.head_dim if arch.model_type in ("qwen3", "qwen3_moe") else 0  # q_norm, k_norm
-    matrices = 3 if arch.gated_mlp else 2
+        other += 2 * arch.head_dim if arch.qk_norm else 0  # q_norm, k_norm
     if layer.moe:
-        linear += sh.experts_per_gpu * 3 * h * _split(arch.expert_intermediate, sh.expert_split)
+        experts += sh.experts_per_gpu * 3 * h * _split(arch.expert_intermediate, sh.expert_split)
         other += h * arch.experts  # router, replicated
         if arch.shared_intermediate:
-            linear += 3 * h * _split(arch.shared_intermediate, tp)
+            shared += 3 * h * _split(arch.shared_intermediate, tp)
             other += h if arch.shared_gate else 0
     else:
-        linear += matrices * h * _split(arch.dense_intermediate, tp)
-    return linear, other
+        dense += (3 if arch.gated_mlp else 2) * h * _split(arch.dense_intermediate, tp)
+    return LayerParams(attention, experts, shared, dense, other)
 
 
 def _stage_layers(arch: Arch, pp: int) -> list[list[Layer]]:
@@ -73,39 +84,56 @@ def _sharding(arch: Arch, s: ResolvedSettings) -> _Sharding:
     return _Sharding(s["tp"], arch.experts, s["tp"])
 
 
+def encoder_params(arch: Arch, s: ResolvedSettings, tp: int) -> int:
+    """Vision and audio encoder parameters on one GPU of the first stage (none with --language-model-only)."""
+    return 0 if s["language_model_only"] else _split(arch.vision_params + arch.audio_params, tp)
+
+
 def _stage_weights(
-    arch: Arch, layers: list[Layer], sh: _Sharding, s: ResolvedSettings, first: bool, last: bool
+    arch: Arch, layers: list[Layer], sh: _Sharding, s: ResolvedSettings, first: bool, last: bool, rotary: bool = True
 ) -> tuple[float, int]:
-    """(bytes, parameters) of one GPU of a stage."""
-    linear = other = 0
+    """(bytes, parameters) of one GPU of a stage; ``rotary=False`` for layers that reuse the model's cos/sin cache."""
+    dtype = DTYPE_BYTES[s["dtype"]]
+    quantized = _quantized_bytes(arch, s["weight_bits"], dtype)
+    kept = arch.unquantized if arch.quant_format else frozenset()
+    total = 0.0
+    params = 0
     for layer in layers:
-        lin, oth = _layer_params(arch, layer, sh)
-        linear += lin
-        other += oth
+        part = _layer_params(arch, layer, sh)
+        for size, name in ((part.attention, "attention"), (part.experts, ""), (part.shared, "shared_experts"),
+                           (part.dense, "dense_mlp")):
+            total += size * (dtype if name in kept else quantized)
+        total += part.other * dtype
+        params += sum(part)
+    other = 0
     rows = _split(_split(arch.vocab, VOCAB_PADDING) * VOCAB_PADDING, sh.tp)
     if first:
         other += rows * arch.hidden + _split(arch.learned_positions, sh.tp) * arch.hidden
-        other += _split(arch.vision_params, sh.tp)
+        other += encoder_params(arch, s, sh.tp)
     if last:
         other += arch.hidden  # final norm
         if not (arch.tied and first):
             other += rows * arch.hidden  # lm_head (its own copy on the last stage when tied and PP > 1)
-    dtype = DTYPE_BYTES[s["dtype"]]
-    bits = s["weight_bits"]
-    linear_bytes = dtype if bits is None else bits / 8 + _scale_bytes(arch, bits)
-    total = linear * linear_bytes + other * dtype
-    if arch.rotary_dim and layers:
+    total += other * dtype
+    params += other
+    if rotary and arch.rotary_dim and layers:
         total += arch.rotary_positions * arch.rotary_dim * dtype  # the cos/sin cache
+    bits = s["weight_bits"]
     if arch.mla and bits is not None and bits < 8 * dtype:  # MLA keeps a dequantized copy of kv_b_proj
         heads = _split(arch.heads, sh.tp)
         total += len(layers) * arch.kv_lora_rank * heads * (arch.qk_nope_head_dim + arch.v_head_dim) * dtype
-    return total, linear + other
+    return total, params
 
 
-def _scale_bytes(arch: Arch, bits: int) -> float:
-    """Bytes of quantization scales per weight."""
+def _quantized_bytes(arch: Arch, bits: int | None, dtype: int) -> float:
+    """Bytes of one quantized linear weight with its share of the scales (the dtype when unquantized)."""
+    if bits is None:
+        return dtype
+    if arch.quant_format in SCALE_GROUPS:  # one FP8 (NVFP4) or E8M0 (MXFP4) scale per group
+        return bits / 8 + 1 / SCALE_GROUPS[arch.quant_format]
     if arch.quant_block:
-        return 4 / (arch.quant_block[0] * arch.quant_block[1])
-    if bits < 8:
-        return 2 / (arch.quant_group or 128)
-    return 0.0
+        return bits / 8 + 4 / (arch.quant_block[0] * arch.quant_block[1])
+    if bits < 8:  # integer groups: a 16-bit scale, and a packed zero point where the format has one
+        group = arch.quant_group or 128
+        return bits / 8 + 2 / group + (bits / 8 / group if arch.quant_zero_point else 0)
+    return bits / 8

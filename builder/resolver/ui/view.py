@@ -15,7 +15,7 @@ from ..hardware import (
     variant_of,
 )
 from ..install import initial_install_tab
-from ..memory import memory_fallback, memory_for_record
+from ..memory import import_command, memory_fallback, memory_for_record
 from ..omni import active_omni_task, omni_example, resolve_omni
 from ..pipeline import single_parallel_size
 from ..presets import resolve_preset
@@ -109,7 +109,11 @@ def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
     memory = record.get("memory") or memory_for_record(record, facts.recipe, variant, facts.profile(str(record.get("hardware"))))
     if memory is not None:
         return dict(memory)
-    return {"fallback": memory_fallback(variant)}
+    fallback: JSON = {"fallback": memory_fallback(variant)}
+    hf_id = facts.recipe.get("hf_id")
+    if isinstance(hf_id, str):
+        fallback["command"] = import_command(hf_id)
+    return fallback
 
 
 def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> View:
