@@ -42,7 +42,7 @@ GOLDEN_LINT_ONLY: dict[str, str] = {}
 
 def _unit_cases() -> ModuleType:
     """tests/checks/test_vllm_lint.py, loaded by path (CASES and LINT_ONLY)."""
-    spec = importlib.util.spec_from_file_location("_vllm_lint_unit_cases", ROOT / "tests" / "test_vllm_lint.py")
+    spec = importlib.util.spec_from_file_location("_vllm_lint_unit_cases", ROOT / "tests" / "checks" / "test_vllm_lint.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
