@@ -2,14 +2,17 @@
 
 For each link (localhost, then bench/link.py at 20 Mbit/s with a 30 ms round trip and at 9 Mbit/s
 with 85 ms; every connection of the page and its worker shares the cap) it prints, from navigation
-start: the default command on screen, the first click answered (a hardware pill clicked in the
-first frame after the one that painted it, before Pyodide is ready), the full resolver ready (the worker answered), the bytes received
-before the first answered click and in total; then, in the same browser context, a second recipe
-page's first click answered and resolver ready (warm HTTP and code caches, stored interpreter
-snapshot).  On localhost it also times click-to-update once the worker is ready, split into the
-worker's builder_state call, the message round trip and the rendering.
+start: the default command on screen; the reader's clicks of :data:`SEQUENCE` answered (MI355X in
+the first frame after the one that painted its pill, then MXFP8 as soon as the command shows the
+first answer, until it shows ``MiniMax-M3-MXFP8``, then a strategy pill); the full resolver ready
+(the worker answered); the bytes received before the first answered click and in total; then, in
+the same browser context, a second recipe page's first click answered and resolver ready (warm
+HTTP and code caches, stored interpreter snapshot).  On localhost it also times click-to-update
+once the worker is ready, split into the worker's builder_state call, the message round trip and
+the rendering.  Last, the bytes a returning reader fetches after a rebuild with a one-line
+resolver change (:func:`returning_reader`).
 
-Figures only, no pass/fail.  Acceptance targets (issue #14) are printed beside them.
+Figures only, no pass/fail.  Acceptance targets (issues #14 and #29) are printed beside them.
 
     .venv/bin/python bench/page.py [--runs 5] [--page /MiniMaxAI/MiniMax-M3] [--second /Qwen/Qwen3-8B]
         [--content recipes] [--links local,20/30,9/85]
@@ -18,10 +21,14 @@ Figures only, no pass/fail.  Acceptance targets (issue #14) are printed beside t
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,40 +39,57 @@ from bench.link import EmulatedLink  # noqa: E402
 
 TARGETS = {  # (link, figure) -> target in ms or bytes
     ("20/30", "answered"): 1000, ("20/30", "ready"): 2500, ("9/85", "answered"): 1800,
-    ("20/30", "second_answered"): 500, ("20/30", "bytes_first"): 400_000, ("20/30", "bytes_total"): 4_500_000,
+    ("20/30", "second_answered"): 500, ("20/30", "second_click"): 2100, ("9/85", "second_click"): 2100, ("20/30", "bytes_first"): 400_000, ("20/30", "bytes_total"): 4_500_000,
     ("local", "click_shown"): 50,
 }
 
-# Runs in the page before any script: records when the default command is on screen, clicks a
-# hardware pill as soon as one is on screen and records when its view is shown, and when the worker
-# is ready.
+# The reader's clicks on a cold page: (row, pill value, text the command then shows or "").  The
+# first is clicked in the first frame after the one that painted its pill, each next one in the first
+# frame after the previous one was answered (the view shown with that pill's value, and the command
+# showing its text).
+SEQUENCE: tuple[tuple[str, str | None, str], ...] = (("hardware", "mi355x", ""), ("variant", "mxfp8", "MiniMax-M3-MXFP8"), ("strategy", "single_node_tep", ""))
+STEP_NAMES = ("answered", "second_click", "third_click")
+ANY_HARDWARE = (("hardware", None, ""),)  # the warm second page: its first other hardware pill
+
+# Runs in the page before any script: records when the default command is on screen, plays
+# SEQUENCE (window.__benchClicks) and records when each click is answered, and when the worker is
+# ready.
 PROBE = r"""
 (() => {
   const mark = (k, t) => { if (!(k in window.__bench)) window.__bench[k] = t ?? performance.now(); };
   window.__bench = {};
+  const steps = window.__benchClicks;
   // Read through textContent: innerText would force a layout in every frame and slow the page down.
-  const visible = () => /vllm serve/.test(document.querySelector('#builder')?.textContent || '');
+  const text = (sel) => document.querySelector(sel)?.textContent || '';
+  const visible = () => /vllm serve/.test(text('#builder'));
   const painted = () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
-  let commandSeen = null, pillSeen = null, clicked = null;
+  // the step's pill (value null: the row's first enabled pill not selected)
+  const pill = ([row, value]) => [...document.querySelectorAll(`[data-row="${row}"] .cb-pill:not([aria-disabled="true"])`)]
+    .find((p) => (value === null ? p.getAttribute('aria-checked') !== 'true' : p.dataset.value === String(value)));
+  const shows = ([row, , command]) => {
+    const v = window.vllmBuilder && window.vllmBuilder.view;
+    return !!v && String(v.state[row]) === clickedValue && text('#builder [data-block=command]').includes(command);
+  };
+  let commandSeen = null, pillSeen = null, step = 0, clickedAt = null, clickedValue = null;
   const tick = (frame) => {
     if (commandSeen === null && visible()) commandSeen = performance.now();
     // on screen once the page has painted: the later of the first paint and the DOM having it
     if (commandSeen !== null && painted() !== undefined) mark('command', Math.max(commandSeen, painted()));
-    if (!clicked) {
-      const pills = [...document.querySelectorAll('[data-row="hardware"] .cb-pill:not([aria-disabled="true"])')];
-      const target = pills.find((p) => p.getAttribute('aria-checked') !== 'true');
+    if (step < steps.length) {
+      if (clickedAt !== null && shows(steps[step])) {
+        mark(steps[step][3]); window.__bench[steps[step][3] + '_after'] = performance.now() - clickedAt;
+        step += 1; clickedAt = null; pillSeen = null;
+      }
+      const target = step < steps.length && clickedAt === null ? pill(steps[step]) : null;
       // clicked in the first frame after the one that showed the pill (and after the first paint)
       if (target && pillSeen !== null && frame > pillSeen && painted() !== undefined) {
-        clicked = target.dataset.value; window.__bench.target = clicked; mark('clicked'); target.click();
+        if (step === 0) mark('clicked');
+        clickedAt = performance.now(); clickedValue = target.dataset.value; target.click();
       } else if (target && pillSeen === null) pillSeen = frame;
     }
     if (document.querySelector('#builder')?.dataset.builderReady === '1') mark('ready');
-    if (!('answered' in window.__bench && 'ready' in window.__bench)) requestAnimationFrame(tick);
+    if (!(step >= steps.length && 'ready' in window.__bench)) requestAnimationFrame(tick);
   };
-  document.addEventListener('builder:view', () => {
-    const v = window.vllmBuilder && window.vllmBuilder.view;
-    if (clicked && v && v.state.hardware === clicked) mark('answered');
-  });
   requestAnimationFrame(tick);
 })();
 """
@@ -90,12 +114,14 @@ async (n) => {
 """
 
 
-def _load(page: Any, url: str) -> dict[str, Any]:
-    """Open ``url`` with the probe; its marks (ms from navigation start) and time origin."""
-    page.add_init_script(PROBE)
+def _load(page: Any, url: str, sequence: Sequence[tuple[str, str | None, str]]) -> dict[str, Any]:
+    """Open ``url`` with the probe playing ``sequence``; its marks (ms from navigation start) and time origin."""
+    steps = len(sequence)
+    clicks = [[*click, name] for click, name in zip(sequence, STEP_NAMES, strict=False)]
+    page.add_init_script(f"window.__benchClicks = {json.dumps(clicks)};\n{PROBE}")
     page.goto(url)
-    page.wait_for_function("window.__bench && 'answered' in window.__bench && 'ready' in window.__bench",
-                           timeout=120000)
+    done = " && ".join(f"'{name}' in window.__bench" for name in ["ready", *STEP_NAMES[:steps]])
+    page.wait_for_function(f"window.__bench && {done}", timeout=120000)
     return page.evaluate("({...window.__bench, origin: performance.timeOrigin})")
 
 
@@ -114,15 +140,15 @@ def _wait_quiet(page: Any, link: EmulatedLink | None, quiet: float = 0.5, limit:
 
 
 def run_once(browser: Any, base: str, first: str, second: str, link: EmulatedLink | None,
-             clicks: bool) -> dict[str, float]:
-    """A cold first page (fresh context), then a warm second page in the same context."""
+             clicks: bool, sequence: Sequence[tuple[str, str | None, str]]) -> dict[str, float]:
+    """A cold first page (fresh context) playing ``sequence``, then a warm second page in the same context."""
     ctx = browser.new_context()
     page = ctx.new_page()
     if link:
         link.reset()
-    marks = _load(page, base + first)
+    marks = _load(page, base + first, sequence)
     _wait_quiet(page, link)
-    out = {"command": marks["command"], "answered": marks["answered"], "ready": marks["ready"]}
+    out = {key: marks[key] for key in ("command", *STEP_NAMES[:len(sequence)], "ready")}
     if link:
         out["bytes_first"] = link.stats.bytes_until((marks["origin"] + marks["answered"]) / 1000)
         out["bytes_total"] = link.stats.total
@@ -133,7 +159,7 @@ def run_once(browser: Any, base: str, first: str, second: str, link: EmulatedLin
     time.sleep(1.5)  # the worker stores its interpreter snapshot in the background
     page2 = ctx.new_page()
     page.close()
-    marks2 = _load(page2, base + second)
+    marks2 = _load(page2, base + second, ANY_HARDWARE)
     out.update(second_answered=marks2["answered"], second_ready=marks2["ready"])
     ctx.close()
     return out
@@ -149,6 +175,40 @@ def _line(label: str, key: str, link: str, med: dict[str, float], unit: str = "m
                                       f"   (target {target} ms)" if target else "") + "\n"
 
 
+def returning_reader(browser: Any, content: Path, out: Path, base: str, page_path: str) -> tuple[int, int]:
+    """Bytes a returning reader fetches after a rebuild whose only change is one line of the resolver:
+    the page opened (builder ready, nothing more arriving) in a context, the site rebuilt into the same
+    folder by a copy of this tree with one line added to builder/resolver/values.py (sharing this
+    checkout's node_modules and their caches), the page opened again in the same context (HTTP cache,
+    Cache Storage).  Returns (bytes of the first visit, bytes of the return), as the server sent them."""
+    from bench.build_ab import _not_sources
+    from builder.cli.static_host import StaticHandler
+
+    def visit() -> int:
+        """Bytes the server sent for one visit of the page, builder ready and nothing more arriving."""
+        page = ctx.new_page()
+        before = StaticHandler.sent_bytes
+        page.goto(base + page_path)
+        page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'", timeout=120000)
+        _wait_quiet(page, None, quiet=2.0)
+        page.close()
+        return StaticHandler.sent_bytes - before
+
+    ctx = browser.new_context()
+    first = visit()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        shutil.copytree(ROOT, tree, symlinks=True, ignore=_not_sources)
+        (tree / "node_modules").symlink_to(ROOT / "node_modules")
+        values = tree / "builder" / "resolver" / "values.py"
+        values.write_text(values.read_text(encoding="utf-8") + "\nONE_LINE_CHANGE = 1\n", encoding="utf-8")
+        subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out)],
+                       cwd=tree, check=True, capture_output=True)
+    again = visit()
+    ctx.close()
+    return first, again
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -157,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--content", type=Path, default=ROOT / "recipes")
     ap.add_argument("--links", default="local,20/30,9/85", help="'local' and/or MBIT/RTT_MS pairs")
     args = ap.parse_args(argv)
+    sequence = SEQUENCE if args.page == ap.get_default("page") else ANY_HARDWARE
     from playwright.sync_api import sync_playwright
 
     from builder.cli.static_host import serve_directory
@@ -179,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                         link = EmulatedLink(port, mbit, rtt)
                         url = link.start()
                     try:
-                        runs = [run_once(browser, url, args.page, args.second, link, clicks=link is None)
+                        runs = [run_once(browser, url, args.page, args.second, link, link is None, sequence)
                                 for _ in range(args.runs)]
                     finally:
                         if link:
@@ -190,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
                     text = "".join([
                         _line("default command visible", "command", name, med),
                         _line("first click answered", "answered", name, med),
+                        _line("second click answered", "second_click", name, med),
+                        _line("third click answered", "third_click", name, med),
                         _line("full resolver ready", "ready", name, med),
                         _line("bytes before first answered click", "bytes_first", name, med, "B"),
                         _line("bytes in total (page + worker)", "bytes_total", name, med, "B"),
@@ -202,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
                         _line("  of which render", "click_render", "-", med, "ms1"),
                     ])
                     print(text, flush=True)
+                first, again = returning_reader(browser, args.content.resolve(), out, base, args.page)
+                print(f"returning reader after a one-line resolver change ({args.page}, bytes the server sent):\n"
+                      f"  first visit {first / 1e3:8.0f} KB\n  return      {again / 1e3:8.0f} KB   (target 1200 KB)")
                 browser.close()
         finally:
             server.shutdown()

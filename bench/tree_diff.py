@@ -4,23 +4,20 @@ Prints the files only one side has and those whose bytes differ, and exits 1 whe
 used to prove that a speed change leaves every output unchanged.
 
 ``--resolver-changed``: for a change of ``builder/resolver/``'s source, which the site ships as
-code: ``static/resolver.zip`` and the runtime's ``python_stdlib.zip`` (which holds the compiled
-resolver) must differ, and with them the names that hash them (the runtime folder
-``pyodide/<hash>/`` and the bundle hash in ``builder-data/vocab.json``). Those files are listed
-as expected; every other file must be the same once the reference's hashes are replaced by the
-candidate's.
+code: ``static/resolver.zip`` must differ, and with it the name that hashes it (``?v=`` in the
+recipe pages' ``data-resolver``). It is listed as expected; every other file must be the same once
+the reference's names are replaced by the candidate's (the runtime folder ``pyodide/<hash>/`` too,
+for a tree from before the code left the runtime).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 from pathlib import Path
 
-BUNDLE_KEY = "resolver_bundle_sha256"
-RESOLVER_CODE = ("static/resolver.zip", "python_stdlib.zip")  # files (and their twins) holding the resolver
+RESOLVER_CODE = ("static/resolver.zip",)  # files (and their twins) holding the resolver
 
 
 def digests(root: Path) -> dict[str, str]:
@@ -34,14 +31,14 @@ def digests(root: Path) -> dict[str, str]:
 
 
 def resolver_names(root: Path) -> dict[str, str]:
-    """What names the resolver code in a built site: the runtime folder and the bundle hash."""
+    """What names the resolver code in a built site: the runtime folder and the code zip's version."""
     names = {}
     runtime = sorted(p.name for p in (root / "pyodide").iterdir() if p.is_dir()) if (root / "pyodide").is_dir() else []
     if len(runtime) == 1:
         names["runtime"] = f"pyodide/{runtime[0]}/"
-    vocab = root / "builder-data" / "vocab.json"
-    if vocab.is_file():
-        names["bundle"] = json.loads(vocab.read_text(encoding="utf-8")).get(BUNDLE_KEY, "")
+    code = root / "static" / "resolver.zip"
+    if code.is_file():
+        names["code"] = f"resolver.zip?v={hashlib.sha256(code.read_bytes()).hexdigest()[:10]}"
     return names
 
 

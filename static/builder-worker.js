@@ -8,42 +8,56 @@
 // vocabulary a second page names, comes from the HTTP cache.  (Tests may send the texts instead,
 // as `vocab` and `recipe`.)
 //
+// Two downloads, each under a URL naming its content: the runtime (`pyodide`, the folder
+// pyodide/<hash>/, which keeps its name until Pyodide itself changes) and our code (`resolver`,
+// static/resolver.zip?v=<hash>: the resolver package and its glue, byte-compiled), fetched while
+// the interpreter starts.  The code zip is written into Pyodide's file system and imported from
+// there; each zip a page names gets its own import of the glue and the resolver, so pages of two
+// builds never share code or data.
+//
 // Shared: where the browser has SharedWorker, every recipe page of the site talks to one instance
 // over its own port, and the page asks for an extended lifetime, so the next page opened finds the
-// interpreter booted.  Each page's vocabulary and recipes are kept per port and loaded into Python
-// only when they differ from what is loaded, so pages of two builds never see each other's data.
-// Elsewhere it runs as a dedicated worker of one page (the same code with `self` as the only port).
+// interpreter booted.  Each page's vocabulary and recipes are loaded into its code zip's glue only
+// when they differ from what that glue holds.  Elsewhere it runs as a dedicated worker of one page
+// (the same code with `self` as the only port).
 //
-// The resolver is imported per bundle hash (builder-data/vocab.json "resolver_bundle_sha256"): the
-// precompiled copy inside the reduced standard library when it is that very bundle, else the zip
-// at `resolver` (fetched with ?v=<hash>, so HTTP caches keep it until it changes), unpacked into
-// Pyodide's file system.
-//
-// Cold starts: half a second after a fresh boot's first answer (interpreter started, glue run,
-// resolver imported) the worker stores a memory snapshot of the interpreter in Cache Storage,
-// keyed by the runtime folder (content-hashed) and this script's own URL (?v=<hash>); a later boot
-// restores it instead of starting Python again (every page then loads its vocabulary and recipe
-// afresh: the JS side of a restored worker has loaded nothing).  A rebuild that changes either
-// gets a new key, and older snapshots are deleted when a new one is stored.
+// Cold starts: half a second after a fresh boot's first answer (interpreter started, code
+// imported) the worker stores a memory snapshot of the interpreter in Cache Storage, keyed by the
+// runtime folder, this script's own URL (?v=<hash>) and the code zip's URL; a later boot restores
+// it instead of starting Python again (the restored interpreter holds the code already; every page
+// then loads its vocabulary and recipe afresh).  A rebuild that changes any of the three gets a new
+// key, and older snapshots are deleted when a new one is stored.
 
-const GLUE = "recipes_worker_glue"; // builder/worker_glue.py, shipped in the reduced standard library
+const GLUE = "recipes_worker_glue"; // builder/site/browser/worker_glue.py, in the code zip
+// Imports one code zip's glue (and through it its resolver) apart from every other zip's: the
+// modules of the previous import leave sys.modules first, its module objects live on in CODE.
+const LOADER = `
+import importlib, sys
+CODE = {}
+def load_code(url, path):
+    for name in [m for m in sys.modules if m in ("${GLUE}", "resolver") or m.startswith("resolver.")]:
+        del sys.modules[name]
+    sys.path.insert(0, path)
+    try:
+        CODE[url] = importlib.import_module("${GLUE}")
+    finally:
+        sys.path.remove(path)
+`;
 let py = null;
-let api = null;
-let resolverUrl = "/static/resolver.zip";
 let booting = null; // the boot's promise, shared by every page
 let timings = null;
 let chain = Promise.resolve(); // answers in the order of the requests, across pages
 const SNAPSHOTS = "vllm-recipes-snapshots";
 const SHARED = "onconnect" in self;
 const KEPT_RECIPES = 8; // parsed recipes kept in Python beyond the one being answered
-const clients = new WeakMap(); // port -> {vocab, recipes: Map(hfId -> JSON text)}
-let loadedVocab = null; // the vocabulary text now parsed in Python
-let loadedBundle = null; // its resolver bundle hash
+const clients = new WeakMap(); // port -> {code, vocab, recipes: Map(hfId -> JSON text)}
+const codes = new Map(); // code zip URL -> {glue, vocab, recipes: Map(hfId -> JSON text now parsed), oldest first}
+const codeBytes = new Map(); // code zip URL -> promise of its bytes
 let snapshotKeyPending = null; // a fresh boot's snapshot, taken once the first answer is out
-const loadedRecipes = new Map(); // hfId -> JSON text now parsed in Python, oldest first
 
-function snapshotKey(base) {
-  return new URL(`${base}interpreter.snapshot?worker=${encodeURIComponent(self.location.search)}`, self.location.href).href;
+function snapshotKey(base, code) {
+  const query = `worker=${encodeURIComponent(self.location.search)}&code=${encodeURIComponent(code)}`;
+  return new URL(`${base}interpreter.snapshot?${query}`, self.location.href).href;
 }
 
 async function storedSnapshot(key) {
@@ -65,11 +79,44 @@ async function storeSnapshot(key, bytes) {
   }
 }
 
+async function fetched(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url.split("?")[0]}: HTTP ${r.status}`);
+  return r;
+}
+const fetchText = (url) => fetched(url).then((r) => r.text());
+function fetchCode(url) {
+  if (!codeBytes.has(url)) {
+    const bytes = fetched(url).then((r) => r.arrayBuffer()).then((b) => new Uint8Array(b));
+    bytes.catch(() => codeBytes.delete(url)); // a later page tries again
+    codeBytes.set(url, bytes);
+  }
+  return codeBytes.get(url);
+}
+
+// The code zip's glue (imported on first use; the boot's own zip is imported before the snapshot).
+let codeCount = 0;
+async function codeFor(url) {
+  if (!codes.has(url)) {
+    const t = performance.now();
+    const bytes = await fetchCode(url);
+    if (!codes.has(url)) {
+      const path = `/home/pyodide/code-${++codeCount}.zip`;
+      py.FS.writeFile(path, bytes);
+      py.globals.get("load_code")(url, path);
+      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map() });
+      if (timings) timings.code = performance.now() - t;
+    }
+  }
+  return codes.get(url);
+}
+
 async function boot(msg) {
   const base = msg.pyodide || "/pyodide/";
-  resolverUrl = msg.resolver || resolverUrl;
+  const code = msg.resolver || "/static/resolver.zip";
   const started = performance.now();
-  const key = snapshotKey(base);
+  const key = snapshotKey(base, code);
+  fetchCode(code).catch(() => {}); // while the interpreter starts; reported when a page needs it
   const [{ loadPyodide }, snapshot] = await Promise.all([import(base + "pyodide.mjs"), storedSnapshot(key)]);
   const fetched = performance.now();
   const options = { indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] };
@@ -78,18 +125,20 @@ async function boot(msg) {
     try { py = await loadPyodide({ ...options, _loadSnapshot: snapshot }); } catch { py = null; }
   }
   const restored = py !== null;
-  if (!restored) {
+  if (restored) {
+    // the snapshot holds the imports of its boot; their JS handles are new
+    for (const url of py.globals.get("CODE").keys()) {
+      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map() });
+    }
+  } else {
     py = await loadPyodide({ ...options, _makeSnapshot: true });
-    py.pyimport(GLUE); // imports the precompiled resolver too, before the snapshot
+    py.runPython(LOADER);
   }
   const loaded = performance.now();
+  timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored };
+  await codeFor(code); // imported now: into the snapshot
   if (!restored) snapshotKeyPending = key;
-  const g = py.pyimport(GLUE);
-  api = {
-    setVocab: g.set_vocab, setRecipe: g.set_recipe, dropRecipe: g.drop_recipe,
-    view: g.view, use: g.use, precompiled: g.precompiled, fromZip: g.from_zip,
-  };
-  timings = { fetch: fetched - started, pyodide: loaded - fetched, snapshot: restored, total: performance.now() - started };
+  timings.total = performance.now() - started;
 }
 
 function takeSnapshot(key) {
@@ -106,40 +155,21 @@ function ready(msg) {
   return booting;
 }
 
-async function fetched(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url.split("?")[0]}: HTTP ${r.status}`);
-  return r;
-}
-const fetchText = (url) => fetched(url).then((r) => r.text());
-
-// Import the package of this bundle once; later pages of the same build reuse it.
-async function ensureResolver(hash) {
-  if (api.use(hash)) return;
-  const t = performance.now();
-  let how = "precompiled";
-  if (!api.precompiled(hash)) {
-    const url = hash ? `${resolverUrl}${resolverUrl.includes("?") ? "&" : "?"}v=${hash.slice(0, 16)}` : resolverUrl;
-    api.fromZip(new Uint8Array(await (await fetched(url)).arrayBuffer()), hash);
-    how = "source";
-  }
-  Object.assign(timings, { resolver: performance.now() - t, how });
-}
-
-// Load this page's vocabulary and recipe into Python unless they are loaded already.
-function loadClientData(client, hfId) {
-  if (client.vocab !== loadedVocab) {
-    loadedBundle = api.setVocab(client.vocab);
-    loadedVocab = client.vocab;
+// Load this page's vocabulary and recipe into its code's glue unless they are loaded already.
+function loadClientData(code, client, hfId) {
+  const { glue } = code;
+  if (client.vocab !== code.vocab) {
+    glue.set_vocab(client.vocab);
+    code.vocab = client.vocab;
   }
   const recipe = client.recipes.get(hfId);
-  if (loadedRecipes.get(hfId) !== recipe) api.setRecipe(hfId, recipe);
-  loadedRecipes.delete(hfId);
-  loadedRecipes.set(hfId, recipe);
-  for (const old of loadedRecipes.keys()) {
-    if (loadedRecipes.size <= KEPT_RECIPES + 1) break;
-    loadedRecipes.delete(old);
-    api.dropRecipe(old);
+  if (code.recipes.get(hfId) !== recipe) glue.set_recipe(hfId, recipe);
+  code.recipes.delete(hfId);
+  code.recipes.set(hfId, recipe);
+  for (const old of code.recipes.keys()) {
+    if (code.recipes.size <= KEPT_RECIPES + 1) break;
+    code.recipes.delete(old);
+    glue.drop_recipe(old);
   }
 }
 
@@ -158,10 +188,10 @@ async function answer(port, msg, data) {
     if (vocab) client.vocab = vocab;
     if (recipe) client.recipes.set(msg.hfId, recipe);
     if (client.vocab === null || !client.recipes.has(msg.hfId)) throw new Error("no vocabulary or recipe sent");
-    loadClientData(client, msg.hfId);
-    await ensureResolver(loadedBundle);
+    const code = await codeFor(client.code);
+    loadClientData(code, client, msg.hfId);
     const t = performance.now();
-    const text = api.view(msg.hfId, JSON.stringify(msg.state || {}), JSON.stringify(msg.event ?? null));
+    const text = code.glue.view(msg.hfId, JSON.stringify(msg.state || {}), JSON.stringify(msg.event ?? null));
     port.postMessage({ type: "view", id: msg.id, view: text, ms: performance.now() - t });
     if (snapshotKeyPending) setTimeout(takeSnapshot, 500, snapshotKeyPending);
     snapshotKeyPending = null;
@@ -171,13 +201,14 @@ async function answer(port, msg, data) {
 }
 
 function connect(port) {
-  clients.set(port, { vocab: null, recipes: new Map() });
+  clients.set(port, { code: "/static/resolver.zip", vocab: null, recipes: new Map() });
   let booted = null; // this page's wait for the boot
   port.onmessage = (e) => {
     const msg = e.data || {};
     if (msg.type === "init") {
       const waited = booting !== null;
       const t = performance.now();
+      if (msg.resolver) clients.get(port).code = msg.resolver;
       booted = ready(msg);
       booted.then(
         () => port.postMessage({ type: "ready", ms: performance.now() - t,
@@ -189,6 +220,7 @@ function connect(port) {
     if (msg.type === "view") {
       const wait = booted || Promise.reject(new Error("the builder's worker was not started"));
       const data = requestData(msg); // fetched now, while the interpreter boots or answers others
+      if (booting) fetchCode(clients.get(port).code).catch(() => {}); // another build's code: on its way
       chain = chain.then(() => wait).then(() => answer(port, msg, data), () => { /* the page was told: "failed" */ });
     }
   };

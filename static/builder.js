@@ -3,10 +3,11 @@
 // Pyodide; this file only wires the DOM to it: it sends the URL state and clicks, renders the
 // returned view, replaces the URL and writes browser storage.  Before the worker is ready the
 // default view the build embedded in the page (#builder-initial) is painted as soon as this script
-// runs, before anything is fetched, and a first click is answered from
+// runs, before anything is fetched, and the first two clicks are answered from
 // builder-data/<hf_id>.clicks.json (views the build computed with the same resolver, as patches of
-// the default view) when the page's inputs (URL query, stored preferences and choices, saved
-// endpoints) are exactly those the build assumed; any other click waits for the worker.
+// the default view and of each first click's view) when the page's inputs (URL query, stored
+// preferences and choices, saved endpoints) are exactly those the build assumed; any other click
+// waits for the worker.
 (() => {
   "use strict";
 
@@ -68,7 +69,9 @@
   // ── state ──
   let view = null; // last rendered view
   let initialView = null; // the build's default view while it is still the one shown
-  let precomputed = null; // event key -> patch of initialView, when the page's inputs are the build's
+  let buildView = null; // the build's default view (the stored clicks' patches start from it)
+  let precomputed = null; // the stored clicks {views, next}, when the page's inputs are the build's
+  let firstClick = null; // {key, view} of a first click answered from them
   let answeredEarly = false; // a click was answered from the build's views
   let pendingUrl = null; // the URL of the last applied view, written after the next paint
   let urlTimer = 0;
@@ -114,7 +117,7 @@
   }
   // The key of a click in builder-data/<hf_id>.clicks.json: compact JSON with sorted keys.
   const eventKey = (event) => JSON.stringify(event, Object.keys(event).sort());
-  // A patch of builder.first_clicks: {"=": v} replaces, {"-": 1} deletes, {"{": {k: p}} and {"[": {i: p}} descend.
+  // A patch of builder.stored_clicks: {"=": v} replaces, {"-": 1} deletes, {"{": {k: p}} and {"[": {i: p}} descend.
   function applyPatch(before, patch) {
     if ("=" in patch) return patch["="];
     if ("{" in patch) {
@@ -126,12 +129,29 @@
     for (const [i, p] of Object.entries(patch["["])) out[Number(i)] = applyPatch(out[Number(i)], p);
     return out;
   }
-  // Show the build's view of this click when the page still shows the build's default view.
+  // The build's view of this click: a first click while the page shows the build's default view, a
+  // second one while it shows a first click's view; null for any other (or without saved endpoints
+  // gone: the build assumed none).
+  function storedView(event) {
+    if (!precomputed || !view || !sameJson(endpoints(), {})) return null;
+    const key = eventKey(event);
+    const first = (k) => (precomputed.views[k] ? applyPatch(buildView, precomputed.views[k]) : null);
+    if (view === initialView) {
+      const next = first(key);
+      return next && { view: next, first: key };
+    }
+    const patch = firstClick && view === firstClick.view && precomputed.next ? (precomputed.next[firstClick.key] || {})[key] : null;
+    if (!patch) return null;
+    const next = "@" in patch ? first(key) : applyPatch(firstClick.view, patch);
+    return next && { view: next, first: null };
+  }
+  // Show the build's view of this click when it has one.
   function answerPrecomputed(event) {
-    const patch = precomputed && view && view === initialView ? precomputed[eventKey(event)] : undefined;
-    if (!patch) return false;
+    const stored = storedView(event);
+    if (!stored) return false;
     answeredEarly = true;
-    apply(applyPatch(initialView, patch), event);
+    apply(stored.view, event);
+    firstClick = stored.first ? { key: stored.first, view: stored.view } : null;
     return true;
   }
   function markPending() { root.setAttribute("aria-busy", "true"); }
@@ -744,7 +764,7 @@
     }
   }
 
-  // What the page's first view depends on, in the shape of first_clicks.INITIAL_INPUTS.
+  // What the page's first view depends on, in the shape of stored_clicks.INITIAL_INPUTS.
   function pageInputs() {
     return { query: Object.fromEntries(new URLSearchParams(location.search)), prefs: stored(PREFS_KEY),
       stored: shallow(stored(RECIPE_KEY)[hfId]) || {}, endpoints: endpoints() };
@@ -854,7 +874,7 @@
     let embedded = null;
     try { embedded = JSON.parse(document.getElementById("builder-initial")?.textContent || "null"); } catch { /* none */ }
     if (embedded) {
-      view = initialView = embedded;
+      view = initialView = buildView = embedded;
       hideStatic();
       render(); // in the page's first frame: nothing was fetched yet
       root.setAttribute("aria-busy", "true");
@@ -878,9 +898,9 @@
     }
     const clicks = await clicksPromise;
     preloadRuntime();
-    if (clicks && initialView && sameJson(clicks.inputs, startInputs)) {
-      precomputed = clicks.views;
-      if (!ready && queue.length === 1 && answerPrecomputed(queue[0])) queue.shift();
+    if (clicks && buildView && clicks.views && sameJson(clicks.inputs, startInputs)) {
+      precomputed = clicks;
+      while (!ready && queue.length && answerPrecomputed(queue[0])) queue.shift();
     }
     await booted;
   }

@@ -67,7 +67,7 @@ def builder_data_child(content: Content, into: StreamedFiles) -> ForkedJob[list[
         from builder.site.browser.data import builder_data_files
 
         share = into.sibling()
-        share.update(builder_data_files(content))
+        builder_data_files(content, into=share)
         return list(share) if share.staging.error is None else None
 
     return fork_job(job)

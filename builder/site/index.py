@@ -103,7 +103,7 @@ class SiteIndex:
         """What ``r``'s page starts the command builder with: its default view (embedded in the page
         and painted first) and the versioned site paths of the data the builder's worker fetches."""
         from builder.site.browser.data import builder_recipe, recipe_data
-        from builder.site.browser.first_clicks import initial_view
+        from builder.site.browser.stored_clicks import initial_view
         from builder.site.versions import versioned
 
         recipe = builder_recipe(r.hf_id, r.raw)

@@ -127,6 +127,13 @@ def runtime_url() -> str:
     return site_url(f"pyodide/{runtime_dir()}/")
 
 
+def code_url() -> str:
+    """URL of our code zip (``static/resolver.zip?v=<hash>``), as :func:`runtime_url` raising when absent."""
+    from builder.site.browser.bundle import resolver_url
+
+    return resolver_url(site_url)
+
+
 class Templates:
     """The Jinja environment of one build, with the site-wide globals."""
 
@@ -157,6 +164,7 @@ class Templates:
             asset=self.asset,
             site_url=site_url,
             runtime_url=runtime_url(),
+            code_url=code_url(),
             task_label=index.task_label,
             hw_label=index.hw_label,
             fmt_ctx_short=fmt_ctx_short,

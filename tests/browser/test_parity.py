@@ -119,28 +119,29 @@ def test_cpython_and_pyodide_agree(builder_site: dict[str, Any], page: Any) -> N
 
 
 def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any) -> None:
-    """Every tests/resolver/fixtures case through the page's own Pyodide resolver (the precompiled bundle)."""
+    """Every tests/resolver/fixtures case through the page's own Pyodide resolver (its code zip)."""
     from tests.resolver.resolver_fixtures import case_inputs, load_cases, mismatches, resolve_with
 
     cases = load_cases()
     inputs = [dict(zip(("recipe", "vocab"), case_inputs(case), strict=True), selection=case["selection"])
               for case in cases]
     open_builder(page, PAGE)
-    bundle, text = page.evaluate(
+    source, text = page.evaluate(
         """async (inputs) => {
-            const base = document.querySelector("#builder").dataset.pyodide;  // pyodide/<hash>/
+            const { pyodide: base, resolver: code } = document.querySelector("#builder").dataset;
             const { loadPyodide } = await import(base + "pyodide.mjs");
             const py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] });
-            py.runPython("import json, recipes_resolver_hash, recipes_resolver as resolver");
+            py.FS.writeFile("/home/pyodide/code.zip", new Uint8Array(await (await fetch(code)).arrayBuffer()));
+            py.runPython("import json, sys; sys.path.insert(0, '/home/pyodide/code.zip'); import resolver");
             py.runPython(PRESET_OR_RESOLVE);
             const run = py.runPython("lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "
                                      + "c['selection']) for c in json.loads(text)], ensure_ascii=False)");
-            return [py.runPython("recipes_resolver_hash.SHA256"), run(JSON.stringify(inputs))];
+            return [py.runPython("resolver.__file__"), run(JSON.stringify(inputs))];
         }""".replace("PRESET_OR_RESOLVE", json.dumps(
             "from typing import Any\n" + inspect.getsource(resolve_with))),  # the very function CPython uses
         json.loads(json.dumps(inputs)),
     )
-    assert bundle == json.loads(builder_site["files"]["builder-data/vocab.json"])["resolver_bundle_sha256"]
+    assert source == "/home/pyodide/code.zip/resolver/__init__.pyc"  # the published, byte-compiled code
     records = json.loads(text)
     assert len(records) == len(cases) >= 30
     for case, given, record in zip(cases, inputs, records, strict=True):

@@ -82,7 +82,7 @@ def test_sub_path_texts_and_scripts_stay_under_the_path(sub_path_site: dict[str,
     assert f'<link rel="canonical" href="{SUB_URL}/{RECIPE}">' in page
     assert 'data-worker="/recipes/static/builder-worker.js?v=' in page
     assert re.search(r'data-pyodide="/recipes/pyodide/[0-9a-f]+/"', page)
-    assert 'data-resolver="/recipes/static/resolver.zip"' in page
+    assert re.search(r'data-resolver="/recipes/static/resolver.zip\?v=[0-9a-f]{10}"', page)
     assert f'data-builder-clicks="/recipes/builder-data/{RECIPE}.clicks.json"' in page
     robots = _text(sub_path_site, "robots.txt")
     assert "Allow: /recipes/\nDisallow: /recipes/api/\n" in robots and "Host: example.github.io\n" in robots

@@ -1,57 +1,81 @@
-"""builder/site/browser/worker_glue.py, the worker's Python half, driven as the worker drives it (in CPython).
+"""Our code zip (static/resolver.zip) and the glue in it, driven as the worker drives them (in CPython).
 
-A fresh interpreter imports the glue, loads the published bundle zip with ``from_zip`` (the path a
-stale precompiled copy takes), the vocabulary and a recipe, and answers ``view``; the JSON equals
-``builder_state`` of the build's own resolver.  A second bundle replaces the first."""
+A fresh interpreter imports ``recipes_worker_glue`` from the zip with the worker's own loader (the
+Python of static/builder-worker.js), loads the vocabulary and a recipe, and answers ``view``: the
+JSON equals ``builder_state`` of the build's own resolver.  A second zip gets its own glue and
+resolver, with data of its own."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 from builder import resolver
-from builder.site.browser.bundle import WORKER_GLUE, resolver_bundle
+from builder.site.browser.bundle import _code_members, _deterministic_zip
+from tests.support.paths import ROOT
 
 RECIPE = {"hf_id": "a/b", "model": {"model_id": "a/b"}, "variants": {"default": {}},
           "compatible_strategies": ["single_node_tp"]}
 VOCAB = {"taxonomy": {"hardware_profiles": {"h200": {"brand": "NVIDIA", "gpu_count": 8, "vram_gb": 1128}}},
-         "strategies": {"single_node_tp": {"deploy_type": "single_node"}}, "resolver_bundle_sha256": "h1"}
+         "strategies": {"single_node_tp": {"deploy_type": "single_node"}}}
+
+
+def worker_loader() -> str:
+    """The Python the worker runs to import a code zip (the LOADER of static/builder-worker.js)."""
+    source = (ROOT / "static" / "builder-worker.js").read_text(encoding="utf-8")
+    loader = re.search(r"const LOADER = `(.*?)`;", source, re.S)
+    assert loader is not None
+    return loader.group(1).replace("${GLUE}", "recipes_worker_glue")
+
 
 DRIVER = """
-import importlib.util, json, sys
-home, glue_path, bundle_path = sys.argv[1:4]
-spec = importlib.util.spec_from_file_location("recipes_worker_glue", glue_path)
-glue = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(glue)
-glue.HOME = home
-sys.path.insert(0, home)
-bundle = open(bundle_path, "rb").read()
-out = {"precompiled": glue.precompiled("h1"), "hash": glue.set_vocab(sys.stdin.readline())}
-glue.set_recipe("a/b", sys.stdin.readline())
-out["used_before"] = glue.use(out["hash"])
-glue.from_zip(bundle, out["hash"])
-out["view"] = json.loads(glue.view("a/b", json.dumps({"hardware": "h200"}), "null"))
-glue.from_zip(bundle, "h2")
-out["after_second"] = {"h1": glue.use("h1"), "h2": glue.use("h2")}
+import json, sys
+first, second = sys.argv[1:3]
+exec(json.loads(sys.stdin.readline()))  # the worker's loader
+vocab, recipe = sys.stdin.readline(), sys.stdin.readline()
+load_code("one", first)
+glue = CODE["one"]
+glue.set_vocab(vocab)
+glue.set_recipe("a/b", recipe)
+out = {"view": json.loads(glue.view("a/b", json.dumps({"hardware": "h200"}), "null"))}
+load_code("two", second)
+out["second_has_no_recipe"] = "a/b" not in CODE["two"]._recipes
+out["first_still_answers"] = json.loads(glue.view("a/b", json.dumps({"hardware": "h200"}), "null")) == out["view"]
+out["resolvers"] = [CODE[k].resolver.__file__.replace(p, "ZIP") for k, p in (("one", first), ("two", second))]
+out["apart"] = CODE["one"].resolver is not CODE["two"].resolver
 glue.drop_recipe("a/b")
 out["recipes"] = sorted(glue._recipes)
 print(json.dumps(out))
 """
 
 
-def test_the_glue_loads_a_bundle_and_answers_like_the_resolver(tmp_path: Path) -> None:
-    bundle = tmp_path / "resolver.zip"
-    bundle.write_bytes(resolver_bundle())
-    home = tmp_path / "home"
-    home.mkdir()
-    stdin = json.dumps(VOCAB) + "\n" + json.dumps(RECIPE) + "\n"
-    run = subprocess.run([sys.executable, "-I", "-c", DRIVER, str(home), str(WORKER_GLUE), str(bundle)],
-                         input=stdin, capture_output=True, text=True, check=True)
+def test_the_glue_loads_from_the_code_zip_and_answers_like_the_resolver(tmp_path: Path) -> None:
+    zips = []
+    for name in ("one.zip", "two.zip"):
+        path = tmp_path / name
+        path.write_bytes(_deterministic_zip(_code_members(ROOT / "builder" / "resolver")))
+        zips.append(str(path))
+    stdin = json.dumps(worker_loader()) + "\n" + json.dumps(VOCAB) + "\n" + json.dumps(RECIPE) + "\n"
+    run = subprocess.run([sys.executable, "-I", "-c", DRIVER, *zips], input=stdin, capture_output=True, text=True,
+                         check=True)
     out = json.loads(run.stdout)
-    assert (out["precompiled"], out["hash"], out["used_before"]) == (False, "h1", False)
     assert out["view"] == json.loads(json.dumps(resolver.builder_state(RECIPE, VOCAB, {"hardware": "h200"})))
-    assert out["after_second"] == {"h1": False, "h2": True}  # the second zip replaced the first
+    assert out["second_has_no_recipe"] and out["first_still_answers"] and out["apart"]
+    assert out["resolvers"] == ["ZIP/resolver/__init__.py", "ZIP/resolver/__init__.py"]
     assert out["recipes"] == []
-    assert (home / "resolver" / "__init__.py").is_file()
+
+
+def test_the_published_code_zip_holds_the_compiled_resolver_and_glue(built_site: dict) -> None:
+    """Byte-compiled (no sources to compile in the browser), stored, and nothing but our code."""
+    data = (built_site["dir"] / "static" / "resolver.zip").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin:
+        infos = zin.infolist()
+    names = {i.filename for i in infos}
+    sources = {name + "c" for name in _code_members(ROOT / "builder" / "resolver")}
+    assert names == sources
+    assert {i.compress_type for i in infos} == {zipfile.ZIP_STORED}

@@ -1,26 +1,30 @@
-"""What the recipe pages load for the command builder: Pyodide, the resolver package, builder data.
+"""What the recipe pages load for the command builder: the Pyodide runtime, and our code beside it.
 
-:func:`pyodide_files` copies the parts of the npm package ``pyodide`` (``node_modules/pyodide``,
-installed by ``npm ci``) that the builder's Web Worker needs, and replaces the 2.5 MB standard
-library zip by a reduced one: only the modules Pyodide's own bootstrap imports plus those the
-resolver and the worker glue import (found by experiment: run the worker with the full library and
-list ``sys.modules``).  When Node.js is available the reduced library is byte-compiled *by Pyodide
-itself* (same CPython version and magic number), together with a copy of the resolver package
-(``recipes_resolver``), which cuts the interpreter start-up by about 3 seconds in Chromium; the
-compiled zip is cached under ``node_modules/.cache``.  Without Node the sources are shipped (slower
-start, same behaviour).
+Two parts, each under a URL that names its content, so a change of one never makes readers fetch
+the other again:
 
-:func:`resolver_bundle` is the package ``builder/resolver/`` as one deterministic zip (sorted
-entries, fixed timestamps and attributes, fixed compression), published as ``static/resolver.zip``
-by :func:`resolver_files`.  Its SHA-256 is :data:`BUNDLE_HASH_KEY` of ``builder-data/vocab.json``:
-the worker imports the precompiled copy when it carries that very hash and otherwise fetches the zip
-(``?v=`` the hash, so HTTP caches keep it until it changes) and unpacks it into Pyodide's file system.
+- **The runtime** (:func:`pyodide_files`): the parts of the npm package ``pyodide``
+  (``node_modules/pyodide``, installed by ``npm ci``) the builder's Web Worker needs, under
+  ``pyodide/<hash>/`` (:func:`runtime_dir`: a hash of those files only).  Its 2.5 MB standard library
+  zip is replaced by a reduced one: only the modules Pyodide's own bootstrap imports plus those the
+  resolver and the worker glue import (found by experiment: run the worker with the full library
+  and list ``sys.modules``), byte-compiled *by Pyodide itself* under Node (same CPython version and
+  magic number), which cuts the interpreter start-up by about 3 seconds in Chromium.  The folder keeps
+  its name until Pyodide or :data:`STDLIB_MODULES` change.
+- **Our code** (:func:`code_zip`, published as ``static/resolver.zip`` by :func:`resolver_files`):
+  the resolver package (``resolver/``) and the worker's glue (``recipes_worker_glue``,
+  :mod:`builder.site.browser.worker_glue`), byte-compiled the same way.  Recipe pages name it with
+  ``?v=`` its content hash (:func:`resolver_url`); the worker imports it from Pyodide's file system
+  (zipimport reads the ``.pyc`` files as they are).  A resolver change renames only this file.
 
-The runtime lives under ``pyodide/<hash>/`` (:func:`runtime_dir`: a hash of its files), so every
-URL of it names one content and is served as immutable; the reduced library is a *stored* zip
-(no per-member deflate: Brotli and gzip over the whole file compress the ``.pyc`` files much
-better, and the interpreter imports them without inflating).  Every file the browser loads gets
-``.br`` and ``.gz`` twins (:mod:`builder.site.compression`) for servers that can send them.
+Both zips are *stored* zips (no per-member deflate: Brotli and gzip over the whole file compress the
+``.pyc`` files much better, and the interpreter imports them without inflating); the compiled zips
+are cached under ``node_modules/.cache``.  Without Node the sources are shipped (slower start, same
+behaviour).  Every file the browser loads gets ``.br`` and ``.gz`` twins
+(:mod:`builder.site.compression`) for servers that can send them.
+
+:func:`resolver_bundle` is the resolver package as one deterministic zip of sources: what
+:func:`sources_key` hashes to tell whether a packed copy carries the installed sources.
 
 :func:`browser_files` is everything above as the site publishes it (output path → bytes): built
 from ``node_modules`` in a checkout, read back from ``builder/packed/browser/`` in an installed tool,
@@ -41,23 +45,26 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from builder.site.compression import with_twins
 from builder.site.disk_cache import cached_bytes
 from builder.site.packed import read_manifest
 from builder.site.paths import CHECKOUT, NODE_MODULES, PACKED_BROWSER_DIR, PROJECT_ROOT
+from builder.site.versions import versioned
 
 PACKAGE = Path("node_modules") / "pyodide"
 RESOLVER_DIR = Path(__file__).resolve().parents[2] / "resolver"
 WORKER_GLUE = Path(__file__).resolve().parent / "worker_glue.py"  # shipped as recipes_worker_glue
-BUNDLE_HASH_KEY = "resolver_bundle_sha256"
+CODE_ZIP = "static/resolver.zip"  # output path of our code (the resolver and the worker glue)
+GLUE_MODULE = "recipes_worker_glue"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 CACHE = Path("node_modules") / ".cache" / "vllm-recipes-pyodide"
 
 # Modules imported by Pyodide's bootstrap (loadPyodide), by the resolver package and by the worker
-# glue in static/builder-worker.js.  Dotted names; a package brings its __init__ only unless its
+# glue (static/builder-worker.js, builder/site/browser/worker_glue.py).  Dotted names; a package brings its __init__ only unless its
 # submodules are listed too.
 STDLIB_MODULES: tuple[str, ...] = (
     # Pyodide bootstrap
@@ -95,7 +102,7 @@ STDLIB_MODULES: tuple[str, ...] = (
 
 # Runs inside Pyodide under Node: byte-compile the selected sources into a sourceless .pyc zip.
 _COMPILE_JS = r"""
-const [pkg, src, dst] = process.argv.slice(-3);
+const [pkg, src, dst, optimize] = process.argv.slice(-4);
 const { loadPyodide } = await import(pkg + "/pyodide.mjs");
 const fs = await import("node:fs");
 // no_debug_ranges: no column tables in the code objects (a quarter of the zip after Brotli; the
@@ -107,7 +114,7 @@ import zipfile, importlib._bootstrap_external as be
 zin = zipfile.ZipFile('/tmp/in.zip')
 with zipfile.ZipFile('/tmp/out.zip', 'w', zipfile.ZIP_STORED) as zout:
     for info in zin.infolist():
-        code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True, optimize=1)
+        code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True, optimize=${optimize})
         data = bytes(be._code_to_timestamp_pyc(code, 0, 0))
         zout.writestr(zipfile.ZipInfo(info.filename + 'c', (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_STORED)
 `);
@@ -155,40 +162,28 @@ def resolver_bundle(package_dir: Path = RESOLVER_DIR) -> bytes:
     return _deterministic_zip(_package_sources(package_dir, "resolver"))
 
 
-def bundle_hash(bundle: bytes) -> str:
-    return hashlib.sha256(bundle).hexdigest()
-
-
-def _source_members(stdlib: bytes, package_dir: Path | None = None) -> dict[str, bytes]:
-    """The selected modules and the worker's glue (:mod:`builder.site.browser.worker_glue`): the sources of the
-    reduced standard library, by zip member name.
-
-    With ``package_dir`` they also hold ``recipes_resolver`` (the resolver package, byte-compiled
-    with the rest) and ``recipes_resolver_hash.SHA256``, the hash of :func:`resolver_bundle`: the worker
-    imports the precompiled package only when ``builder-data/vocab.json`` names that hash.
-    """
-    members: dict[str, bytes] = {}
+def _stdlib_members(stdlib: bytes) -> dict[str, bytes]:
+    """The sources of the reduced standard library (:data:`STDLIB_MODULES`), by zip member name."""
     with zipfile.ZipFile(io.BytesIO(stdlib)) as zin:
-        for name in _member_names(set(zin.namelist())):
-            members[name] = zin.read(name)
-    members["recipes_worker_glue.py"] = WORKER_GLUE.read_bytes()
-    if package_dir is not None:
-        members.update(_package_sources(package_dir, "recipes_resolver"))
-        digest = bundle_hash(resolver_bundle(package_dir))
-        members["recipes_resolver_hash.py"] = f'SHA256 = "{digest}"\n'.encode()
-    return members
+        return {name: zin.read(name) for name in _member_names(set(zin.namelist()))}
 
 
-def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path) -> bytes | None:
-    """``members`` byte-compiled with Pyodide under Node (cached by their names and contents, so a
-    build that finds them compiled does not zip them); None when Node is unavailable."""
+def _code_members(package_dir: Path) -> dict[str, bytes]:
+    """Our code as the worker imports it: the resolver package as ``resolver/`` and the glue."""
+    return {**_package_sources(package_dir, "resolver"), f"{GLUE_MODULE}.py": WORKER_GLUE.read_bytes()}
+
+
+def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path, optimize: int = 1) -> bytes:
+    """``members`` byte-compiled with Pyodide under Node, as a stored zip (cached by their names and
+    contents, so a build that finds them compiled does not zip them); their sources, deflated, when
+    Node is unavailable."""
     node = shutil.which("node")
-    key_hash = hashlib.sha256(_COMPILE_JS.encode() + (package / "package.json").read_bytes())
+    key_hash = hashlib.sha256(_COMPILE_JS.encode() + (package / "package.json").read_bytes() + bytes([optimize]))
     for name in sorted(members):
         key_hash.update(f"{name}\0{hashlib.sha256(members[name]).hexdigest()}\0".encode())
-    cached = cache_dir / f"stdlib-{key_hash.hexdigest()[:20]}.zip"
+    cached = cache_dir / f"compiled-{key_hash.hexdigest()[:20]}.zip"
     if node is None:
-        return cached.read_bytes() if cached.is_file() else None
+        return cached.read_bytes() if cached.is_file() else _deterministic_zip(members)
 
     def compile_with_pyodide() -> bytes | None:
         with tempfile.TemporaryDirectory() as tmp:
@@ -196,18 +191,19 @@ def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path) -> 
             src.write_bytes(_deterministic_zip(members))
             try:
                 subprocess.run([node, "--input-type=module", "-e", _COMPILE_JS, "--", str(package.resolve()), str(src),
-                                str(dst)], check=True, capture_output=True, timeout=300)
+                                str(dst), str(optimize)], check=True, capture_output=True, timeout=300)
             except (OSError, subprocess.SubprocessError):
                 return None
             return dst.read_bytes()
 
-    return cached_bytes(cached, compile_with_pyodide)
+    compiled = cached_bytes(cached, compile_with_pyodide)
+    return compiled if compiled is not None else _deterministic_zip(members)
 
 
 def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
     """Output-relative ``pyodide/<hash>/...`` files (runtime, reduced stdlib, lock file, ``.br``/``.gz`` twins).
 
-    Empty when ``node_modules/pyodide`` is absent (the pages then keep their static commands).
+    Empty when ``node_modules/pyodide`` is absent.
     """
     name, files = _runtime(str(Path(project_root).resolve()))
     return with_twins({f"pyodide/{name}/{path}": data for path, data in files.items()})
@@ -220,7 +216,7 @@ class BrowserFilesMissing(Exception):
 
 def sources_key(package_dir: Path = RESOLVER_DIR) -> str:
     """SHA-256 of the Python the browser files carry (the resolver bundle and the worker glue); the
-    packed copy records it, so an installed tool never ships a runtime built from other sources."""
+    packed copy records it, so an installed tool never ships a code zip built from other sources."""
     digest = hashlib.sha256(resolver_bundle(package_dir))
     digest.update(WORKER_GLUE.read_bytes())
     return digest.hexdigest()
@@ -248,6 +244,17 @@ def browser_files() -> dict[str, bytes]:
             "ones: reinstall vllm-recipes from one wheel")
     return {path.relative_to(PACKED_BROWSER_DIR).as_posix(): path.read_bytes()
             for path in sorted(PACKED_BROWSER_DIR.rglob("*")) if path.is_file()}
+
+
+def code_zip() -> bytes:
+    """The bytes of ``static/resolver.zip`` as :func:`browser_files` publishes it (raises
+    :class:`BrowserFilesMissing`)."""
+    return browser_files()[CODE_ZIP]
+
+
+def resolver_url(site_url: Callable[[str], str]) -> str:
+    """The URL recipe pages load our code from: ``static/resolver.zip?v=<its content hash>``."""
+    return versioned(site_url(CODE_ZIP), code_zip())
 
 
 def runtime_dir() -> str:
@@ -281,11 +288,8 @@ def _runtime(root_text: str) -> tuple[str, dict[str, bytes]]:
     lock = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
     out["pyodide-lock.json"] = json.dumps({"info": lock.get("info", {}), "packages": {}},
                                           separators=(",", ":")).encode()
-    resolver = root / "builder" / "resolver"
-    members = _source_members((package / "python_stdlib.zip").read_bytes(),
-                              resolver if (resolver / "__init__.py").is_file() else None)
-    compiled = _compiled_zip(package, members, root / CACHE)
-    out["python_stdlib.zip"] = compiled if compiled is not None else _deterministic_zip(members)
+    stdlib = _stdlib_members((package / "python_stdlib.zip").read_bytes())
+    out["python_stdlib.zip"] = _compiled_zip(package, stdlib, root / CACHE, optimize=2)
     digest = hashlib.sha256()
     for path in sorted(out):
         digest.update(path.encode() + b"\0" + hashlib.sha256(out[path]).digest())
@@ -293,5 +297,12 @@ def _runtime(root_text: str) -> tuple[str, dict[str, bytes]]:
 
 
 def resolver_files(project_root: Path | str) -> dict[str, bytes]:
-    """``static/resolver.zip``: :func:`resolver_bundle` of ``builder/resolver/``, loaded by the worker."""
-    return with_twins({"static/resolver.zip": resolver_bundle(Path(project_root) / "builder" / "resolver")})
+    """``static/resolver.zip``: ``builder/resolver/`` and the worker glue, byte-compiled by the
+    runtime's Pyodide (their sources without Node), with its twins; empty without ``node_modules/pyodide``."""
+    root = Path(project_root)
+    package = root / PACKAGE
+    if not (package / "pyodide.asm.wasm").is_file():
+        return {}
+    # optimize 2: without docstrings (the resolver reads none), asserts and __debug__ blocks
+    code = _compiled_zip(package, _code_members(root / "builder" / "resolver"), root / CACHE, optimize=2)
+    return with_twins({CODE_ZIP: code})

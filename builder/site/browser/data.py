@@ -1,21 +1,34 @@
-"""The command builder's data, what the worker resolves against.
+"""The command builder's data, what the worker resolves against and what the page answers early from.
 
-:func:`builder_data_files` is what the worker resolves against: ``builder-data/vocab.json``
-(taxonomy + strategy catalogue, shared by every page, plus the bundle hash) and
-``builder-data/<hf_id>.json`` (the raw recipe the resolver takes, plus the default view so the
-controls paint before Pyodide is ready) and ``builder-data/<hf_id>.clicks.json``, the views one
-click away from that default view (:mod:`builder.site.browser.first_clicks`).
+:func:`builder_data_files` writes ``builder-data/vocab.json`` (taxonomy + strategy catalogue, shared
+by every page), and per recipe ``builder-data/<hf_id>.json`` (the raw recipe the resolver takes) and
+``builder-data/<hf_id>.clicks.json``, the views of the first two clicks from the default view
+(:mod:`builder.site.browser.stored_clicks`).  A recipe's two files and their twins depend only on
+the recipe, the vocabulary and the code computing them, so they are kept in the build cache
+(:data:`CACHE`) by a hash of those: a rebuild computes only the recipes that changed.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
 from typing import Any
 
-from builder.site.browser.bundle import BUNDLE_HASH_KEY, bundle_hash, resolver_bundle
-from builder.site.browser.first_clicks import first_clicks, initial_view
+from builder.site.browser.bundle import sources_key
+from builder.site.browser.stored_clicks import initial_view, stored_clicks
 from builder.site.compression import with_twins
+from builder.site.disk_cache import cached_files
+from builder.site.paths import CACHE_DIR
+
+CACHE = CACHE_DIR / "builder-data"
+CACHE_KEEP_BYTES = 512 * 1024 * 1024  # least recently used entries beyond this go
+# the code whose output the cache holds, besides the resolver (sources_key): this module, the stored
+# clicks and the compression of the twins
+CODE = tuple(Path(__file__).resolve().parent.parent / name
+             for name in ("browser/data.py", "browser/stored_clicks.py", "compression.py"))
 
 
 def _plain(value: Any) -> Any:
@@ -30,8 +43,7 @@ def _plain(value: Any) -> Any:
 
 
 def builder_vocab(content: Any) -> dict[str, Any]:
-    """The vocabulary as the resolver reads it in the browser (``builder-data/vocab.json`` without
-    the bundle hash)."""
+    """The vocabulary as the resolver reads it in the browser (``builder-data/vocab.json``)."""
     vocab: dict[str, Any] = _plain(content.vocab.resolver_vocab())
     return vocab
 
@@ -43,10 +55,8 @@ def builder_recipe(hf_id: str, data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def vocab_data(content: Any, vocab: Mapping[str, Any] | None = None) -> bytes:
-    """The bytes of ``builder-data/vocab.json``: :func:`builder_vocab` (``vocab`` when given) and the
-    resolver bundle's hash."""
-    vocab = builder_vocab(content) if vocab is None else vocab
-    return _compact_json({**vocab, BUNDLE_HASH_KEY: bundle_hash(resolver_bundle())})
+    """The bytes of ``builder-data/vocab.json``: :func:`builder_vocab` (``vocab`` when given)."""
+    return _compact_json(builder_vocab(content) if vocab is None else vocab)
 
 
 def recipe_data(hf_id: str, recipe: Mapping[str, Any]) -> bytes:
@@ -54,34 +64,51 @@ def recipe_data(hf_id: str, recipe: Mapping[str, Any]) -> bytes:
     return _compact_json({"hf_id": hf_id, "recipe": recipe})
 
 
-def builder_data_files(content: Any, only: set[str] | None = None) -> dict[str, bytes]:
-    """``builder-data/vocab.json`` and one ``builder-data/<hf_id>.json`` per recipe.
+def builder_data_files(content: Any, only: set[str] | None = None,
+                       into: MutableMapping[str, bytes] | None = None) -> MutableMapping[str, bytes]:
+    """``builder-data/vocab.json`` and each recipe's two files, with their ``.br`` and ``.gz`` twins.
 
     ``content`` is a loaded :class:`builder.content.model.Content`; ``only`` limits the recipe files
-    to those hf ids (incremental rebuilds).  Each recipe file holds ``{"hf_id", "recipe"}`` (what
-    the worker loads); beside it ``<hf_id>.clicks.json`` holds the views one click away from the
-    default view (:func:`builder.site.browser.first_clicks.first_clicks`, patches of
-    :func:`builder.site.browser.first_clicks.initial_view`, which the recipe page embeds; no views when the
-    default view failed).
-    The vocabulary file also names the resolver bundle (:data:`BUNDLE_HASH_KEY`); the resolver
-    ignores that key.  Every file comes with its ``.br`` and ``.gz`` twins.
+    to those hf ids (incremental rebuilds); ``into`` (default: a new dict) receives the files recipe
+    by recipe, so a stream into the staging folder holds no more than one recipe's in memory.  Each
+    recipe file holds ``{"hf_id", "recipe"}`` (what the worker loads); beside it
+    ``<hf_id>.clicks.json`` holds the stored clicks
+    (:func:`builder.site.browser.stored_clicks.stored_clicks`, patches of
+    :func:`builder.site.browser.stored_clicks.initial_view`, which the recipe page embeds; no views
+    when the default view failed).
     """
+    out: MutableMapping[str, bytes] = {} if into is None else into
     vocab = builder_vocab(content)
-    out = {"builder-data/vocab.json": vocab_data(content, vocab)}
+    vocab_bytes = vocab_data(content, vocab)
+    out.update(with_twins({"builder-data/vocab.json": vocab_bytes}))
+    vocab_hash = hashlib.sha256(vocab_bytes).hexdigest()
     for rf in content.recipes:
         if only is not None and rf.hf_id not in only:
             continue
         recipe = builder_recipe(rf.hf_id, rf.data)
-        initial = initial_view(recipe, vocab)
-        clicks: Mapping[str, Any] = {"views": {}}  # always published: the recipe page preloads it
-        if initial is not None:
-            try:
-                clicks = first_clicks(recipe, vocab, initial)
-            except Exception:  # noqa: BLE001 - every click then waits for the worker
-                clicks = {"views": {}}
-        out[f"builder-data/{rf.hf_id}.json"] = recipe_data(rf.hf_id, recipe)
-        out[f"builder-data/{rf.hf_id}.clicks.json"] = _compact_json(clicks)
-    return with_twins(out)
+        data = recipe_data(rf.hf_id, recipe)
+        key = hashlib.sha256(f"{_code_key()}\0{vocab_hash}\0".encode() + data).hexdigest()
+        compute = functools.partial(_recipe_files, rf.hf_id, recipe, data, vocab)
+        out.update(cached_files(CACHE / f"{key}.bin", compute, CACHE_KEEP_BYTES))
+    return out
+
+
+def _recipe_files(hf_id: str, recipe: dict[str, Any], data: bytes, vocab: dict[str, Any]) -> dict[str, bytes]:
+    """One recipe's builder data and stored clicks, with their twins."""
+    initial = initial_view(recipe, vocab)
+    clicks: Mapping[str, Any] = {"views": {}}  # always published: the recipe page fetches it
+    if initial is not None:
+        clicks = stored_clicks(recipe, vocab, initial)
+    return with_twins({f"builder-data/{hf_id}.json": data, f"builder-data/{hf_id}.clicks.json": _compact_json(clicks)})
+
+
+@functools.cache
+def _code_key() -> str:
+    """A hash of the code the cached files come from (the resolver, the glue and :data:`CODE`)."""
+    digest = hashlib.sha256(sources_key().encode())
+    for path in CODE:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _compact_json(value: Any) -> bytes:

@@ -1,7 +1,7 @@
-"""The views one click away from the default view (builder-data/<hf_id>.clicks.json) in CPython.
+"""The views of the first two clicks from the default view (builder-data/<hf_id>.clicks.json) in CPython.
 
-The browser side (JavaScript's applyPatch against the Pyodide worker, and when the page uses the
-stored views) is tested in tests/browser/test_first_clicks.py.
+The browser side (JavaScript's applyPatch against Pyodide for every stored view, and when the page
+uses the stored views) is tested in tests/browser/test_stored_clicks.py.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from builder import resolver
+from builder.site.browser import data, stored_clicks
 from builder.site.browser.data import builder_data_files
-from builder.site.browser.first_clicks import (
+from builder.site.browser.stored_clicks import (
     INITIAL_INPUTS,
+    SAME_AS_FIRST,
     apply_patch,
     event_key,
     initial_view,
@@ -59,6 +61,62 @@ def test_every_stored_click_is_the_resolvers_view(upstream_data: dict[str, bytes
         recipes += 1
     assert recipes == 150
     assert checked > 1500
+
+
+def test_stored_second_clicks_are_the_resolvers_views(upstream_data: dict[str, bytes]) -> None:
+    """Over ../shared/upstream: every first click stores the second clicks of its view's stored rows;
+    the first first click of every recipe, and every one of MiniMax-M3's, is checked view by view
+    (tests/browser/test_stored_clicks.py checks every stored view against Pyodide)."""
+    vocab = json.loads(upstream_data["builder-data/vocab.json"])
+    checked = same = 0
+    for path in sorted(p for p in upstream_data if p.endswith(".clicks.json")):
+        hf_id = path.removeprefix("builder-data/").removesuffix(".clicks.json")
+        recipe = json.loads(upstream_data[f"builder-data/{hf_id}.json"])["recipe"]
+        clicks = json.loads(upstream_data[path])
+        initial = embedded_view(upstream_data[f"{hf_id}/index.html"])
+        assert list(clicks["next"]) == list(clicks["views"]), path
+        for number, (key, patch) in enumerate(clicks["views"].items()):
+            first = apply_patch(initial, patch)
+            events = one_click_events(first)
+            assert list(clicks["next"][key]) == list(dict.fromkeys(event_key(e) for e in events)), (path, key)
+            if number and hf_id != "MiniMaxAI/MiniMax-M3":
+                continue
+            for event in events:
+                stored = clicks["next"][key][event_key(event)]
+                want = _as_json(resolver.builder_state(recipe, vocab, {**first["state"], "_endpoints": {}}, event))
+                if stored == SAME_AS_FIRST:
+                    stored_view = apply_patch(initial, clicks["views"][event_key(event)])
+                    same += 1
+                else:
+                    stored_view = apply_patch(first, stored)
+                assert stored_view == want, (path, key, event)
+                checked += 1
+    assert checked > 2000 and same > 500
+
+
+def test_clicks_whose_view_fails_are_left_out_and_a_recipe_stores_a_bounded_number(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    recipe = {"hf_id": "a/b", "model": {"model_id": "a/b"}, "variants": {"default": {}, "fp8": {}},
+              "compatible_strategies": ["single_node_tp"]}
+    vocab = {"taxonomy": {"hardware_profiles": {h: {"brand": "NVIDIA", "gpu_count": 8, "vram_gb": 640}
+                                                for h in ("h100", "h200", "b200")}},
+             "strategies": {"single_node_tp": {"deploy_type": "single_node"}}}
+    initial = _as_json(resolver.builder_state(recipe, vocab, {}))
+    real = resolver.builder_state
+
+    def failing_on_b200(recipe: Any, vocab: Any, state: Any, event: Any = None) -> Any:
+        if event == {"type": "hardware", "value": "b200"}:
+            raise ValueError("boom")
+        return real(recipe, vocab, state, event)
+
+    monkeypatch.setattr(resolver, "builder_state", failing_on_b200)
+    clicks = stored_clicks.stored_clicks(recipe, vocab, initial)
+    hardware = [k for k in clicks["views"] if json.loads(k)["type"] == "hardware"]
+    assert [json.loads(k)["value"] for k in hardware] == ["h100", "h200"]
+    assert all('{"type":"hardware","value":"b200"}' not in after for after in clicks["next"].values())
+    monkeypatch.setattr(stored_clicks, "MAX_STORED_VIEWS", 5)
+    bounded = stored_clicks.stored_clicks(recipe, vocab, initial)
+    assert len(bounded["views"]) + sum(len(after) for after in bounded["next"].values()) <= 5
 
 
 def test_pages_name_their_builder_data_by_its_content_hash(upstream_build: dict[str, Any]) -> None:
@@ -120,9 +178,27 @@ def test_a_recipe_without_an_initial_view_gets_a_clicks_file_without_views(tmp_p
         raise ValueError("boom")
 
     monkeypatch.setattr(resolver, "builder_state", failing)
+    monkeypatch.setattr(data, "CACHE", tmp_path / "cache")  # a cached entry would hide the failure
     content = Content(root=str(tmp_path), vocab=Vocabulary(taxonomy={}, strategies={}, kv_store={}),
                       recipes=[RecipeFile("org/repo", "models/org/repo.yaml", {"model": {}})])
     assert initial_view({"model": {}, "hf_id": "org/repo"}, {}) is None  # the page embeds no view
     files = builder_data_files(content)
     assert json.loads(files["builder-data/org/repo.json"]) == {"hf_id": "org/repo", "recipe": {"model": {}, "hf_id": "org/repo"}}
     assert json.loads(files["builder-data/org/repo.clicks.json"]) == {"views": {}}
+
+
+def test_a_rebuild_reads_each_recipes_files_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second build of the same content computes no view (the cache is keyed by recipe, vocabulary
+    and code), and gives the same bytes."""
+    from builder.content.loader import load_content
+    from tests.support.paths import RECIPES
+
+    content, _ = load_content(RECIPES)
+    monkeypatch.setattr(data, "CACHE", tmp_path / "cache")
+    first = dict(builder_data_files(content))
+    calls: list[int] = []
+    real = resolver.builder_state
+    monkeypatch.setattr(resolver, "builder_state", lambda *a: calls.append(1) or real(*a))
+    assert dict(builder_data_files(content)) == first
+    assert calls == []
+    assert len(list((tmp_path / "cache").glob("*.bin"))) == len(content.recipes)

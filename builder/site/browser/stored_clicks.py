@@ -1,13 +1,22 @@
-"""The builder views one click away from a recipe page's initial state, computed at build time.
+"""The builder views the first two clicks on a recipe page reach, computed at build time.
 
 A recipe page opens on :func:`resolver.builder_state` of a URL without parameters, no stored
 preference, no stored choices and no saved endpoints (:data:`INITIAL_INPUTS`): :func:`initial_view`,
-embedded in the page's HTML (``#builder-initial``) and painted as soon as builder.js runs.  Until Pyodide has
-booted, the page answers a first click on a pill of :data:`FIRST_CLICK_ROWS` from
-``builder-data/<hf_id>.clicks.json``: for every such click the resolver's own view, stored as a
-patch against the initial view (:func:`view_patch`; the page applies it with the same rules,
-``applyPatch`` in static/builder.js).  The page uses a stored view only while its inputs are exactly
-:data:`INITIAL_INPUTS` and it still shows the initial view; any other click waits for the worker.
+embedded in the page's HTML (``#builder-initial``) and painted as soon as builder.js runs.  Until Pyodide
+has booted, the page answers a click on a pill of :data:`STORED_ROWS` from
+``builder-data/<hf_id>.clicks.json`` (:class:`StoredClicks`), the resolver's own views:
+
+- ``views``: for every such pill of the initial view (the *first click*), the view after it, as a
+  patch of the initial view (:func:`view_patch`);
+- ``next``: for every first click, the views after a second click on a pill of those rows of *its*
+  view, as patches of the first click's view, or ``{"@": 1}`` where the view is the one the same
+  click makes from the initial view (``views`` holds it; most clicks on hardware or on the row just
+  clicked are such).
+
+The page applies them with the same rules (``applyPatch`` in static/builder.js) while its inputs are
+exactly :data:`INITIAL_INPUTS` and it still shows the initial view or a first click's view; any other
+click waits for the worker.  A click whose view fails is not stored (the worker then reports it),
+and a recipe stores at most :data:`MAX_STORED_VIEWS` views.
 
 Patch format (JSON): ``{"=": value}`` replaces, ``{"-": 1}`` deletes a key, ``{"{": {key: patch}}``
 patches an object key by key, ``{"[": {"index": patch}}`` patches a list of the same length.
@@ -23,19 +32,27 @@ import orjson
 from builder import resolver
 
 # The rows whose pills are precomputed, and the event type each sends (static/builder.js handlers).
-FIRST_CLICK_ROWS: dict[str, str] = {"hardware": "hardware", "variant": "variant", "strategy": "strategy",
+STORED_ROWS: dict[str, str] = {"hardware": "hardware", "variant": "variant", "strategy": "strategy",
                                     "nodes": "nodes", "task": "task"}
 # What the page's inputs must be for the stored views to apply (static/builder.js pageInputs()).
 INITIAL_INPUTS: dict[str, dict[str, Any]] = {"query": {}, "prefs": {}, "stored": {}, "endpoints": {}}
 
+# A bound on the views one recipe stores (first and second clicks together): the largest recipe of
+# ../shared/upstream stores about 700; a recipe with hundreds of pills can't make the build run for minutes.
+MAX_STORED_VIEWS = 2000
+SAME_AS_FIRST: dict[str, int] = {"@": 1}  # a second click whose view is that click's first-click view
+
 Patch = dict[str, Any]
 
 
-class FirstClicks(TypedDict):
+class StoredClicks(TypedDict):
     """``builder-data/<hf_id>.clicks.json``."""
 
     inputs: dict[str, dict[str, Any]]  # the page inputs the initial view was computed from
-    views: dict[str, Patch]  # event_key(event) -> view_patch(initial view, view after the click)
+    views: dict[str, Patch]  # event_key(first click) -> view_patch(initial view, view after it)
+    # event_key(first click) -> event_key(second click) -> view_patch(first click's view, view after
+    # both) or SAME_AS_FIRST
+    next: dict[str, dict[str, Patch]]
 
 
 def event_key(event: dict[str, Any]) -> str:
@@ -47,7 +64,7 @@ def one_click_events(view: dict[str, Any]) -> list[dict[str, Any]]:
     """The clicks the page can send from ``view``: every enabled pill of the precomputed rows."""
     events: list[dict[str, Any]] = []
     for row in view.get("rows") or []:
-        kind = FIRST_CLICK_ROWS.get(row.get("id"))
+        kind = STORED_ROWS.get(row.get("id"))
         if row.get("axis"):
             events += [{"type": "axis", "axis": row["axis"], "value": p["value"]}
                        for p in row.get("pills") or [] if not p.get("disabled")]
@@ -110,18 +127,39 @@ def initial_view(recipe: dict[str, Any], vocab: Any) -> dict[str, Any] | None:
     return view
 
 
-def first_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -> FirstClicks:
-    """Every one-click view from ``initial`` (the view of :data:`INITIAL_INPUTS`), as patches.
+def stored_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -> StoredClicks:
+    """The views of every first click from ``initial`` (the view of :data:`INITIAL_INPUTS`) and of
+    every second click after each, as patches (see the module docstring).
 
-    The state sent with each click is what the page sends: the view's state plus ``_endpoints``.
+    The state sent with each click is what the page sends: the shown view's state plus ``_endpoints``.
     """
-    state = {**initial["state"], "_endpoints": {}}
-    views: dict[str, Patch] = {}
-    for event in one_click_events(initial):
+    budget = [MAX_STORED_VIEWS]
+    first = _views_after(recipe, vocab, initial, budget)
+    views = {key: view_patch(initial, after) for key, after in first.items()}
+    following: dict[str, dict[str, Patch]] = {}
+    for key, after in first.items():
+        second = _views_after(recipe, vocab, after, budget)
+        following[key] = {
+            key2: SAME_AS_FIRST if key2 in first and _same(first[key2], view) else view_patch(after, view)
+            for key2, view in second.items()}
+    return {"inputs": INITIAL_INPUTS, "views": views, "next": following}
+
+
+def _views_after(recipe: dict[str, Any], vocab: Any, shown: dict[str, Any], budget: list[int]) -> dict[str, Any]:
+    """event_key -> the view after that click on ``shown``, for each of its stored clicks while
+    ``budget[0]`` (decremented per view) lasts; a click whose view fails is left out."""
+    state = {**shown["state"], "_endpoints": {}}
+    out: dict[str, Any] = {}
+    for event in one_click_events(shown):
         key = event_key(event)
-        if key not in views:
-            views[key] = view_patch(initial, _as_json(resolver.builder_state(recipe, vocab, state, event)))
-    return {"inputs": INITIAL_INPUTS, "views": views}
+        if key in out or budget[0] <= 0:
+            continue
+        budget[0] -= 1
+        try:
+            out[key] = _as_json(resolver.builder_state(recipe, vocab, state, event))
+        except Exception:  # noqa: BLE001 - the page waits for the worker, whose error it then shows
+            continue
+    return out
 
 
 def _as_json(value: Any) -> Any:

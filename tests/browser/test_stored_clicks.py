@@ -1,14 +1,18 @@
-"""First clicks answered from builder-data/<hf_id>.clicks.json before (or without) the Pyodide worker.
+"""The first two clicks answered from builder-data/<hf_id>.clicks.json before (or without) the Pyodide worker.
 
-The stored views are the resolver's (CPython, at build time); here every one of them, patched onto
-the default view the page embeds by the page's own applyPatch, is compared with the same click under Pyodide, and
-the page is shown to use them only while its inputs are exactly the build's.
+The stored views are the resolver's (CPython, at build time); here every one of them, patched by
+the page's own applyPatch (onto the default view the page embeds, or onto the first click's view),
+is compared with the same click under Pyodide, and the page is shown to use them only while its
+inputs are exactly the build's.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+import pytest
 
 from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view
 from tests.support.builder_page import embedded_view
@@ -37,7 +41,8 @@ def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_sit
     hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)
     docs = {h: {**json.loads(files[f"builder-data/{h}.json"]), "initial": embedded_view(files[f"{h}/index.html"])}
             for h in hf_ids}
-    clicks = {h: json.loads(files[f"builder-data/{h}.clicks.json"]) for h in hf_ids}
+    # the first clicks only (the second ones: test_stored_second_clicks_equal_pyodides_views)
+    clicks = {h: {"views": json.loads(files[f"builder-data/{h}.clicks.json"])["views"]} for h in hf_ids}
     open_builder(page, QWEN)
     mismatches = page.evaluate(
         """async ({docs, clicks}) => {
@@ -67,6 +72,61 @@ def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_sit
     assert mismatches["bad"] == []
 
 
+SECOND_CLICK_CHUNKS = 6  # the second clicks' check, split so that test processes share it
+
+
+@pytest.mark.parametrize("chunk", range(SECOND_CLICK_CHUNKS))
+def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], page: Any, chunk: int) -> None:
+    """Every stored second click of every recipe (../shared/upstream and ours): the page's applyPatch of
+    the stored view against the worker's glue and resolver, imported from the page's code zip into
+    Pyodide as the worker imports them (one chunk of the recipes per test)."""
+    files = builder_site["files"]
+    hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)[chunk::SECOND_CLICK_CHUNKS]
+    html = files[f"{hf_ids[0]}/index.html"].decode()
+    runtime, code = (re.search(f'data-{name}="([^"]+)"', html).group(1) for name in ("pyodide", "resolver"))
+    recipes = {h: {"recipe": json.dumps(json.loads(files[f"builder-data/{h}.json"])["recipe"]),
+                   "initial": embedded_view(files[f"{h}/index.html"]),
+                   "clicks": json.loads(files[f"builder-data/{h}.clicks.json"])} for h in hf_ids}
+    page.goto(QWEN)
+    result = page.evaluate(
+        """async ({runtime, code, vocab, recipes}) => {
+            const b = window.vllmBuilder;
+            const { loadPyodide } = await import(runtime + "pyodide.mjs");
+            const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json", packages: [] });
+            py.FS.writeFile("/home/pyodide/code.zip", new Uint8Array(await (await fetch(code)).arrayBuffer()));
+            py.runPython("import sys; sys.path.insert(0, '/home/pyodide/code.zip')");
+            const glue = py.pyimport("recipes_worker_glue");
+            glue.set_vocab(vocab);
+            // equal as JSON, whatever the key order
+            const same = (a, b) => a === b || (a && b && typeof a === "object" && typeof b === "object"
+              && Array.isArray(a) === Array.isArray(b) && Object.keys(a).length === Object.keys(b).length
+              && Object.keys(a).every((k) => Object.hasOwn(b, k) && same(a[k], b[k])));
+            const bad = [];
+            let count = 0;
+            for (const [hfId, doc] of Object.entries(recipes)) {
+              glue.set_recipe(hfId, doc.recipe);
+              const { views, next } = doc.clicks;
+              for (const [key, patch] of Object.entries(views)) {
+                const first = b.applyPatch(doc.initial, patch);
+                const state = JSON.stringify({ ...first.state, _endpoints: {} });
+                for (const [key2, patch2] of Object.entries(next[key])) {
+                  if (b.eventKey(JSON.parse(key2)) !== key2) { bad.push([hfId, key, key2, "key"]); continue; }
+                  const stored = "@" in patch2 ? b.applyPatch(doc.initial, views[key2]) : b.applyPatch(first, patch2);
+                  count++;
+                  if (!same(JSON.parse(glue.view(hfId, state, key2)), stored)) bad.push([hfId, key, key2]);
+                }
+              }
+              glue.drop_recipe(hfId);
+            }
+            return { count, bad: bad.slice(0, 20) };
+        }""",
+        {"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode(), "recipes": recipes},
+    )
+    stored = sum(len(after) for h in hf_ids for after in recipes[h]["clicks"]["next"].values())
+    assert result["count"] == stored > 3000
+    assert result["bad"] == []
+
+
 def test_first_click_is_answered_without_the_worker(page: Any) -> None:
     _no_worker(page)
     page.goto(QWEN)
@@ -79,10 +139,15 @@ def test_first_click_is_answered_without_the_worker(page: Any) -> None:
     page.wait_for_function(f"location.search === '?hardware={target}'")  # written after the next paint
     assert json.loads(page.evaluate(f"localStorage.getItem('{PREFS_KEY}')")) == {"hardware": target}
     assert page.evaluate("window.vllmBuilder.ready") is False
-    # the next click is no longer one away from the build's default view: it waits for the worker
-    second = _other_hardware(page)
+    # a second click is stored too
+    variant = next(p["value"] for r in view(page)["rows"] if r["id"] == "variant" for p in r["pills"]
+                   if not p["disabled"] and not p["selected"])
+    pill(page, "variant", variant).click()
+    assert (view(page)["state"]["hardware"], view(page)["state"]["variant"]) == (target, variant)
+    # a third is not: it waits for the worker
+    third = _other_hardware(page)
     waiting = page.evaluate("window.vllmBuilder.queued")  # the worker's load request
-    pill(page, "hardware", second).click()
+    pill(page, "hardware", third).click()
     assert page.evaluate("window.vllmBuilder.queued") == waiting + 1
     assert view(page)["state"]["hardware"] == target
     assert page.locator("[data-cb-root]").get_attribute("aria-busy") == "true"
