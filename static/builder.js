@@ -130,8 +130,8 @@
     return out;
   }
   // The build's view of this click: a first click while the page shows the build's default view, a
-  // second one while it shows a first click's view; null for any other (or without saved endpoints
-  // gone: the build assumed none).
+  // second one while it shows a first click's view; null for any other click, and once endpoints
+  // are saved (the build assumed none).
   function storedView(event) {
     if (!precomputed || !view || !sameJson(endpoints(), {})) return null;
     const key = eventKey(event);

@@ -58,7 +58,7 @@ def cached_files(entry: Path, compute: Callable[[], dict[str, bytes]], keep_byte
             os.utime(entry)
             return files
         except (OSError, ValueError):
-            pass  # unreadable or damaged: computed again
+            entry.unlink(missing_ok=True)  # unreadable or damaged: computed and stored again
     files = compute()
     stored = cached_bytes(entry, lambda: pack_files(files))
     if stored is not None:

@@ -64,8 +64,8 @@ RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 CACHE = Path("node_modules") / ".cache" / "vllm-recipes-pyodide"
 
 # Modules imported by Pyodide's bootstrap (loadPyodide), by the resolver package and by the worker
-# glue (static/builder-worker.js, builder/site/browser/worker_glue.py).  Dotted names; a package brings its __init__ only unless its
-# submodules are listed too.
+# glue (static/builder-worker.js, builder/site/browser/worker_glue.py).  Dotted names; a package
+# brings its __init__ only unless its submodules are listed too.
 STDLIB_MODULES: tuple[str, ...] = (
     # Pyodide bootstrap
     "_pyodide", "_pyodide._base", "_pyodide._core_docs", "_pyodide._future_helper", "_pyodide._importhook",

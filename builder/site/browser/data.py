@@ -13,10 +13,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from builder.site import compression
+from builder.site.browser import stored_clicks as stored_clicks_module
 from builder.site.browser.bundle import sources_key
 from builder.site.browser.stored_clicks import initial_view, stored_clicks
 from builder.site.compression import with_twins
@@ -27,8 +30,7 @@ CACHE = CACHE_DIR / "builder-data"
 CACHE_KEEP_BYTES = 512 * 1024 * 1024  # least recently used entries beyond this go
 # the code whose output the cache holds, besides the resolver (sources_key): this module, the stored
 # clicks and the compression of the twins
-CODE = tuple(Path(__file__).resolve().parent.parent / name
-             for name in ("browser/data.py", "browser/stored_clicks.py", "compression.py"))
+CODE = tuple(Path(module.__file__ or "") for module in (sys.modules[__name__], stored_clicks_module, compression))
 
 
 def _plain(value: Any) -> Any:

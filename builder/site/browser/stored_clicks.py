@@ -33,7 +33,7 @@ from builder import resolver
 
 # The rows whose pills are precomputed, and the event type each sends (static/builder.js handlers).
 STORED_ROWS: dict[str, str] = {"hardware": "hardware", "variant": "variant", "strategy": "strategy",
-                                    "nodes": "nodes", "task": "task"}
+                               "nodes": "nodes", "task": "task"}
 # What the page's inputs must be for the stored views to apply (static/builder.js pageInputs()).
 INITIAL_INPUTS: dict[str, dict[str, Any]] = {"query": {}, "prefs": {}, "stored": {}, "endpoints": {}}
 
