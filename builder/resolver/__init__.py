@@ -41,21 +41,25 @@ from .shell import export_lines
 from .strategies import kv_store_ids, nodes_for, offered_strategies, recommended_strategy
 from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
-from .ui.view import builder_state
+from .ui.facts import BuilderFacts
+from .ui.view import Step, builder_state, builder_step, step_view
 from .values import MAX_NODES, is_omni, version_key
 
 __all__ = [
     "MAX_NODES",
+    "BuilderFacts",
     "Memory",
     "PresetError",
     "ResolveError",
     "Selection",
+    "Step",
     "View",
     "Vocab",
     "advanced_presets",
     "allowlisted",
     "available_modes",
     "builder_state",
+    "builder_step",
     "builder_tabs",
     "default_enabled_features",
     "default_hardware",
@@ -82,6 +86,7 @@ __all__ = [
     "resolve",
     "resolve_preset",
     "runs_on",
+    "step_view",
     "validate_presets",
     "variant_of",
     "version_key",

@@ -32,6 +32,16 @@ def _as_json(value: Any) -> Any:
     return json.loads(json.dumps(value, ensure_ascii=False))
 
 
+def _three_gpu_recipe() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A recipe with two variants and one strategy, and a vocabulary of three NVIDIA profiles."""
+    recipe = {"hf_id": "a/b", "model": {"model_id": "a/b"}, "variants": {"default": {}, "fp8": {}},
+              "compatible_strategies": ["single_node_tp"]}
+    vocab = {"taxonomy": {"hardware_profiles": {h: {"brand": "NVIDIA", "gpu_count": 8, "vram_gb": 640}
+                                                for h in ("h100", "h200", "b200")}},
+             "strategies": {"single_node_tp": {"deploy_type": "single_node"}}}
+    return recipe, vocab
+
+
 @pytest.fixture(scope="module")
 def upstream_data(upstream_build: dict[str, Any]) -> dict[str, bytes]:
     """The builder data and the HTML pages of the session's build of ../shared/upstream."""
@@ -96,24 +106,29 @@ def test_stored_second_clicks_are_the_resolvers_views(upstream_data: dict[str, b
 
 def test_clicks_whose_view_fails_are_left_out_and_a_recipe_stores_a_bounded_number(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    recipe = {"hf_id": "a/b", "model": {"model_id": "a/b"}, "variants": {"default": {}, "fp8": {}},
-              "compatible_strategies": ["single_node_tp"]}
-    vocab = {"taxonomy": {"hardware_profiles": {h: {"brand": "NVIDIA", "gpu_count": 8, "vram_gb": 640}
-                                                for h in ("h100", "h200", "b200")}},
-             "strategies": {"single_node_tp": {"deploy_type": "single_node"}}}
+    recipe, vocab = _three_gpu_recipe()
     initial = _as_json(resolver.builder_state(recipe, vocab, {}))
-    real = resolver.builder_state
+    real_step, real_view = resolver.builder_step, resolver.step_view
 
-    def failing_on_b200(recipe: Any, vocab: Any, state: Any, event: Any = None) -> Any:
+    def step_failing_on_b200(facts: Any, state: Any, event: Any = None) -> Any:
         if event == {"type": "hardware", "value": "b200"}:
             raise ValueError("boom")
-        return real(recipe, vocab, state, event)
+        return real_step(facts, state, event)
 
-    monkeypatch.setattr(resolver, "builder_state", failing_on_b200)
+    def view_failing_on_fp8(facts: Any, step: Any) -> Any:
+        if step["state"]["variant"] == "fp8":
+            raise ValueError("boom")
+        return real_view(facts, step)
+
+    monkeypatch.setattr(resolver, "builder_step", step_failing_on_b200)
+    monkeypatch.setattr(resolver, "step_view", view_failing_on_fp8)
     clicks = stored_clicks.stored_clicks(recipe, vocab, initial)
-    hardware = [k for k in clicks["views"] if json.loads(k)["type"] == "hardware"]
-    assert [json.loads(k)["value"] for k in hardware] == ["h100", "h200"]
-    assert all('{"type":"hardware","value":"b200"}' not in after for after in clicks["next"].values())
+    failing = ({"type": "hardware", "value": "b200"}, {"type": "variant", "value": "fp8"})
+    assert [json.loads(k) for k in clicks["views"]] == [e for e in one_click_events(initial) if e not in failing]
+    after_h200 = apply_patch(initial, clicks["views"]['{"type":"hardware","value":"h200"}'])
+    assert [json.loads(k) for k in clicks["next"]['{"type":"hardware","value":"h200"}']] == [
+        e for e in one_click_events(after_h200) if e not in failing]
+    assert {"type": "variant", "value": "fp8"} in one_click_events(after_h200)
     monkeypatch.setattr(stored_clicks, "MAX_STORED_VIEWS", 5)
     bounded = stored_clicks.stored_clicks(recipe, vocab, initial)
     assert len(bounded["views"]) + sum(len(after) for after in bounded["next"].values()) <= 5
@@ -202,3 +217,22 @@ def test_a_rebuild_reads_each_recipes_files_from_the_cache(tmp_path: Path, monke
     assert dict(builder_data_files(content)) == first
     assert calls == []
     assert len(list((tmp_path / "cache").glob("*.bin"))) == len(content.recipes)
+
+
+def test_a_second_click_with_the_first_clicks_step_computes_no_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Views are computed for the first clicks and for the second clicks stored as patches only."""
+    recipe, vocab = _three_gpu_recipe()
+    initial = _as_json(resolver.builder_state(recipe, vocab, {}))
+    real_view = resolver.step_view
+    computed: list[dict[str, Any]] = []
+
+    def counted(facts: Any, step: Any) -> Any:
+        computed.append(step)
+        return real_view(facts, step)
+
+    monkeypatch.setattr(resolver, "step_view", counted)
+    clicks = stored_clicks.stored_clicks(recipe, vocab, initial)
+    patches = [p for after in clicks["next"].values() for p in after.values() if p != SAME_AS_FIRST]
+    same = sum(p == SAME_AS_FIRST for after in clicks["next"].values() for p in after.values())
+    assert same > 0 and patches
+    assert len(computed) == len(clicks["views"]) + len(patches)

@@ -165,8 +165,8 @@ class BuilderFacts:
         self.omni = is_omni(recipe)
         self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: as_dict(self.strategies.get(k)).get("order") or 0)
         self.comp = effective_compatible_strategies(recipe)
-        # Answers remembered for the life of these facts (one builder_state call): pure functions
-        # of (recipe, vocab), asked per pill and per step.
+        # Answers remembered for the life of these facts (one builder_state call, or all the build's
+        # stored clicks of one recipe): pure functions of (recipe, vocab), asked per pill and per step.
         self._profile: dict[str, dict[str, Any]] = {}
         self._listed: tuple[str, ...] | None = None
         self._rows: dict[tuple[str, int], tuple[str, ...]] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from ..context import RenderContext
 from ..features import effective_mode
@@ -116,7 +116,17 @@ def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
     return fallback
 
 
-def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> View:
+class Step(TypedDict):
+    """One click (or the page load) applied to a state: what the view is computed from
+    (:func:`step_view`, a function of the step and the facts alone)."""
+
+    state: dict[str, Any]  # reconciled, with ``hw_pinned``
+    storage: dict[str, Any]  # what the page stores: ``{"prefs", "recipe"}``
+    endpoints: dict[str, Any]  # the saved Env values the commands show
+
+
+def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | None = None,
+                  event: dict[str, Any] | None = None, facts: BuilderFacts | None = None) -> View:
     """The interactive builder's complete view for one UI state (site-features §6-§7).
 
     ``event`` None = page load: ``state`` holds the URL query parameters (strings, §7.1 names plus
@@ -130,8 +140,17 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
 
     Returns ``{state, query, storage, rows, install, summary, tabs, curl, bench, target, notes,
     hardware_note, vram_warning, tp_hint, presets, preset, placeholders, omni}``.
+
+    ``facts``: the :class:`BuilderFacts` of (``recipe``, ``vocab``), to share what they remember
+    across calls (the build's stored clicks); a new one by default.
     """
-    facts = BuilderFacts(recipe, vocab)
+    facts = BuilderFacts(recipe, vocab) if facts is None else facts
+    return step_view(facts, builder_step(facts, state, event))
+
+
+def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> Step:
+    """The first half of :func:`builder_state`: ``event`` applied to ``state`` and reconciled."""
+    recipe, vocab = facts.recipe, facts.vocab
     raw = as_dict(state)
     endpoints = {k: v for k, v in as_dict(raw.get("_endpoints")).items() if isinstance(k, str)}
     storage: dict[str, Any] = {"prefs": None, "recipe": None}
@@ -164,7 +183,12 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     if event is not None and as_dict(event).get("type") not in ("refresh", "install", "cuda", "kv_instance",
                                                                 "pool_rank", "task", "axis"):
         storage["recipe"] = stored_choices(facts, current)
-    return _view(facts, current, storage, endpoints)
+    return {"state": current, "storage": storage, "endpoints": endpoints}
+
+
+def step_view(facts: BuilderFacts, step: Step) -> View:
+    """The second half of :func:`builder_state`: the view of one step."""
+    return _view(facts, step["state"], step["storage"], step["endpoints"])
 
 
 def _apply_commands(install: dict[str, Any], deploy: DeployView) -> None:

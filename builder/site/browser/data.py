@@ -82,7 +82,7 @@ def builder_data_files(content: Any, only: set[str] | None = None,
     out: MutableMapping[str, bytes] = {} if into is None else into
     vocab = builder_vocab(content)
     vocab_bytes = vocab_data(content, vocab)
-    out.update(with_twins({"builder-data/vocab.json": vocab_bytes}))
+    out.update(with_twins({"builder-data/vocab.json": vocab_bytes}, quick=True))
     vocab_hash = hashlib.sha256(vocab_bytes).hexdigest()
     for rf in content.recipes:
         if only is not None and rf.hf_id not in only:
@@ -101,7 +101,8 @@ def _recipe_files(hf_id: str, recipe: dict[str, Any], data: bytes, vocab: dict[s
     clicks: Mapping[str, Any] = {"views": {}}  # always published: the recipe page fetches it
     if initial is not None:
         clicks = stored_clicks(recipe, vocab, initial)
-    return with_twins({f"builder-data/{hf_id}.json": data, f"builder-data/{hf_id}.clicks.json": _compact_json(clicks)})
+    return with_twins({f"builder-data/{hf_id}.json": data, f"builder-data/{hf_id}.clicks.json": _compact_json(clicks)},
+                      quick=True)
 
 
 @functools.cache

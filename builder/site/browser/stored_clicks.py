@@ -25,7 +25,7 @@ patches an object key by key, ``{"[": {"index": patch}}`` patches a list of the 
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import orjson
 
@@ -132,33 +132,48 @@ def stored_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -
     every second click after each, as patches (see the module docstring).
 
     The state sent with each click is what the page sends: the shown view's state plus ``_endpoints``.
+    One :class:`resolver.BuilderFacts` serves every click, and a second click whose step
+    (:func:`resolver.builder_step`) is the one the same click makes from the initial view is
+    ``SAME_AS_FIRST`` without computing its view: the view is a function of the step.
     """
+    facts = resolver.BuilderFacts(recipe, vocab)
     budget = [MAX_STORED_VIEWS]
-    first = _views_after(recipe, vocab, initial, budget)
-    views = {key: view_patch(initial, after) for key, after in first.items()}
+    first = _clicks_after(facts, initial, budget, {})
+    first_steps = {key: click.step for key, click in first.items()}
+    views = {key: view_patch(initial, click.view) for key, click in first.items()}
     following: dict[str, dict[str, Patch]] = {}
-    for key, after in first.items():
-        second = _views_after(recipe, vocab, after, budget)
+    for key, click in first.items():
+        after = click.view
         following[key] = {
-            key2: SAME_AS_FIRST if key2 in first and _same(first[key2], view) else view_patch(after, view)
-            for key2, view in second.items()}
+            key2: SAME_AS_FIRST if second.view is None else view_patch(after, second.view)
+            for key2, second in _clicks_after(facts, after, budget, first_steps).items()}
     return {"inputs": INITIAL_INPUTS, "views": views, "next": following}
 
 
-def _views_after(recipe: dict[str, Any], vocab: Any, shown: dict[str, Any], budget: list[int]) -> dict[str, Any]:
-    """event_key -> the view after that click on ``shown``, for each of its stored clicks while
-    ``budget[0]`` (decremented per view) lasts; a click whose view fails is left out."""
+class _Click(NamedTuple):
+    step: str  # repr of the click's resolver.Step: equal reprs, equal steps (plain data), equal views
+    view: Any  # None: the view is that of the same click from the initial view
+
+
+def _clicks_after(facts: resolver.BuilderFacts, shown: dict[str, Any], budget: list[int],
+                  first_steps: dict[str, str]) -> dict[str, _Click]:
+    """event_key -> that click on ``shown``, for each of its stored clicks while ``budget[0]``
+    (decremented per click) lasts; a click whose step or view fails is left out, and a click whose
+    step is ``first_steps[event_key]`` gets no view."""
     state = {**shown["state"], "_endpoints": {}}
-    out: dict[str, Any] = {}
+    out: dict[str, _Click] = {}
     for event in one_click_events(shown):
         key = event_key(event)
         if key in out or budget[0] <= 0:
             continue
         budget[0] -= 1
         try:
-            out[key] = _as_json(resolver.builder_state(recipe, vocab, state, event))
+            step = resolver.builder_step(facts, state, event)
+            fingerprint = repr(step)
+            view = None if first_steps.get(key) == fingerprint else _as_json(resolver.step_view(facts, step))
         except Exception:  # noqa: BLE001 - the page waits for the worker, whose error it then shows
             continue
+        out[key] = _Click(fingerprint, view)
     return out
 
 
