@@ -11,7 +11,7 @@ has booted, the page answers a click on a pill of :data:`STORED_ROWS` from
 - ``next``: for every first click, the views after a second click on a pill of those rows of *its*
   view, as patches of the first click's view, or ``{"@": 1}`` where the view is the one the same
   click makes from the initial view (``views`` holds it; most clicks on hardware or on the row just
-  clicked are such).
+  clicked are such, and :func:`resolver.builder_step` tells them apart without computing a view).
 
 The page applies them with the same rules (``applyPatch`` in static/builder.js) while its inputs are
 exactly :data:`INITIAL_INPUTS` and it still shows the initial view or a first click's view; any other
