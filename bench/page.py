@@ -37,10 +37,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench.link import EmulatedLink  # noqa: E402
 
-TARGETS = {  # (link, figure) -> target in ms or bytes
-    ("20/30", "answered"): 1000, ("20/30", "ready"): 2500, ("9/85", "answered"): 1800,
-    ("20/30", "second_answered"): 500, ("20/30", "second_click"): 2100, ("9/85", "second_click"): 2100, ("20/30", "bytes_first"): 400_000, ("20/30", "bytes_total"): 4_500_000,
-    ("local", "click_shown"): 50,
+# (link, figure) -> target in ms or bytes.  Issue #14's "resolver ready in 2.5 s" is retired by #29,
+# whose second-click target (2.1 s where the upstream site can't be measured beside it) replaces it.
+TARGETS = {
+    ("20/30", "answered"): 1000, ("9/85", "answered"): 1800,
+    ("20/30", "second_click"): 2100, ("9/85", "second_click"): 2100,
+    ("20/30", "bytes_first"): 400_000, ("20/30", "bytes_total"): 4_500_000,
+    ("20/30", "second_answered"): 500, ("local", "click_shown"): 50,
 }
 
 # The reader's clicks on a cold page: (row, pill value, text the command then shows or "").  The
