@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from builder.content.log_text import log_text
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -19,7 +21,7 @@ class Problem:
         where = f"{self.path}:{self.line}:" if self.line else f"{self.path}:"
         field = f" {self.field}:" if self.field else ""
         kind = " warning:" if self.warning else ""
-        return f"{where}{field}{kind} {self.message}"
+        return log_text(f"{where}{field}{kind} {self.message}")
 
 
 class ContentError(Exception):
