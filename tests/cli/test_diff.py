@@ -76,7 +76,9 @@ def test_one_flag_changed_in_upstream_names_the_recipe_the_endpoints_and_the_fla
     assert shell["flags"] == ["`--max-num-batched-tokens` 16384 → 32768"]
     assert "-  --max-num-batched-tokens 16384 \\\n+  --max-num-batched-tokens 32768 \\" in shell["diff"]
     assert list(dict.fromkeys(c["form"] for c in report["recipes"][0]["commands"])) == [
-        "shell", "docker", "kubernetes", "compose"]
+        "shell", "docker", "kubernetes", "compose", "vllm-config"]
+    config = next(c for c in report["recipes"][0]["commands"] if c["form"] == "vllm-config")
+    assert "-max-num-batched-tokens: 16384\n+max-num-batched-tokens: 32768" in config["diff"]
     assert report["added"] == report["removed"] == report["renamed"] == [] and report["new_warnings"] == []
     markdown = render(report)
     assert "### `Qwen/Qwen3-8B` · `models/Qwen/Qwen3-8B.yaml`" in markdown

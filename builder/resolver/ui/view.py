@@ -192,13 +192,15 @@ def step_view(facts: BuilderFacts, step: Step) -> View:
 
 
 def _apply_commands(install: dict[str, Any], deploy: DeployView) -> None:
-    """The active Kubernetes/Compose install tab shows how to start the files below."""
+    """The active deployment install tab shows how to start the files below (a file another one reads,
+    such as an env file, has no command of its own)."""
     tab = next(t for t in install["tabs"] if t["id"] == deploy["format"])
-    tab["command"] = "\n".join(f["apply"] for f in deploy["files"])
-    if len(deploy["files"]) > 1:
+    started = [f for f in deploy["files"] if f["apply"]]
+    tab["command"] = "\n".join(f["apply"] for f in started)
+    if len(started) > 1:
         tab["note"] = "Each file runs on its own host: copy it there with the .env lines it names, then start it."
-    elif deploy["files"]:
-        tab["note"] = f"Download {deploy['files'][0]['filename']} below, then start it."
+    elif started:
+        tab["note"] = f"Download {' and '.join(f['filename'] for f in deploy['files'])} below, then start it."
 
 
 def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> View:
