@@ -13,7 +13,13 @@ import yaml
 from builder import resolver
 from builder.cli.main import main
 from builder.content.loader import load_content
-from builder.resolver.deploy import DEPLOY_FORMATS, FORMATS, deploy_format, deployment_files, deployment_output
+from builder.resolver.deploy import (
+    DEPLOY_FORMATS,
+    FORMATS,
+    deploy_format,
+    deployment_files,
+    deployment_output,
+)
 from builder.resolver.deploy.vllm_config import split_argv
 from builder.resolver.ui.deploy import INSTALL_CHOICES
 from tests.support.paths import RECIPES, UPSTREAM, need_shared
