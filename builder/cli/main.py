@@ -14,6 +14,7 @@ from builder.cli.reporting import Refused, reported
 from builder.cli.resolve import Choice, resolve_command
 from builder.content.base_path import BasePathError, base_path
 from builder.content.loader import load_content
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
 from builder.resolver.deploy import DEPLOY_FORMATS, FORMATS
 
@@ -139,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         except BasePathError as err:
             refused = f"--base-url {err}"
     if refused is not None:
-        print(f"error: {refused}", file=sys.stderr)
+        print(f"error: {log_text(refused)}", file=sys.stderr)
         return 2
     if args.command in memory.COMMANDS:
         return memory.run(args)
