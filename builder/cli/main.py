@@ -14,6 +14,7 @@ from builder.cli.reporting import Refused, reported
 from builder.cli.resolve import Choice, resolve_command
 from builder.content.base_path import BasePathError, base_path
 from builder.content.loader import load_content
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
 
 DEFAULT_CONTENT = Path("recipes")
@@ -112,7 +113,7 @@ def check(content: Path, strict: bool) -> int:
         return 1
     for problem in result.problems:
         print(problem, file=sys.stderr)
-    print(f"{content}: ok ({len(result.problems)} warning(s))")
+    print(log_text(f"{content}: ok ({len(result.problems)} warning(s))"))
     return 0
 
 
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         except BasePathError as err:
             refused = f"--base-url {err}"
     if refused is not None:
-        print(f"error: {refused}", file=sys.stderr)
+        print(log_text(f"error: {refused}"), file=sys.stderr)
         return 2
     if args.command in memory.COMMANDS:
         return memory.run(args)
