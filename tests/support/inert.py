@@ -50,6 +50,7 @@ def live_markup(markdown: str) -> list[str]:
 
 
 def headings(markdown: str) -> list[str]:
-    """The headings of ``markdown``: their text, code spans as their content."""
+    """The headings of ``markdown`` as a reader sees them (code spans as their content)."""
     tokens = MarkdownIt("commonmark", {"html": True}).parse(markdown)
-    return [tokens[i + 1].content for i, token in enumerate(tokens) if token.type == "heading_open"]
+    return ["".join(child.content for child in tokens[i + 1].children or [])
+            for i, token in enumerate(tokens) if token.type == "heading_open"]

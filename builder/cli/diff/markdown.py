@@ -41,12 +41,16 @@ def _longest_backticks(text: str) -> int:
     return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
 
 
+def _one_line(text: str) -> str:
+    """A value as one line: control characters shown escaped, cut, never empty or blank (it would not show)."""
+    shown = _cut(controls_escaped(text), MAX_VALUE)
+    return shown if shown.strip(" ") else f"{shown}␣"
+
+
 def code(text: str) -> str:
     """``text`` as one inline code span it can't close (CommonMark: a backtick run longer than any in
     it, padded with a space where it starts or ends with a backtick or a space)."""
-    shown = _cut(controls_escaped(text), MAX_VALUE)
-    if not shown.strip(" "):
-        shown += "␣"  # an empty or all-space span would not show
+    shown = _one_line(text)
     ticks = "`" * (_longest_backticks(shown) + 1)
     pad = " " if shown[0] in "` " or shown[-1] in "` " else ""
     return f"{ticks}{pad}{shown}{pad}{ticks}"
@@ -54,7 +58,7 @@ def code(text: str) -> str:
 
 def html_code(text: str) -> str:
     """``text`` as ``<code>`` inside raw HTML (a ``<summary>``): escaped, one line."""
-    return f"<code>{html.escape(_cut(controls_escaped(text), MAX_VALUE))}</code>"
+    return f"<code>{html.escape(_one_line(text))}</code>"
 
 
 def _listed(items: list[str], limit: int = MAX_LIST) -> str:
@@ -62,10 +66,11 @@ def _listed(items: list[str], limit: int = MAX_LIST) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def fenced(text: str, language: str, limit: int = MAX_DIFF_LINES) -> Block:
-    """``text`` in a fenced code block no line of it can close (a backtick fence longer than any backtick
-    run in it), at most ``limit`` lines, each line cut and its control characters shown escaped."""
-    lines = [_cut(controls_escaped(line), MAX_CODE_LINE) for line in text.split("\n")]
+def fenced(items: list[str], language: str, limit: int = MAX_DIFF_LINES) -> Block:
+    """``items`` as the lines of a fenced code block none of them can close (a backtick fence longer than
+    any backtick run in them), at most ``limit`` lines, each cut and its control characters (a line
+    break too) shown escaped."""
+    lines = [_cut(controls_escaped(line), MAX_CODE_LINE) for line in items]
     shown = lines[:limit] + ([f"… {len(lines) - limit} more lines"] if len(lines) > limit else [])
     fence = "`" * max(3, _longest_backticks("\n".join(shown)) + 1)
     return [f"{fence}{language}", *shown, fence]
@@ -97,7 +102,7 @@ def _command_block(recipe: str, change: CommandChange) -> Block:
     where = "endpoint" if count == 1 else "endpoints"
     more = f" and {count - 1} more" if count > 1 else ""
     summary = f"{FORM_LABELS[change['form']]} · {count} {where}: {html_code(change['endpoints'][0])}{more}"
-    body = fenced(change["diff"], "diff")
+    body = fenced(change["diff"].split("\n"), "diff")
     if count > 1:
         body = [f"Same change in {_listed(change['endpoints'][1:])}.", "", *body]
     return _details(summary, body)
@@ -134,7 +139,7 @@ def blocks(report: DiffReport) -> list[Block]:
     if report["errors"]:
         for side, problems in report["errors"].items():
             out.append([f"### {side.upper()} does not build: {len(problems)} error(s)", "",
-                        *fenced("\n".join(problems), "text", MAX_LIST * 2), ""])
+                        *fenced(problems, "text", MAX_LIST * 2), ""])
         return out
     if not report["changed"]:
         out.append(["Nothing published changes.", ""])
@@ -149,7 +154,7 @@ def blocks(report: DiffReport) -> list[Block]:
         block = [f"### Added {code(added['recipe'])} · {code(added['file'])}", "",
                  f"{added['endpoints']} endpoints.{memory}", ""]
         if added["command"]:
-            block += _details("Default command", fenced(added["command"], "sh"))
+            block += _details("Default command", fenced(added["command"].split("\n"), "sh"))
         out.append(block)
     if report["removed"]:
         out.append(["### Removed", "", *(f"- {code(r['recipe'])} · {code(r['file'])}, {r['endpoints']} endpoints"
