@@ -49,14 +49,15 @@ def tool_command(folder: Path) -> Path:
     return script
 
 
-def recipes_repo(folder: Path) -> tuple[Path, str]:
-    """A recipes repository (content root at its root) with two commits: the second changes one flag."""
-    shutil.copytree(RECIPES, folder)
+def recipes_repo(folder: Path, content: str = ".") -> tuple[Path, str]:
+    """A recipes repository (content root at ``content``) with two commits: the second changes one flag.
+    Returns the folder and the first commit."""
+    shutil.copytree(RECIPES, folder / content)
     git(folder, "init", "-q", "-b", "main")
     git(folder, "add", ".")
     git(folder, "commit", "-q", "-m", "recipes")
     base = git(folder, "rev-parse", "HEAD")
-    recipe = folder / "models" / "Qwen" / "Qwen3-8B.yaml"
+    recipe = folder / content / "models" / "Qwen" / "Qwen3-8B.yaml"
     recipe.write_text(recipe.read_text().replace("  base_args: []", '  base_args: ["--max-num-seqs", "64"]', 1))
     git(folder, "commit", "-q", "-am", "one flag")
     return folder, base
