@@ -5,12 +5,19 @@ link, mention, issue link or HTML element; and the report fits in a comment."""
 from __future__ import annotations
 
 import html
+import json
+import shutil
+from pathlib import Path
+
+import pytest
 
 from builder.cli.diff import MARKDOWN_CHARS
 from builder.cli.diff.markdown import code, fenced, render
 from builder.cli.diff.report import DiffReport, RecipeChange
+from builder.cli.main import main
 from builder.content.log_text import controls_escaped
 from tests.support.inert import headings, live_markup, markdown_tokens
+from tests.support.paths import RECIPES, need_runtime
 
 HOSTILE = [
     "x` ![pixel](https://evil.example/p.png) `y",
@@ -104,3 +111,24 @@ def test_a_long_report_is_cut_under_githubs_comment_limit() -> None:
     assert live_markup(markdown) == []
     last = [t for t in markdown_tokens(markdown) if t.type == "paragraph_open"][-1]
     assert last.level == 0  # the note is outside any fence or block
+
+
+def test_hostile_flag_values_from_a_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Flag values are quoted in commands, so the shell rules let them hold any visible text: through
+    ``vllm-recipes diff`` they reach the report only as code."""
+    need_runtime()
+    values = ["x` ![pixel](https://evil.example/p.png) `y", "</code></summary></details><img src=x> @maintainers",
+              "```", "#123 <https://evil.example>"]
+    head = tmp_path / "head"
+    shutil.copytree(RECIPES, head)
+    recipe = head / "models" / "Qwen" / "Qwen3-8B.yaml"
+    flags = ["--served-model-name", "--chat-template", "--tokenizer", "--download-dir"]
+    args = ", ".join(json.dumps(item) for pair in zip(flags, values, strict=True) for item in pair)
+    recipe.write_text(recipe.read_text().replace("  base_args: []", f"  base_args: [{args}]", 1))
+    assert main(["diff", str(RECIPES), str(head)]) == 1
+    markdown = capsys.readouterr().out
+    assert live_markup(markdown) == []
+    assert headings(markdown) == ["vLLM recipes: what this change publishes", "Qwen/Qwen3-8B · models/Qwen/Qwen3-8B.yaml"]
+    spans = [t.content for t in markdown_tokens(markdown) if t.type == "code_inline"]
+    assert sorted(f"added {flag} {value}" for flag, value in zip(flags, values, strict=True)) == [
+        span for span in spans if span.startswith("added ")]
