@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from builder.cli.diff import revision
 from builder.cli.main import main
 from tests.support.git_repo import git
 from tests.support.inert import log_commands
@@ -123,3 +124,31 @@ def test_revisions_git_would_misread_are_refused(repo: Path, tmp_path: Path, rev
         assert err == f"error: {revision!r} is not a revision (a branch, tag or commit id, with ~N or ^N)\n"
         assert err.count("\n") == 1 and log_commands(err) == [], err
     assert not out_file.exists() and unchanged(repo, head)
+
+
+def test_links_inside_the_root_are_read_as_in_a_checkout(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_runtime()
+    copy = (repo / QWEN8).read_text().replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "Qwen/Linked"')
+    commit(repo, {"docs/linked.yaml": copy})
+    os.symlink("../../docs/linked.yaml", repo / "models/Qwen/Linked.yaml")  # a file outside what the loader lists
+    commit(repo, {})
+    status, out, _ = diff(capsys, repo, "HEAD~2", "HEAD")
+    assert status == 1 and "### Added `Qwen/Linked` · `models/Qwen/Linked.yaml`" in out
+    os.symlink("../docs", repo / "models/Docs")  # a folder link: never followed, an error as in a checkout
+    commit(repo, {})
+    status, out, _ = diff(capsys, repo, "HEAD~1", "HEAD")
+    assert status == 1 and ("### HEAD does not build: 1 error(s)\n\n```text\nmodels/Docs: a symbolic link to a folder "
+                            "is not followed: recipes must be real files under models/\n```\n") in out
+
+
+def test_a_revision_too_large_to_read_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(revision, "MAX_FILES", 10)
+    status, out, err = diff(capsys, repo, "HEAD", "HEAD")
+    count = len([p for p in repo.rglob("*.yaml") if ".git" not in p.parts])
+    assert (status, out, err) == (2, "", f"error: the content root holds {count} files the loader reads (the limit is 10)\n")
+    monkeypatch.setattr(revision, "MAX_FILES", 50_000)
+    monkeypatch.setattr(revision, "MAX_TOTAL_BYTES", 1000)
+    status, out, err = diff(capsys, repo, "HEAD", "HEAD")
+    assert (status, out) == (2, "") and err.startswith("error: the content root's files hold ")
+    assert err.endswith(" bytes (the limit is 1,000)\n")
