@@ -166,3 +166,14 @@ def test_recipe_text_is_inert_in_the_log_and_the_summary(tmp_path: Path) -> None
     done = run_action(folder, tmp_path, INPUT_BASE=base, INPUT_CONTENT=content.name, INPUT_STRICT="false")
     assert done.status == 0 and log_commands(done.log) == [], done.log
     assert "\\::notice::content: ok (54 warning(s))" in done.log.splitlines()
+
+
+def test_a_content_input_with_a_workflow_command_is_inert(tmp_path: Path) -> None:
+    folder, base = recipes_repo(tmp_path / "recipes-repo")
+    done = run_action(folder, tmp_path, INPUT_BASE=base, INPUT_CONTENT="x\n::error::pwned\n##[error]x")
+    assert (done.status, done.outputs["changed"]) == (1, "false")
+    assert log_commands(done.log) == [] and live_markup(done.summary) == []
+    error = "error: --content x\\n::error::pwned\\n##[error]x: no such folder"
+    assert error in done.log.splitlines()
+    assert done.summary.startswith(f"### `vllm-recipes check --strict` failed\n\n```text\n{error}\n```\n\n"
+                                   "### `vllm-recipes diff` failed (exit 2)\n\n```text\n")
