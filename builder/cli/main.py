@@ -114,7 +114,7 @@ def check(content: Path, strict: bool) -> int:
         return 1
     for problem in result.problems:
         print(problem, file=sys.stderr)
-    print(f"{content}: ok ({len(result.problems)} warning(s))")
+    print(log_text(f"{content}: ok ({len(result.problems)} warning(s))"))
     return 0
 
 
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         except BasePathError as err:
             refused = f"--base-url {err}"
     if refused is not None:
-        print(f"error: {log_text(refused)}", file=sys.stderr)
+        print(log_text(f"error: {refused}"), file=sys.stderr)
         return 2
     if args.command in memory.COMMANDS:
         return memory.run(args)

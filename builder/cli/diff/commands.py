@@ -79,8 +79,8 @@ def _shown(name: str, values: list[str]) -> str:
 
 
 def flag_changes(before: Any, after: Any) -> list[str]:
-    """Each flag a record's ``vllm`` argvs add, drop or set differently (``--max-model-len 32768 → 65536``),
-    per role when the record has several nodes or roles."""
+    """Each flag a record's ``vllm`` argvs add, drop or set differently (``--max-model-len 32768 → 65536``,
+    ``added --max-num-seqs 64``), per role when the record has several nodes or roles; plain text."""
     old = {(c["role"], c["number"]): flag_values(c["argv"]) for c in iter_commands(before)}
     new = {(c["role"], c["number"]): flag_values(c["argv"]) for c in iter_commands(after)}
     many = len(old.keys() | new.keys()) > 1
@@ -90,11 +90,11 @@ def flag_changes(before: Any, after: Any) -> list[str]:
         where = f"{key[0]}{key[1] or ''}: " if many else ""
         for name in sorted(was.keys() | now.keys()):
             if name not in now:
-                changes.append(f"{where}removed `{_shown(name, was[name])}`")
+                changes.append(f"{where}removed {_shown(name, was[name])}")
             elif name not in was:
-                changes.append(f"{where}added `{_shown(name, now[name])}`")
+                changes.append(f"{where}added {_shown(name, now[name])}")
             elif was[name] != now[name]:
-                changes.append(f"{where}`{name}` {' '.join(was[name]) or '(switch)'} → {' '.join(now[name]) or '(switch)'}")
+                changes.append(f"{where}{name} {' '.join(was[name]) or '(switch)'} → {' '.join(now[name]) or '(switch)'}")
     return changes
 
 
