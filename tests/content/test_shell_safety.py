@@ -23,6 +23,7 @@ import pytest
 from builder import resolver
 from builder.cli.build import BuildOptions, Pipeline
 from builder.cli.main import main
+from builder.content import shell_safety
 from builder.content.loader import load_content
 from builder.output.writer import MARKER, MARKER_TEXT
 from builder.resolver import docker, install, omni, safety, shell, values
@@ -545,6 +546,18 @@ def test_script_rule(text: str, problem: str | None) -> None:
     (safety.image_problem, "vllm/vllm-openai:latest $(id)", False),
     (safety.heredoc_text_problem, "$MOONCAKE_MASTER_IP:50051", True),
     (safety.heredoc_text_problem, "a\\b", False),
+    (safety.mount_path_problem, "/path/to/vllm-omni", True),
+    (safety.mount_path_problem, "vllm-omni", False),  # docker -v would make it a named volume
+    (safety.mount_path_problem, "/src/../etc", False),
+    (safety.mount_path_problem, "/src:/etc", False),
+    (safety.mount_path_problem, "/src $(id)", False),
 ])
 def test_token_rules(check: Any, value: Any, ok: bool) -> None:
     assert (check(value) is None) is ok
+
+
+def test_docker_source_mount_path_is_a_located_field() -> None:
+    data = {"model": {"docker_source": {"mount_path": "/src;id"}}}
+    assert list(shell_safety.field_problems(data)) == [
+        ("model.docker_source.mount_path",
+         "mount path '/src;id' must be an absolute path of letters, digits and _ . + - / (no ..)")]
