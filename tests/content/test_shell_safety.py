@@ -182,9 +182,14 @@ def builder_pastes(content_root: Path, home: str, corpus: Corpus) -> None:
         data = recipe.data
         for hw in resolver.offered_hardware(data, content.vocab.taxonomy, "default"):
             if resolver.is_omni(data):
+                profile = content.vocab.taxonomy["hardware_profiles"][hw]
+                image = docker.docker_image(data, data["variants"]["default"], profile, hw)
                 for task in omni.omni_tasks(data):
                     res = resolver.resolve(data, vocab, {"hardware": hw, "task": task["key"]})
                     corpus.add(Paste(res["command"], None))
+                    # the builder's Docker mode (issue #41): the weights and a docker_source checkout mounted
+                    corpus.add(Paste(docker.docker_run(res["command"], res["env"], image, profile,
+                                                       source=docker.source_checkout(data)), None))
                     if res.get("example"):
                         corpus.add(Paste(res["example"], None))
             blocks = install.interactive_install(data, vocab, hw, "default")

@@ -208,3 +208,7 @@ def test_mooncake_tabs_say_what_they_need() -> None:
     config = next(t for t in amd["tabs"] if t["name"] == "Mooncake Config")
     assert config["copy"].startswith("# Run once on every instance node before the steps to the right — it reads "
                                      "this file via $MOONCAKE_CONFIG_PATH.\n")
+    pd = view(facts, {"hardware": "h200", "strategy": "pd_cluster", "kv_offload": "kv_store_distributed_mooncake"})
+    prefill = next(t for t in pd["tabs"] if t["name"] == "Prefill")
+    assert prefill["copy"].startswith("# 1 node × 8 GPU = 8 GPU · TP\n# Mooncake store connector. Requires: uv pip "
+                                      "install 'mooncake-transfer-engine>=0.3.10'\nexport ")

@@ -93,8 +93,7 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         if kind == "companion" and companions[label].get("description"):
             notes.append(f"# {companions[label]['description']}")
         if label == "Mooncake Config":
-            notes.append(_CONFIG_NOTE[record.get("store") is not None or get_key(record.get("mooncake"), "store")
-                                      is not None])
+            notes.append(_CONFIG_NOTE["$MOONCAKE_STORE_CONFIG_PATH" in t["command"]])
         if kind == "helper":
             parts = mooncake_parts(as_dict(get_key(facts.strategies, kv)))
             if label == "Mooncake Master" and parts["master"]["description"]:
@@ -109,6 +108,8 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
             notes.append(_requires("# One per instance node.", record.get("vllm_install")))
         if deploy == "pd_cluster" and label in ("Prefill", "Decode"):
             notes.append(_pool_comment(record[label.lower()], g))
+            if get_key(record.get("mooncake"), "install"):  # the pools' MultiConnector loads Mooncake's store
+                notes.append(_requires("# Mooncake store connector.", record["mooncake"]["install"]))
         if deploy == "kv_store_lb" and kind == "serve" and (record.get("instances") or 1) > 1:
             cur = (record.get("current_instance") or 0) + 1
             notes.append(f"# Instance {cur} of {record['instances']}: runs on $VLLM_INSTANCE_{cur}")
