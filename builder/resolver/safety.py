@@ -89,6 +89,16 @@ def model_id_problem(model_id: Any) -> str | None:
             f"path of letters, digits and _ . + - /")
 
 
+_MOUNT_PATH = re.compile(r"(?:/[A-Za-z0-9_.+-]+)+")
+
+
+def mount_path_problem(path: Any) -> str | None:
+    """A host folder bind-mounted into a container (``-v P:P:ro``, ``-e PYTHONPATH=P``) is printed unquoted."""
+    if isinstance(path, str) and _MOUNT_PATH.fullmatch(path) and ".." not in path.split("/"):
+        return None
+    return f"mount path {path!r} must be an absolute path of letters, digits and _ . + - / (no ..)"
+
+
 def image_problem(image: Any) -> str | None:
     """Docker images are printed unquoted: a docker reference (``docker pull <ref>`` tolerated)."""
     if isinstance(image, str):
