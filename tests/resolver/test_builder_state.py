@@ -159,7 +159,7 @@ def test_feature_toggle_and_mutual_exclusion() -> None:
 def test_install_block_tabs_and_cuda_toggle() -> None:
     hf = "Qwen/Qwen3-8B"
     v = bs(hf)
-    assert [t["id"] for t in v["install"]["tabs"]] == ["pip", "docker", "k8s", "compose"] and v["install"]["active"] == "pip"
+    assert [t["id"] for t in v["install"]["tabs"]] == ["pip", "docker", "k8s", "compose", "vllm-config"] and v["install"]["active"] == "pip"
     d = step(v, hf, type="install", value="docker")
     assert d["install"]["cuda_toggle"] and d["tabs"][0]["command"].startswith("docker run")
     assert d["tabs"][0]["copy"] == d["tabs"][0]["command"]
