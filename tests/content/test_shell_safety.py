@@ -409,6 +409,12 @@ UNQUOTED_CASES = [
     pytest.param({"extra_args": _json(["--enforce-eager", "x", "; touch PWNED"])},
                  f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument '; touch PWNED' is "
                  f"printed unquoted: {ALLOWED}", id="positional"),
+    pytest.param({"extra_args": _json(["--enforce-eager", "x", "::error::approved"])},
+                 f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument '::error::approved' starts "
+                 "with '::': printed on its own line, a CI log reads it as a command", id="workflow-command-positional"),
+    pytest.param({"extra_args": _json(["::stop-commands::x"])},
+                 f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument '::stop-commands::x' starts "
+                 "with '::': printed on its own line, a CI log reads it as a command", id="workflow-command-leading"),
     pytest.param({"extra_args": _json(["; touch PWNED"])},
                  f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument '; touch PWNED' is "
                  f"printed unquoted: {ALLOWED}", id="leading-positional"),
@@ -506,6 +512,8 @@ def test_payload_in_quoted_position_builds_and_pastes_harmlessly(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("text", "problem"), [
+    ("echo ok\n  ::error::approved by maintainers", "shell command line 2 starts with '::e': a CI log reads it as a command"),
+    ("echo 'one\n##[group]two'", "shell command line 2 starts with '##[': a CI log reads it as a command"),
     ("uv pip install -U \"transformers>=5.4.0\"", None),
     ("git clone https://x/y.git && cd y && uv pip install -e .", None),
     ("# note\nlmcache server \\\n  --port 5555", None),
