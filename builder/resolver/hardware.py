@@ -24,6 +24,17 @@ def profile_of(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
     return as_dict(hardware_profiles(taxonomy).get(hw)) if hw is not None else {}
 
 
+FACT_KEYS = ("family", "display_order", "default_rank", "interconnect")
+"""Profile keys this project adds to the reference taxonomy layout (read by the resolver)."""
+
+
+def published_profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
+    """The profiles as records publish them (json-api §5, ``hardware_profile``): the reference layout,
+    without :data:`FACT_KEYS` (``/taxonomy.json`` keeps them)."""
+    return {hw: {k: v for k, v in p.items() if k not in FACT_KEYS} if isinstance(p, dict) else p
+            for hw, p in hardware_profiles(taxonomy).items()}
+
+
 _COUNT_MARK = re.compile(r"\b\d+\s*[x×](?![a-z])|\bNVL\d+", re.IGNORECASE)  # "2x", "4 ×", "NVL4"
 _NOT_GPU_GENERATIONS = ("cpu", "tpu", "xpu", "npu")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar, overload
 
+from ..families import family_id
 from ..features import declared_features, default_enabled_features
 from ..hardware import (
     allowlisted,
@@ -136,7 +137,7 @@ def per_gpu_label(profile: dict[str, Any]) -> str:
 
 
 def is_xpu(profile: dict[str, Any]) -> bool:
-    return raw_generation(profile) == "xpu"
+    return family_id(profile) == "xpu"
 
 
 def make_pill(value: Any, label: str, selected: bool = False, reason: str | None = None, tooltip: str = "",
