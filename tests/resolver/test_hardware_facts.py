@@ -96,3 +96,11 @@ def test_brand_keys_come_from_the_table() -> None:
 ])
 def test_the_family_is_declared_or_implied(profile: dict[str, Any], family: str) -> None:
     assert family_id(profile) == family
+
+
+def test_records_publish_profiles_in_the_reference_layout() -> None:
+    ours, upstream = project_vocab()["taxonomy"], taxonomy()
+    h200 = ours["hardware_profiles"]["h200"]
+    assert {"family": "nvidia", "display_order": 20, "default_rank": 1, "interconnect": "NVL8"}.items() <= h200.items()
+    assert H.published_profiles(ours)["h200"] == {k: v for k, v in h200.items() if k not in H.FACT_KEYS}
+    assert H.published_profiles(upstream) == upstream["hardware_profiles"]
