@@ -105,7 +105,7 @@ class ApiBuilder:
         if not rendered:
             return None
         default_hw = rendered[0]["hardware"]
-        profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
+        profiles = resolver.published_profiles(self.vocab.taxonomy)
         strategies = self.vocab.strategy_map
         by_hardware: dict[str, str] = {}
         result: dict[str, Any] | None = None
@@ -216,7 +216,7 @@ class ApiBuilder:
         if not isinstance(presets, dict) or resolver.is_omni(recipe.data):
             return
         strategies = self.vocab.strategy_map
-        profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
+        profiles = resolver.published_profiles(self.vocab.taxonomy)
         for key, preset in presets.items():
             resolved = recipe.resolved_presets.get(key) or resolver.resolve_preset(recipe.data, self.resolver_vocab, key)
             self.out.warnings.extend(resolved["warnings"])

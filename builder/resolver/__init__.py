@@ -22,6 +22,7 @@ from .hardware import (
     pick_fitting_variant,
     precision_hardware_name,
     precision_ok,
+    published_profiles,
     runs_on,
     variant_of,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "pick_fitting_variant",
     "precision_hardware_name",
     "precision_ok",
+    "published_profiles",
     "recommended_strategy",
     "render_matrix",
     "resolve",

@@ -27,6 +27,7 @@ from builder.content import shell_safety
 from builder.content.loader import load_content
 from builder.output.writer import MARKER, MARKER_TEXT
 from builder.resolver import docker, install, omni, safety, shell, values
+from builder.resolver.families import family_of
 from builder.resolver.topologies import mooncake
 from builder.site.command_blocks import env_exports
 from tests.support.paths import RECIPES, UPSTREAM, need_shared
@@ -102,7 +103,8 @@ def docker_words(docker_argv: list[str], serve_argv: list[str], home: str, corpu
 
 def shell_device_flags(words: list[str], profile: dict[str, Any]) -> list[str]:
     """§12.3: the shell string writes Intel's ``--shm-size 16g`` as ``--shm-size=16g``."""
-    shell_form, argv_form = docker._device_flags(profile)
+    row = family_of(profile)
+    shell_form, argv_form = row["docker_flags"], list(row["docker_argv"])
     shown = shell_form.replace("\\\n", " ").split()
     assert words[2:2 + len(argv_form)] == argv_form
     return [*words[:2], *shown, *words[2 + len(argv_form):]]

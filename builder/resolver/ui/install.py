@@ -20,7 +20,7 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
     hw, p = state["hardware"], facts.profile(state["hardware"])
     info = interactive_install(facts.recipe, facts.vocab, hw, state["variant"], state["cuda"], kv)
     platform = install_platform(p)
-    suffix = {"ROCm": " (ROCm)", "CPU": " (CPU)"}.get(platform, "")
+    suffix = "" if platform == "CUDA" else f" ({platform})"
     image = docker_image(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw, state["cuda"])
     if preset is not None and preset_image(preset):
         image = preset_image(preset)
@@ -34,8 +34,7 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
     if info["pip"] is not None:
         tabs.append({"id": "pip", "label": f"pip / uv{suffix}", **info["pip"]})
     if info["docker"] is not None:
-        dsuffix = {"ROCm": " (ROCm)", "TPU": " (TPU)", "XPU": " (XPU)", "CPU": " (CPU)"}.get(platform, "")
-        tabs.append({"id": "docker", "label": f"Docker{dsuffix}", **info["docker"]})
+        tabs.append({"id": "docker", "label": f"Docker{suffix}", **info["docker"]})
     tabs += deploy_tabs(deploy_type)
     ids = [t["id"] for t in tabs if not t.get("reason")]
     active = state["install"] if state["install"] in ids else info["initial_tab"] if info["initial_tab"] in ids else (
