@@ -143,7 +143,8 @@ def test_gated_needs_a_token(hub: HubServer, content: Path) -> None:
         ("Qwen/Qwen3-14B", {"num_hidden_layers": 4, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 10,
                             "layer_types": ["mamba"] * 4},
          "an architecture the memory model does not know (layer_types[0]: unsupported layer type 'mamba': "
-         "expected one of full_attention, sliding_attention, chunked_attention)"),
+         "expected one of full_attention, sliding_attention, chunked_attention, linear_attention, "
+         "deepseek_sparse_attention)"),
     ],
 )
 def test_no_config_and_unknown_architectures(hub: HubServer, content: Path, repo: str, config: Any, reason: str) -> None:
