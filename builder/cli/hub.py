@@ -55,14 +55,14 @@ def _reason(repo: str, revision: str, error: BaseException) -> str:
     return f"the Hub could not be reached: {type(error).__name__}"
 
 
-def fetch_config(repo: str, revision: str | None) -> tuple[dict[str, Any], str]:
-    """(the repository's ``config.json``, the commit sha it was read at); raises :class:`HubFailure`."""
+def fetch_config(repo: str, revision: str | None, filename: str = CONFIG_FILE) -> tuple[dict[str, Any], str]:
+    """(the repository's ``config.json``, or another JSON file, the commit sha it was read at); raises :class:`HubFailure`."""
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import HFValidationError
 
     asked = revision or "main"
     try:
-        path = Path(hf_hub_download(repo, CONFIG_FILE, revision=asked))
+        path = Path(hf_hub_download(repo, filename, revision=asked))
     except HFValidationError as error:
         raise HubFailure(f"not a Hub repository id: {str(error).splitlines()[0][:200]}") from None
     except Exception as error:  # every network and Hub error is worded by _reason
@@ -76,7 +76,7 @@ def fetch_config(repo: str, revision: str | None) -> tuple[dict[str, Any], str]:
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
-        raise HubFailure(f"{CONFIG_FILE} is not a JSON object of at most {MAX_CONFIG_BYTES:,} bytes")
+        raise HubFailure(f"{filename} is not a JSON object of at most {MAX_CONFIG_BYTES:,} bytes")
     return data, sha
 
 

@@ -24,6 +24,10 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from tests.support.memory_cases import MEMORY
+from tests.support.paths import SHARED
+
+HUB_CONFIGS = SHARED / "hub" / "configs"
+QUANT_SUFFIX = ".hf_quant_config.json"
 
 TOKEN = "hf_local_test_token"
 
@@ -80,6 +84,21 @@ def shared_hub() -> FakeHub:
     hub = FakeHub()
     for path in sorted((MEMORY / "configs").glob("*.json")):
         hub.repos[path.stem.replace("__", "/", 1)] = Repo({"config.json": path.read_bytes()})
+    return hub
+
+
+def corpus_hub() -> FakeHub:
+    """A hub holding the configs of ``../shared/hub/configs`` (with the ``hf_quant_config.json`` their publishers
+    ship) and of ``../shared/memory/configs``, each under its repository."""
+    hub = shared_hub()
+    for path in sorted(HUB_CONFIGS.glob("*.json")):
+        if path.name.endswith(QUANT_SUFFIX):
+            continue
+        files = {"config.json": path.read_bytes()}
+        quant = path.with_name(path.stem + QUANT_SUFFIX)
+        if quant.is_file():
+            files["hf_quant_config.json"] = quant.read_bytes()
+        hub.repos[path.stem.replace("__", "/", 1)] = Repo(files)
     return hub
 
 

@@ -69,3 +69,51 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     status = main(list(argv))
     captured = capsys.readouterr()
     return status, captured.out, captured.err
+
+
+# Hybrid, sliding-window and sparse models: the public start-ups of ../shared/hybrid-logs and their configs.
+HYBRID_LOGS = SHARED / "hybrid-logs"
+HUB_CONFIGS = SHARED / "hub" / "configs"
+HYBRID_CASES: list[dict[str, Any]] = (
+    [json.loads(line) for line in (HYBRID_LOGS / "cases.jsonl").read_text().splitlines() if line.strip()]
+    if HYBRID_LOGS.is_dir() else []
+)
+# Qwen/Qwen3-Next-80B-A3B-Instruct's config.json (the Hugging Face Hub; no copy in ../shared): the keys the model
+# reads. Its start-up log confirms them: "Setting attention block size to 544 tokens" and "Padding mamba page size
+# by 1.49%" follow from exactly these head counts and widths at TP 2.
+QWEN3_NEXT = {"model_type": "qwen3_next", "torch_dtype": "bfloat16", "hidden_size": 2048, "num_hidden_layers": 48,
+              "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "full_attention_interval": 4,
+              "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+              "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "num_experts": 512, "num_experts_per_tok": 10,
+              "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "intermediate_size": 5120,
+              "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936, "max_position_embeddings": 262144,
+              "tie_word_embeddings": False, "partial_rotary_factor": 0.25}
+
+
+def hub_config(name: str) -> dict[str, Any]:
+    """One ``../shared/hub/configs`` file by its stem, with its ``hf_quant_config.json`` precision when it has one."""
+    from builder.resolver.memory import with_quant_file
+
+    loaded: dict[str, Any] = json.loads((HUB_CONFIGS / f"{name}.json").read_text())
+    quant = HUB_CONFIGS / f"{name}.hf_quant_config.json"
+    return dict(with_quant_file(loaded, json.loads(quant.read_text()) if quant.is_file() else None))
+
+
+# hybrid-logs case id -> the config it ran (None: no config at hand, with the reason)
+HYBRID_CONFIGS: dict[str, str | None] = {
+    "qwen3next-80b-bf16-tp2-h200-v0.10.2": "Qwen3-Next-80B-A3B-Instruct (facts above)",
+    "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "Qwen3-Next-80B-A3B-Instruct (facts above)",
+    "nemotron-cascade-2-30b-a3b-nvfp4-1gpu-v0.20.1": "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+    "gpt-oss-120b-1gpu-kaggle-v0.11.2": "openai__gpt-oss-120b",
+    "gpt-oss-120b-h100-fail-v0.10.x": "openai__gpt-oss-120b",
+    "gpt-oss-120b-h100-v0.14.1-weights": "openai__gpt-oss-120b",
+    "gpt-oss-120b-h100-util0.95-mnbt1024-fail": "openai__gpt-oss-120b",
+    "gpt-oss-20b-a100-v0.19.0": "openai__gpt-oss-20b",
+    "minimax-m2.7-awq-tp2-2xdgxspark-fail": "MiniMaxAI__MiniMax-M2.7",
+}
+
+
+def hybrid_case_config(case_id: str) -> dict[str, Any]:
+    """The architecture a hybrid-logs case ran."""
+    name = HYBRID_CONFIGS[case_id]
+    return dict(QWEN3_NEXT) if name is None or name.startswith("Qwen3-Next") else hub_config(name)

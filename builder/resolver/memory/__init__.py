@@ -40,7 +40,7 @@ from .architecture import Arch, Layer, read_architecture
 from .checks import check_int, check_number
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
-from .facts import architecture_facts
+from .facts import architecture_facts, states_precision, with_quant_file
 from .rendering import (
     Coverage,
     Memory,
@@ -97,5 +97,7 @@ __all__ = [
     "read_architecture",
     "resolve_settings",
     "sharding_findings",
+    "states_precision",
     "visible_gib",
+    "with_quant_file",
 ]

@@ -17,7 +17,7 @@ from .constants import (
     TEXT_PARTS,
 )
 from .encoders import audio_facts, vision_facts
-from .quant_facts import quantization_facts
+from .quant_facts import modelopt_quantization, quantization_facts
 from .types import ArchitectureError
 
 _describe = describe
@@ -207,3 +207,16 @@ def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
         if key not in facts:
             raise ArchitectureError(key, "missing: the memory model needs it")
     return facts
+
+
+def states_precision(config: Mapping[str, Any]) -> bool:
+    """Whether a ``config.json`` has its own ``quantization_config`` (at the top or in ``text_config``)."""
+    text = config.get("text_config")
+    return bool(config.get("quantization_config") or (isinstance(text, Mapping) and text.get("quantization_config")))
+
+
+def with_quant_file(config: Mapping[str, Any], quant_file: Any) -> Mapping[str, Any]:
+    """``config`` with the ``quantization_config`` a ModelOpt ``hf_quant_config.json`` gives, when the config
+    itself has none (NVIDIA's NVFP4 and FP8 checkpoints often keep their precision only in that file)."""
+    quantization = None if states_precision(config) else modelopt_quantization(quant_file)
+    return config if quantization is None else {**config, "quantization_config": quantization}
