@@ -9,6 +9,7 @@ Each test names the vLLM formula it follows (files of vLLM 0.19.0 unless said ot
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,7 +17,17 @@ import pytest
 from builder.resolver.memory import ArchitectureError, architecture_facts, estimate_memory, read_architecture
 from builder.resolver.memory.kv import indexer_bytes, state_bytes
 from builder.resolver.memory.weights import _linear_attention_params, _mamba_params
-from tests.support.memory_cases import QWEN3_NEXT, hub_config
+from tests.support.memory_cases import (
+    HYBRID_CASES,
+    HYBRID_CONFIGS,
+    HYBRID_UNCHECKED,
+    HYBRID_WEIGHTS_UNCHECKED,
+    QWEN3_NEXT,
+    hub_config,
+    hybrid_case_config,
+    hybrid_checks,
+    run,
+)
 from tests.support.paths import need_shared
 
 GIB = 1 << 30
@@ -159,3 +170,53 @@ def test_sliding_window_with_sinks_against_the_log() -> None:
     assert e["kv_tokens"] == blocks // 2 * 16
     assert abs(e["kv_tokens"] / 130_960 - 1) < 0.02  # the log
     assert e["max_concurrency"] == round(blocks / (6144 + 521), 2) == 2.46  # the log: 2.46x
+
+
+def test_memory_command_with_a_kv_budget(tmp_path, capsys) -> None:
+    """``memory --kv-cache-gib``: the logged budget and settings in, vLLM's token and concurrency lines out."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(QWEN3_NEXT))
+    argv = ["memory", "--config", str(config), "--kv-cache-gib", "44.59", "--tp", "2", "--max-model-len", "262144",
+            "--vllm-version", "0.10.2"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[2] == "KV cache:  44.59 GiB given; 12,288 bytes per token; 973,760 tokens in blocks of 544"
+    assert lines[3] == ("state:     19.1 MiB per sequence (linear-attention / Mamba layers: reserved per request, "
+                        "not per token)")
+    assert lines[4] == "requests:  14.77 at once of max_model_len 262,144 (max_num_batched_tokens 2,048)"
+    status, out, _ = run(capsys, *argv, "--json")
+    record = json.loads(out)
+    assert (record["kv_cache_tokens"], record["max_concurrency"]) == (973_760, 14.77)
+    assert record["state_bytes_per_sequence"] == 36 * 544 * 1024
+    status, out, _ = run(capsys, *argv, "--json", "--speculative-tokens", "2", "--enable-prefix-caching")
+    # two speculative tokens widen the conv state: 4096 × (3 + 2) × 2 + 524,288 = 565,248 bytes -> blocks of 560;
+    # a sequence holds 1 + 2 speculative + 1 (align) pages in each of the 36 state layers
+    assert json.loads(out)["state_bytes_per_sequence"] == 36 * 560 * 1024 * 4
+    assert run(capsys, "memory", "--config", str(config)) == (
+        2, "", "error: give --gpu-memory-gib, --hardware or --kv-cache-gib\n")
+
+
+def test_every_hybrid_log_with_a_config() -> None:
+    """../shared/hybrid-logs: given the logged budget and settings, tokens and concurrency within 2% of the log,
+    weights within 5% where logged and comparable; a negative or too small budget does not start."""
+    checks = {check["id"]: check for check in hybrid_checks()}
+    assert set(checks) == set(HYBRID_CONFIGS) - {"gpt-oss-120b-h100-v0.14.1-weights"}  # it logged no budget
+    assert not set(HYBRID_CONFIGS) & set(HYBRID_UNCHECKED)
+    assert {case["id"] for case in HYBRID_CASES} == set(HYBRID_CONFIGS) | set(HYBRID_UNCHECKED)
+    for case_id, check in checks.items():
+        e, log = check["estimate"], check["log"]
+        if log["kv_cache_tokens"] is not None:
+            assert abs(e["kv_tokens"] / log["kv_cache_tokens"] - 1) < 0.02, case_id
+            assert abs(e["max_concurrency"] / log["max_concurrency"]["x"] - 1) < 0.02, case_id
+        assert (e["verdict"] == "wont_start") is check["failed"], case_id
+        if log["model_loading_gib"] is not None and case_id not in HYBRID_WEIGHTS_UNCHECKED:
+            assert abs(e["weights_gib"] / log["model_loading_gib"] - 1) < 0.05, case_id
+    minimax = checks["minimax-m2.7-awq-tp2-2xdgxspark-fail"]["estimate"]
+    assert minimax["stages"][0]["one_request_kv_gib"] == 23.25  # the log: "23.25 GiB KV cache is needed"
+
+
+def test_logged_weights_without_a_budget() -> None:
+    """gpt-oss: MXFP4 experts padded to 3,072 (2,880 rounded up to 256) as vLLM's Mxfp4MoEMethod does."""
+    e = estimate_memory(hybrid_case_config("gpt-oss-120b-h100-v0.14.1-weights"), {"gpu_memory_gib": 79.19})
+    assert abs(e["weights_gib"] / 64.38 - 1) < 0.05

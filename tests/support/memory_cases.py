@@ -4,12 +4,15 @@ speculative-decoding cases added to them, and running a command of the CLI the w
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pytest
 
 from builder.cli.main import main
 from tests.support.paths import SHARED
+
+if TYPE_CHECKING:
+    from builder.resolver.memory import MemoryEstimate
 
 MEMORY = SHARED / "memory"
 CASES: list[dict[str, Any]] = json.loads((MEMORY / "cases.json").read_text()) if MEMORY.is_dir() else []
@@ -99,8 +102,8 @@ def hub_config(name: str) -> dict[str, Any]:
     return dict(with_quant_file(loaded, json.loads(quant.read_text()) if quant.is_file() else None))
 
 
-# hybrid-logs case id -> the config it ran (None: no config at hand, with the reason)
-HYBRID_CONFIGS: dict[str, str | None] = {
+# hybrid-logs case id -> the config it ran
+HYBRID_CONFIGS: dict[str, str] = {
     "qwen3next-80b-bf16-tp2-h200-v0.10.2": "Qwen3-Next-80B-A3B-Instruct (facts above)",
     "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "Qwen3-Next-80B-A3B-Instruct (facts above)",
     "nemotron-cascade-2-30b-a3b-nvfp4-1gpu-v0.20.1": "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
@@ -113,7 +116,58 @@ HYBRID_CONFIGS: dict[str, str | None] = {
 }
 
 
+# why the other cases cannot be checked
+HYBRID_UNCHECKED = {
+    "qwen3next-80b-autoround-int4-tp2ep": "no 'Available KV cache memory' line in the log",
+    "qwen3.5-2b-bf16-24gb-v0.17.1": "no config of Qwen/Qwen3.5-2B at hand",
+    "qwen3.6-27b-autoround-int4-tp2-3090-mtp3": "no 'Available KV cache memory' line in the log",
+    "kimi-linear-48b-awq-tp2-3090": "no config of Kimi-Linear-48B-A3B at hand (Kimi Delta Attention not modelled)",
+    "nemotron-3-nano-4b-fp8-gb10-v0.13.0nv": "no config of NVIDIA-Nemotron-3-Nano-4B at hand",
+    "gemma-3-27b-it-rocm-v0.11.0rc2": "no config of google/gemma-3-27b-it at hand",
+    "deepseek-v3-mi308-v1-early": "no 'Available KV cache memory' line, TP size unknown",
+}
+
+
+# logged weights that are not comparable with the config at hand
+HYBRID_WEIGHTS_UNCHECKED = {
+    "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "a compressed-tensors WNA16 checkpoint whose quantization_config is not at hand",
+}
+
+
 def hybrid_case_config(case_id: str) -> dict[str, Any]:
     """The architecture a hybrid-logs case ran."""
     name = HYBRID_CONFIGS[case_id]
-    return dict(QWEN3_NEXT) if name is None or name.startswith("Qwen3-Next") else hub_config(name)
+    return dict(QWEN3_NEXT) if name.startswith("Qwen3-Next") else hub_config(name)
+
+
+def hybrid_case_settings(case: dict[str, Any]) -> dict[str, Any]:
+    """A hybrid-logs case's logged settings and KV budget as memory-model settings (None where not logged)."""
+    version = (case.get("vllm_version") or "").split(" ")[0].split("+")[0] or None
+    spec = case.get("speculative")
+    return {"tp": case.get("tp"), "max_model_len": case.get("max_model_len"), "kv_cache_dtype": case.get("kv_cache_dtype"),
+            "max_num_batched_tokens": case.get("max_num_batched_tokens"), "vllm_version": version,
+            "kv_cache_gib": case["measured"]["available_kv_cache_gib"],
+            "speculative": spec if isinstance(spec, dict) else None}
+
+
+class HybridCheck(TypedDict):
+    """One hybrid-logs case: the estimate given its logged budget and settings, beside the log."""
+
+    id: str
+    estimate: MemoryEstimate
+    log: dict[str, Any]
+    failed: bool  # the logged start-up failed
+
+
+def hybrid_checks() -> list[HybridCheck]:
+    """Every hybrid-logs case with a config and a logged "Available KV cache memory", estimated from them."""
+    from builder.resolver.memory import estimate_memory
+
+    checks: list[HybridCheck] = []
+    for case in HYBRID_CASES:
+        settings = hybrid_case_settings(case)
+        if case["id"] in HYBRID_CONFIGS and settings["kv_cache_gib"] is not None:
+            estimate = estimate_memory(hybrid_case_config(case["id"]), settings)
+            failed = case["completeness"].startswith("failure case")
+            checks.append(HybridCheck(id=case["id"], estimate=estimate, log=case["measured"], failed=failed))
+    return checks

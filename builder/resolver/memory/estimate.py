@@ -14,7 +14,6 @@ from .constants import (
     NON_TORCH_GIB,
     TP_COMMUNICATOR_GIB,
     VISIBLE_FRACTION,
-    VLLM_VERSION,
 )
 from .draft import Draft, draft_estimate, lora_bytes
 from .kv import Pool, _kv_layer_bytes, _max_len_that_fits, attention_pool, hybrid_pool
@@ -90,7 +89,7 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     parts, estimated, not_estimated = _beyond_the_text_model(arch, s, draft)
     verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding, per_layer)
     return MemoryEstimate(
-        vllm_version=VLLM_VERSION,
+        vllm_version=s["vllm_version"],
         model_type=arch.model_type,
         params_total=total_params,
         params_per_gpu=params_per_gpu,

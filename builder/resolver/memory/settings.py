@@ -49,7 +49,7 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
 
     budget = settings.get("kv_cache_gib")
     if budget is not None:
-        budget = check_number(budget, "kv_cache_gib", 0, 1 << 20, SettingsError)
+        budget = check_number(budget, "kv_cache_gib", -(1 << 20), 1 << 20, SettingsError)  # a log may say -2.14
     if settings.get("gpu_memory_gib") is None and budget is None:
         raise SettingsError("gpu_memory_gib", "missing: the memory of one GPU is needed")
     raw_total = settings.get("gpu_memory_gib")

@@ -10,6 +10,8 @@ from .constants import DTYPE_BYTES, VOCAB_PADDING, _split
 from .quant_facts import SCALE_GROUPS
 from .types import ResolvedSettings
 
+MXFP4_MOE_PAD = 256  # MXFP4 experts: the intermediate size per GPU rounded up to this (gpt-oss: 2880 -> 3072)
+
 
 def pp_layer_counts(layers: int, pp: int) -> list[int]:
     """vLLM's default pipeline split: equal parts, the remainder on the stages before the last."""
@@ -111,7 +113,10 @@ def _layer_params(arch: Arch, layer: Layer, sh: _Sharding) -> LayerParams:
     matrices = 3 if arch.gated_mlp else 2  # Nemotron-H's relu2 MLPs and experts have two
     if layer.moe:
         width = arch.moe_latent or h  # latent MoE: the experts read and write the latent width
-        experts += sh.experts_per_gpu * matrices * width * _split(arch.expert_intermediate, sh.expert_split)
+        inter = _split(arch.expert_intermediate, sh.expert_split)
+        if arch.quant_format == "mxfp4":  # vLLM's Mxfp4MoEMethod pads each expert's share (mxfp4.py)
+            inter = _split(inter, MXFP4_MOE_PAD) * MXFP4_MOE_PAD
+        experts += sh.experts_per_gpu * matrices * width * inter
         other += h * arch.experts  # router, replicated
         other += 2 * h * arch.moe_latent  # the projections into and out of the latent width
         if arch.shared_intermediate:
