@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 
-from builder.resolver.memory import ArchitectureError, architecture_facts, estimate_memory, read_architecture
+from builder.resolver.memory import (
+    ArchitectureError,
+    architecture_facts,
+    estimate_memory,
+    memory_for_record,
+    read_architecture,
+)
 from builder.resolver.memory.kv import indexer_bytes, state_bytes
 from builder.resolver.memory.weights import _linear_attention_params, _mamba_params
 from tests.support.memory_cases import (
@@ -220,3 +226,29 @@ def test_logged_weights_without_a_budget() -> None:
     """gpt-oss: MXFP4 experts padded to 3,072 (2,880 rounded up to 256) as vLLM's Mxfp4MoEMethod does."""
     e = estimate_memory(hybrid_case_config("gpt-oss-120b-h100-v0.14.1-weights"), {"gpu_memory_gib": 79.19})
     assert abs(e["weights_gib"] / 64.38 - 1) < 0.05
+
+
+def test_the_page_line_of_a_hybrid_model() -> None:
+    """The memory line says the KV tokens and the state per sequence apart, the concurrency at --max-model-len,
+    and what the estimate counts and leaves out."""
+    facts = architecture_facts(hub_config("Qwen__Qwen3.5-27B"))
+    record = {"argv": ["vllm", "serve", "Qwen/Qwen3.5-27B", "--max-model-len", "262144", "--enable-prefix-caching"]}
+    memory = memory_for_record(record, {"model": {"architecture_config": facts}}, {}, {"vram_gb": 80, "gpu_count": 1})
+    assert memory is not None
+    e = estimate_memory(facts, {"gpu_memory_gib": 79.2, "max_model_len": 262144, "enable_prefix_caching": True})
+    state = round(e["state_bytes_per_sequence"] / (1 << 20), 1)
+    # state: (2·16·128 + 48·128) × 3 × 2 + 48 × 128 × 128 × 4 = 3,207,168 bytes; attention 2 × 4 × 256 × 2 = 4,096
+    # bytes per token -> blocks of 16·ceil(3,207,168 / 65,536) = 784 tokens (the block a published vLLM 0.25.1
+    # start-up of this architecture, Qwen3.6-27B, prints); 48 Gated DeltaNet layers × 2 pages (align mode)
+    assert e["kv_block_size"] == 784
+    assert e["state_bytes_per_sequence"] == 48 * 2 * 784 * 4096
+    assert memory["state_mib_per_sequence"] == state
+    assert memory["summary"].startswith(
+        f"Per GPU (79.20 GiB): weights {e['weights_gib']:.2f} GiB, KV cache {e['available_kv_gib']:.2f} GiB = "
+        f"{e['kv_tokens']:,} tokens of attention KV plus {state:,.1f} MiB of state per sequence; at most "
+        f"{e['max_concurrency']:.2f} requests of 262,144 tokens (--max-model-len) at once; ")
+    assert ("Gated DeltaNet state included: 294.0 MiB per sequence, reserved per request on top of the KV tokens "
+            "(vLLM's hybrid allocator: attention blocks of 784 tokens, state pages padded to them)") in memory["estimated"]
+    assert memory["not_estimated"][-1] == (
+        "the profile run's scan buffers of the linear-attention / Mamba kernels not estimated (the activation peak "
+        "counts attention and MLPs)")

@@ -16,7 +16,7 @@ from .constants import (
     VISIBLE_FRACTION,
 )
 from .draft import Draft, draft_estimate, lora_bytes
-from .kv import Pool, _kv_layer_bytes, _max_len_that_fits, attention_pool, hybrid_pool
+from .kv import Pool, _kv_layer_bytes, _max_len_that_fits, attention_pool, hybrid_pool, indexer_bytes
 from .overhead import _activation_peak, _cuda_graph_bytes
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, _findings
@@ -87,6 +87,9 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     heaviest = max(stages, key=lambda stage: stage["weights_gib"])
     total_params = _stage_weights(arch, list(arch.layers), _Sharding(1, arch.experts, 1), s, True, True)[1]
     parts, estimated, not_estimated = _beyond_the_text_model(arch, s, draft)
+    counted, missing = _layer_notes(arch, binding)
+    estimated += counted
+    not_estimated += missing
     verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding, per_layer)
     return MemoryEstimate(
         vllm_version=s["vllm_version"],
@@ -125,6 +128,27 @@ def _stage_pool(arch: Arch, layers: list[Layer], per_layer: int, draft: Draft | 
         mtp = arch.mtp_layers if draft is not None and draft.kv_bytes_per_token and draft_kv else 0
         return hybrid_pool(arch, layers, per_layer, mtp, available, s)
     return attention_pool(arch, layers, per_layer, draft_kv, available, s)
+
+
+def _layer_notes(arch: Arch, binding: StageEstimate) -> tuple[list[str], list[str]]:
+    """What the figures of a hybrid or sparse model count, and leave out, in words."""
+    notes: list[str] = []
+    missing: list[str] = []
+    if binding["state_bytes_per_sequence"]:
+        kinds = sorted({"Gated DeltaNet" if layer.attention == "linear" else "Mamba2"
+                        for layer in arch.layers if layer.attention in STATE_KINDS})
+        notes.append(
+            f"{' and '.join(kinds)} state included: {binding['state_bytes_per_sequence'] / (1 << 20):,.1f} MiB per "
+            f"sequence, reserved per request on top of the KV tokens (vLLM's hybrid allocator: attention blocks of "
+            f"{binding['kv_block_size']:,} tokens, state pages padded to them)"
+        )
+        missing.append("the profile run's scan buffers of the linear-attention / Mamba kernels not estimated "
+                       "(the activation peak counts attention and MLPs)")
+    if any(layer.indexer for layer in arch.layers):
+        notes.append(f"sparse-attention indexer cache included ({indexer_bytes(arch)} bytes per token per indexed layer)")
+        if not arch.mla:
+            missing.append("MiniMax-M3's sparse-attention (MSA) index cache is sized as DeepSeek's DSA indexer cache")
+    return notes, missing
 
 
 def _beyond_the_text_model(arch: Arch, s: ResolvedSettings, draft: Draft | None) -> tuple[dict[str, float], list[str], list[str]]:
