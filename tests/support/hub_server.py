@@ -52,7 +52,8 @@ class Repo:
         self.sha = digest.hexdigest()
 
 
-BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=\1?\S|\Z)", re.M)
+# the block's comment, its key and its more-indented lines, up to the next line that is not more indented
+BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=(?!\1 ) *\S|\Z)", re.M)
 
 
 def strip_blocks(text: str) -> str:
