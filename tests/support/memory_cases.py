@@ -29,9 +29,9 @@ LLAMA = MEMORY / "configs" / "meta-llama__Llama-3.1-8B-Instruct.json"
 SIGLIP = {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
 
 
-def gemma3(hidden: int, intermediate: int, layers: int, heads: int, kv_heads: int) -> dict[str, Any]:
+def gemma3(hidden: int, intermediate: int, layers: int, heads: int, kv_heads: int, head_dim: int = 256) -> dict[str, Any]:
     text = {"model_type": "gemma3_text", "hidden_size": hidden, "intermediate_size": intermediate,
-            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv_heads, "head_dim": 256,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv_heads, "head_dim": head_dim,
             "vocab_size": 262208, "sliding_window": 1024, "max_position_embeddings": 131072,
             "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
     return {"model_type": "gemma3", "torch_dtype": "bfloat16", "text_config": text, "vision_config": SIGLIP}
@@ -93,6 +93,13 @@ QWEN3_NEXT = {"model_type": "qwen3_next", "torch_dtype": "bfloat16", "hidden_siz
               "tie_word_embeddings": False, "partial_rotary_factor": 0.25}
 
 
+# google/gemma-3-27b-it's config.json (the Hugging Face Hub; no copy in ../shared): 62 layers, every sixth full
+# attention, head_dim 128. Its ROCm start-up log confirms them: "Add 8 padding layers" (10 full, 52 sliding layers
+# in groups of 10) and num_gpu_blocks 89,994 at 109.86 GiB (16 KV heads × 128 × 2 × 2 bytes × 10 layers a block).
+GEMMA3_27B = gemma3(5376, 21504, 62, 32, 16, head_dim=128)
+INLINE_CONFIGS = {"Qwen/Qwen3-Next-80B-A3B-Instruct": QWEN3_NEXT, "google/gemma-3-27b-it": GEMMA3_27B}
+
+
 def hub_config(name: str) -> dict[str, Any]:
     """One ``../shared/hub/configs`` file by its stem, with its ``hf_quant_config.json`` precision when it has one."""
     from builder.resolver.memory import with_quant_file
@@ -104,8 +111,9 @@ def hub_config(name: str) -> dict[str, Any]:
 
 # hybrid-logs case id -> the config it ran
 HYBRID_CONFIGS: dict[str, str] = {
-    "qwen3next-80b-bf16-tp2-h200-v0.10.2": "Qwen3-Next-80B-A3B-Instruct (facts above)",
-    "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "Qwen3-Next-80B-A3B-Instruct (facts above)",
+    "qwen3next-80b-bf16-tp2-h200-v0.10.2": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    "gemma-3-27b-it-rocm-v0.11.0rc2": "google/gemma-3-27b-it",
     "nemotron-cascade-2-30b-a3b-nvfp4-1gpu-v0.20.1": "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
     "gpt-oss-120b-1gpu-kaggle-v0.11.2": "openai__gpt-oss-120b",
     "gpt-oss-120b-h100-fail-v0.10.x": "openai__gpt-oss-120b",
@@ -123,7 +131,6 @@ HYBRID_UNCHECKED = {
     "qwen3.6-27b-autoround-int4-tp2-3090-mtp3": "no 'Available KV cache memory' line in the log",
     "kimi-linear-48b-awq-tp2-3090": "no config of Kimi-Linear-48B-A3B at hand (Kimi Delta Attention not modelled)",
     "nemotron-3-nano-4b-fp8-gb10-v0.13.0nv": "no config of NVIDIA-Nemotron-3-Nano-4B at hand",
-    "gemma-3-27b-it-rocm-v0.11.0rc2": "no config of google/gemma-3-27b-it at hand",
     "deepseek-v3-mi308-v1-early": "no 'Available KV cache memory' line, TP size unknown",
 }
 
@@ -137,7 +144,7 @@ HYBRID_WEIGHTS_UNCHECKED = {
 def hybrid_case_config(case_id: str) -> dict[str, Any]:
     """The architecture a hybrid-logs case ran."""
     name = HYBRID_CONFIGS[case_id]
-    return dict(QWEN3_NEXT) if name.startswith("Qwen3-Next") else hub_config(name)
+    return json.loads(json.dumps(INLINE_CONFIGS[name])) if name in INLINE_CONFIGS else hub_config(name)
 
 
 def hybrid_case_settings(case: dict[str, Any]) -> dict[str, Any]:
