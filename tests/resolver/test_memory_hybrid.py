@@ -252,3 +252,25 @@ def test_the_page_line_of_a_hybrid_model() -> None:
     assert memory["not_estimated"][-1] == (
         "the profile run's scan buffers of the linear-attention / Mamba kernels not estimated (the activation peak "
         "counts attention and MLPs)")
+
+
+# A Kimi-Linear-shaped config written for this test (no Kimi-Linear config is at hand): 8 layers, layers 4 and 8
+# (counted from 1, as vLLM's KimiLinearConfig counts kda_layers) latent attention, the others Kimi Delta Attention.
+KIMI_SHAPED = {"model_type": "kimi_linear", "torch_dtype": "float16", "hidden_size": 2304, "num_hidden_layers": 8,
+               "num_attention_heads": 32, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+               "v_head_dim": 128, "intermediate_size": 9216, "vocab_size": 1000, "max_position_embeddings": 131072,
+               "linear_attn_config": {"kda_layers": [1, 2, 3, 5, 6, 7], "full_attn_layers": [4, 8], "num_heads": 32,
+                                      "head_dim": 128, "short_conv_kernel_size": 4}}
+
+
+def test_kimi_delta_attention_state() -> None:
+    """kda_state_shape: q, k and v convolved (3 × 32 × 128 / TP values × (kernel − 1), the model dtype) and a
+    (32 / TP, 128, 128) float32 state (kda_state_dtype); latent attention pages (512 + 64) × 2 bytes a token."""
+    arch = read_architecture(KIMI_SHAPED)
+    assert [layer.attention for layer in arch.layers] == ["kda"] * 3 + ["mla"] + ["kda"] * 3 + ["mla"]
+    assert state_bytes(arch, "kda", 2, 2, 0) == 6144 * 3 * 2 + 16 * 128 * 128 * 4 == 1_085_440
+    e = estimate_memory(KIMI_SHAPED, {"tp": 2, "kv_cache_gib": 2.3, "max_model_len": 120000})
+    assert e["kv_block_size"] == 16 * -(-1_085_440 // (16 * 1152)) == 944
+    blocks = int(2.3 * GIB) // (944 * 1152) // 2  # groups of 2 layers: 1 latent-attention and 3 KDA groups
+    assert e["kv_tokens"] == blocks // 4 * 944
+    assert e["max_concurrency"] == round(blocks / (-(-120000 // 944) + 3), 2)

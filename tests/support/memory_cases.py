@@ -129,7 +129,7 @@ HYBRID_UNCHECKED = {
     "qwen3next-80b-autoround-int4-tp2ep": "no 'Available KV cache memory' line in the log",
     "qwen3.5-2b-bf16-24gb-v0.17.1": "no config of Qwen/Qwen3.5-2B at hand",
     "qwen3.6-27b-autoround-int4-tp2-3090-mtp3": "no 'Available KV cache memory' line in the log",
-    "kimi-linear-48b-awq-tp2-3090": "no config of Kimi-Linear-48B-A3B at hand (Kimi Delta Attention not modelled)",
+    "kimi-linear-48b-awq-tp2-3090": "no config of Kimi-Linear-48B-A3B at hand",
     "nemotron-3-nano-4b-fp8-gb10-v0.13.0nv": "no config of NVIDIA-Nemotron-3-Nano-4B at hand",
     "deepseek-v3-mi308-v1-early": "no 'Available KV cache memory' line, TP size unknown",
 }

@@ -219,6 +219,12 @@ class Architecture(Open):
     """Nemotron-3 latent MoE: the width the experts work in."""
     dense_intermediate_size: int | None = _fact("dense_intermediate_size")
     """MiniMax-M3: width of the dense MLP layers (``intermediate_size`` is then the experts')."""
+    kda_num_heads: int | None = _fact("kda_num_heads")
+    """Kimi Delta Attention (``linear_attn_config.num_heads``): heads."""
+    kda_head_dim: int | None = _fact("kda_head_dim")
+    """Kimi Delta Attention (``linear_attn_config.head_dim``): width of a head."""
+    kda_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    """Per layer: 1 for a Kimi Delta Attention layer (``linear_attn_config.kda_layers``, counted from 1)."""
     index_n_heads: int | None = _fact("index_n_heads")
     """Sparse-attention indexer (DSA, MiniMax-M3 MSA): heads."""
     index_head_dim: int | None = _fact("index_head_dim")

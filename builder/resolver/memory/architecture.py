@@ -26,14 +26,15 @@ from .encoders import audio_params, vision_params
 from .facts import architecture_facts
 from .types import ArchitectureError
 
-STATE_KINDS = frozenset({"linear", "mamba"})  # layers that keep a state per sequence, not a KV cache per token
+STATE_KINDS = frozenset({"linear", "kda", "mamba"})  # layers that keep a state per sequence, not a KV cache per token
 
 
 @dataclass(frozen=True)
 class Layer:
     """One decoder layer: its token mixer (and window), whether its MLP is a MoE, and what else it holds.
 
-    ``attention`` is "full", "sliding", "chunked", "mla", "linear" (Gated DeltaNet), "mamba" (Mamba2) or
+    ``attention`` is "full", "sliding", "chunked", "mla", "linear" (Gated DeltaNet), "kda" (Kimi Delta
+    Attention), "mamba" (Mamba2) or
     "none" (a Nemotron-H MLP or MoE block). Nemotron-H builds one layer per block, so its mixer blocks
     have no MLP (``mlp`` False) and its MLP blocks no mixer.
     """
@@ -104,12 +105,19 @@ class Arch:
     mamba_groups: int
     ssm_state: int
     ssm_dtype: str  # mamba_ssm_cache_dtype: "auto" (the model dtype) or a dtype name
+    kda_heads: int  # Kimi Delta Attention
+    kda_dim: int
     index_heads: int  # the sparse-attention indexer
     index_dim: int
 
 
 def _attention_kinds(facts: dict[str, Any], model_type: str, count: int, mla: bool) -> list[tuple[str, int]]:
     """(kind, window) of every layer."""
+    kda = facts.get("kda_layers")
+    if kda is not None:  # Kimi-Linear: its other layers are latent (or full) attention
+        if len(kda) != count:
+            raise ArchitectureError("kda_layers", f"has {len(kda)} entries for {count} layers")
+        return [("kda", 0) if flag else ("mla" if mla else "full", 0) for flag in kda]
     if mla:
         return [("mla", 0)] * count
     window = facts.get("sliding_window")
@@ -232,6 +240,10 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
         for key in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"):
             if key not in facts:
                 raise ArchitectureError(key, "missing: linear-attention (Gated DeltaNet) layers need it")
+    if any(layer.attention == "kda" for layer in layers):
+        for key in ("kda_num_heads", "kda_head_dim"):
+            if key not in facts:
+                raise ArchitectureError(key, "missing: Kimi Delta Attention layers need it (linear_attn_config)")
     if any(layer.attention == "mamba" for layer in layers):
         for key in ("mamba_num_heads", "mamba_head_dim", "ssm_state_size"):
             if key not in facts:
@@ -309,6 +321,8 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
         mamba_groups=facts.get("n_groups", 1),
         ssm_state=facts.get("ssm_state_size", 0),
         ssm_dtype=facts.get("mamba_ssm_cache_dtype", "auto"),
+        kda_heads=facts.get("kda_num_heads", 0),
+        kda_dim=facts.get("kda_head_dim", 0),
         index_heads=facts.get("index_n_heads", 0),
         index_dim=facts.get("index_head_dim", 0),
     )

@@ -74,6 +74,8 @@ ALIASES = {
     "moe_shared_expert_intermediate_size": "shared_expert_intermediate_size",
     "mamba_ssm_dtype": "mamba_ssm_cache_dtype",
     "linear_conv_kernel_dim": "conv_kernel",
+    "num_experts_per_token": "num_experts_per_tok",
+    "num_shared_experts": "n_shared_experts",
 }
 TEXT_PARTS = ("text_config", "transformer_layer_config")  # where a config keeps its language model
 
@@ -99,7 +101,7 @@ _INT_FACT_GROUPS: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = (
     # linear attention (Gated DeltaNet), Mamba2 mixers and sparse-attention indexers
     ((1, 65536), ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
                   "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "index_n_heads", "index_head_dim",
-                  "full_attention_interval")),
+                  "full_attention_interval", "kda_num_heads", "kda_head_dim")),
     ((1, 64), ("conv_kernel",)),
     ((1, 1 << 20), ("moe_latent_size", "dense_intermediate_size")),
     # token counts

@@ -135,8 +135,8 @@ def _layer_notes(arch: Arch, binding: StageEstimate) -> tuple[list[str], list[st
     notes: list[str] = []
     missing: list[str] = []
     if binding["state_bytes_per_sequence"]:
-        kinds = sorted({"Gated DeltaNet" if layer.attention == "linear" else "Mamba2"
-                        for layer in arch.layers if layer.attention in STATE_KINDS})
+        names = {"linear": "Gated DeltaNet", "kda": "Kimi Delta Attention", "mamba": "Mamba2"}
+        kinds = sorted({names[layer.attention] for layer in arch.layers if layer.attention in STATE_KINDS})
         notes.append(
             f"{' and '.join(kinds)} state included: {binding['state_bytes_per_sequence'] / (1 << 20):,.1f} MiB per "
             f"sequence, reserved per request on top of the KV tokens (vLLM's hybrid allocator: attention blocks of "

@@ -151,6 +151,23 @@ def _indexer_facts(merged: dict[str, Any]) -> None:
         merged["index_layers"] = [int(kind != "shared") for kind in kinds[:4096]]
 
 
+def _kda_facts(merged: dict[str, Any]) -> None:
+    """Kimi-Linear's ``linear_attn_config``: its Kimi Delta Attention heads, head width, convolution and layers.
+
+    ``kda_layers`` counts layers from 1 as vLLM's ``KimiLinearConfig.is_kda_layer`` reads it (``layer_idx + 1``);
+    stored as ``kda_layers``, one 0/1 flag per layer."""
+    block = _sub_mapping(merged.get("linear_attn_config"), "linear_attn_config")
+    if not block or merged.get("kda_layers") is not None:
+        return
+    for key, name in (("num_heads", "kda_num_heads"), ("head_dim", "kda_head_dim"), ("short_conv_kernel_size", "conv_kernel")):
+        if block.get(key) is not None and merged.get(name) is None:
+            merged[name] = block[key]
+    count = merged.get("num_hidden_layers")
+    numbers = _int_list(block.get("kda_layers", []), "linear_attn_config.kda_layers", 1, 4096)
+    if isinstance(count, int) and 0 < count <= 4096:
+        merged["kda_layers"] = [int(i + 1 in numbers) for i in range(count)]
+
+
 def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
     """The facts this model reads from a ``config.json``, checked and under their canonical names.
 
@@ -161,6 +178,7 @@ def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
     merged = _text_part(config)
     _uniform(merged)
     _indexer_facts(merged)
+    _kda_facts(merged)
     facts: dict[str, Any] = {}
     pattern = _hybrid_pattern(merged)
     if pattern is not None:
@@ -191,7 +209,7 @@ def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
     types = _layer_types(merged)
     if types is not None:
         facts["layer_types"] = types
-    for key, high in (("mlp_only_layers", 4095), ("no_rope_layers", 1), ("index_layers", 1)):
+    for key, high in (("mlp_only_layers", 4095), ("no_rope_layers", 1), ("index_layers", 1), ("kda_layers", 1)):
         if merged.get(key) is not None:
             facts[key] = _int_list(merged[key], key, 0, high)
     for key, reader in (

@@ -45,11 +45,16 @@ def state_bytes(arch: Arch, kind: str, tp: int, model_bytes: int, spec_tokens: i
     The convolution keeps ``conv_kernel - 1`` past inputs (plus one per speculative token) in the model dtype;
     the recurrent state is ``(v_heads, v_dim, k_dim)`` for Gated DeltaNet and ``(heads, head_dim, state)`` for
     Mamba2, in ``mamba_ssm_cache_dtype`` ("auto": the model dtype). Mamba2 replicates its groups to the TP size
-    when they do not divide it (``extra_groups_for_head_shards``).
+    when they do not divide it (``extra_groups_for_head_shards``). Kimi Delta Attention (``kda_state_shape``)
+    convolves q, k and v (``3 × heads × head_dim``) and keeps a ``(heads, head_dim, head_dim)`` state in float32.
     """
     ssm = model_bytes if arch.ssm_dtype == "auto" else DTYPE_BYTES[arch.ssm_dtype]
     columns = arch.conv_kernel - 1 + spec_tokens
-    if kind == "linear":
+    if kind == "kda":
+        conv_dim = 3 * arch.kda_heads * arch.kda_dim
+        recurrent = _split(arch.kda_heads, tp) * arch.kda_dim * arch.kda_dim
+        ssm = 4  # MambaStateDtypeCalculator.kda_state_dtype: the recurrent state is float32
+    elif kind == "linear":
         conv_dim = 2 * arch.linear_k_heads * arch.linear_k_dim + arch.linear_v_heads * arch.linear_v_dim
         recurrent = _split(arch.linear_v_heads, tp) * arch.linear_v_dim * arch.linear_k_dim
     else:

@@ -74,6 +74,17 @@ def _linear_attention_params(arch: Arch, tp: int) -> tuple[int, int]:
     return linear, other
 
 
+def _kda_params(arch: Arch, tp: int) -> tuple[int, int]:
+    """Kimi Delta Attention on one GPU (vLLM ``kimi_linear.py``): q, k, v, the low-rank forget and output gates
+    and o_proj are linear layers; the three short convolutions, A_log, dt_bias, b_proj and o_norm stay in the
+    model dtype."""
+    h, dim = arch.hidden, arch.kda_dim
+    inner = _split(arch.kda_heads * dim, tp)
+    linear = 3 * h * inner + 2 * (h * dim + dim * inner) + inner * h
+    other = 3 * inner * arch.conv_kernel + _split(arch.kda_heads, tp) * (1 + h) + inner + dim
+    return linear, other
+
+
 def _mamba_params(arch: Arch, tp: int) -> tuple[int, int]:
     """A Mamba2 mixer on one GPU (vLLM 0.19 ``mamba_mixer2.py``): in_proj (z, x, B, C, dt) and out_proj are
     linear layers; conv1d (and its bias), dt_bias, A, D and the gated norm stay in the model dtype."""
@@ -103,6 +114,8 @@ def _layer_params(arch: Arch, layer: Layer, sh: _Sharding) -> LayerParams:
         attention, extra = _linear_attention_params(arch, tp)
     elif layer.attention == "mamba":
         attention, extra = _mamba_params(arch, tp)
+    elif layer.attention == "kda":
+        attention, extra = _kda_params(arch, tp)
     elif layer.attention == "none":
         extra = 0
     else:
