@@ -1,14 +1,17 @@
 """KV cache: bytes per token, per request, vLLM's hybrid allocator groups and the state layers' pages.
 
-Sources (vLLM 0.19.0 unless said otherwise): ``vllm/v1/kv_cache_interface.py`` (``FullAttentionSpec``,
-``SlidingWindowSpec``, ``ChunkedLocalAttentionSpec``, ``MLAAttentionSpec`` and its ``fp8_ds_mla`` page,
-``MambaSpec``: page size and ``max_memory_usage_bytes``), ``vllm/model_executor/layers/mamba/mamba_utils.py``
-(``MambaStateShapeCalculator.gated_delta_net_state_shape`` and ``mamba2_state_shape``,
-``MambaStateDtypeCalculator``), ``vllm/model_executor/models/config.py``
-(``HybridAttentionMambaModelConfig.verify_and_update_config``: the attention block raised until one
-attention page holds a state page, the state page padded to it) and ``vllm/v1/core/kv_cache_utils.py``
-(``_get_kv_cache_groups_uniform_page_size``, ``get_max_concurrency_for_kv_cache_config``,
-``_report_kv_cache_config``, whose printed token count changed in 0.20: see :func:`reported_tokens`).
+Sources, vllm-project/vllm as read for this model (main at commits 001cabc1 and 02d71083; the same
+formulas reproduce the figures that releases 0.10.2, 0.11.2, 0.13.0 and 0.20.1 print in ../shared/hybrid-logs):
+``vllm/v1/kv_cache_interface.py`` (``FullAttentionSpec``, ``SlidingWindowSpec``, ``ChunkedLocalAttentionSpec``,
+``MLAAttentionSpec`` and its ``fp8_ds_mla`` page, ``MambaSpec``: page size and ``max_memory_usage_bytes`` with
+``mamba_cache_mode`` "none"/"align"), ``vllm/model_executor/layers/mamba/mamba_utils.py``
+(``MambaStateShapeCalculator.gated_delta_net_state_shape``, ``mamba2_state_shape``, ``kda_state_shape``;
+``MambaStateDtypeCalculator``), ``HybridAttentionMambaModelConfig.verify_and_update_config``
+(``vllm/model_executor/models/config.py`` up to 0.19, ``interface.py`` in the 0.20 logs: the attention block
+raised until one attention page holds a state page, the state page padded to it) and
+``vllm/v1/core/kv_cache_utils.py`` (``_get_kv_cache_groups_uniform_page_size``,
+``get_max_concurrency_for_kv_cache_config``, ``_report_kv_cache_config``, whose printed token count changed
+in 0.20: see :func:`reported_tokens`).
 """
 
 from __future__ import annotations

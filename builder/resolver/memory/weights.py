@@ -64,7 +64,7 @@ def _attention_params(arch: Arch, heads: int, tp: int) -> tuple[int, int]:
 
 
 def _linear_attention_params(arch: Arch, tp: int) -> tuple[int, int]:
-    """Gated DeltaNet on one GPU (vLLM 0.19 ``qwen3_next.py``/``qwen3_5.py``): in_proj_qkvz and out_proj
+    """Gated DeltaNet on one GPU (vLLM's ``qwen3_next.py``/``qwen3_5.py``): in_proj_qkvz and out_proj
     are linear layers; in_proj_ba, the short convolution, dt_bias, A_log and the gated norm stay in the model dtype."""
     h, kh, vh = arch.hidden, arch.linear_k_heads, arch.linear_v_heads
     key, value = kh * arch.linear_k_dim, vh * arch.linear_v_dim
@@ -86,7 +86,7 @@ def _kda_params(arch: Arch, tp: int) -> tuple[int, int]:
 
 
 def _mamba_params(arch: Arch, tp: int) -> tuple[int, int]:
-    """A Mamba2 mixer on one GPU (vLLM 0.19 ``mamba_mixer2.py``): in_proj (z, x, B, C, dt) and out_proj are
+    """A Mamba2 mixer on one GPU (vLLM's ``mamba_mixer2.py``): in_proj (z, x, B, C, dt) and out_proj are
     linear layers; conv1d (and its bias), dt_bias, A, D and the gated norm stay in the model dtype."""
     h, heads = arch.hidden, arch.mamba_heads
     inner = heads * arch.mamba_head_dim
@@ -97,7 +97,7 @@ def _mamba_params(arch: Arch, tp: int) -> tuple[int, int]:
 
 
 def _indexer_params(arch: Arch) -> int:
-    """The sparse-attention indexer, replicated on every GPU (vLLM 0.19 ``deepseek_v2.py`` ``Indexer``): a query
+    """The sparse-attention indexer, replicated on every GPU (vLLM's ``deepseek_v2.py`` ``Indexer``): a query
     projection from the query latent (or the hidden state), a key projection and its LayerNorm, per-head weights."""
     source = arch.q_lora_rank or arch.hidden
     return source * arch.index_heads * arch.index_dim + arch.hidden * arch.index_dim + 2 * arch.index_dim + \
