@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
+from builder.content.loader import load_content
 from builder.content.yaml12 import load
+from builder.resolver import memory_coverage
 from builder.resolver.memory import estimate_memory
-from tests.support.hub_server import TOKEN, HubServer, shared_hub, strip_blocks
-from tests.support.paths import RECIPES, ROOT
+from tests.support.hub_server import TOKEN, HubServer, corpus_hub, shared_hub, strip_blocks
+from tests.support.paths import RECIPES, ROOT, UPSTREAM, need_shared
 
 OWN_FACTS = ("Qwen/Qwen3-14B", "moonshotai/Kimi-K2-Instruct-0905", "zai-org/GLM-4.5-Air")  # no shared config
 
@@ -235,3 +237,21 @@ def test_usage_errors(hub: HubServer, content: Path) -> None:
     assert cli(hub, content, "Qwen/Qwen3-8B")[::2] == (
         2, "error: expected <org>/<repo> CONFIG.json (or --from-hub, or --check)\n")
     assert cli(hub, content, "--from-hub", "Qwen/../x")[::2] == (2, "error: expected <org>/<repo>, got 'Qwen/../x'\n")
+
+
+def test_upstream_imports_know_every_architecture(tmp_path: Path) -> None:
+    """../shared/upstream against a Hub serving ../shared/hub and ../shared/memory: no import is refused as an
+    unknown architecture (hybrid linear attention, Mamba hybrids, sparse attention, per-layer MoE lists), every
+    failure is a repository the stand-in does not hold, and the recipes naming a served one get facts."""
+    need_shared()
+    content = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM, content)
+    with HubServer(corpus_hub(), tmp_path / "hf-home") as server:
+        status, out, err = cli(server, content, "--from-hub", "--all")
+    failures = err.splitlines()
+    assert status == 1 and out.endswith(f"imported facts into 42 recipe(s); {len(failures)} import(s) failed\n")
+    assert all(line.endswith(": not on the Hub (repository not found; a private repository needs HF_TOKEN)")
+               for line in failures)
+    assert "MiniMaxAI/MiniMax-M3: wrote variants.nvfp4.architecture_config (nvidia/MiniMax-M3-NVFP4@" in out
+    loaded, _ = load_content(content)
+    assert str(memory_coverage(r.data for r in loaded.recipes)) == "memory facts: 34 of 128 recipes, 92 of 266 variants"
