@@ -220,6 +220,8 @@ def test_every_hybrid_log_with_a_config() -> None:
             assert abs(e["weights_gib"] / log["model_loading_gib"] - 1) < 0.05, case_id
     minimax = checks["minimax-m2.7-awq-tp2-2xdgxspark-fail"]["estimate"]
     assert minimax["stages"][0]["one_request_kv_gib"] == 23.25  # the log: "23.25 GiB KV cache is needed"
+    assert minimax["reason"].endswith("the estimated maximum model length is 190256 (decrease max_model_len or "
+                                      "increase gpu_memory_utilization)")  # the log: 190272, 0.01% more
 
 
 def test_logged_weights_without_a_budget() -> None:

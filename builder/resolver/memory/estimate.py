@@ -227,7 +227,8 @@ def _verdict(
             )
     for stage, layers in staged:
         if stage["one_request_kv_gib"] > stage["available_kv_gib"]:
-            fits = _max_len_that_fits(arch, layers, per_layer, int(stage["available_kv_gib"] * GIB), s)
+            budget = int(stage["available_kv_gib"] * GIB) - stage["state_bytes_per_sequence"]  # the state comes first
+            fits = _max_len_that_fits(arch, layers, per_layer, budget, s)
             return "wont_start", (
                 f"max_model_len {s['max_model_len']} needs {stage['one_request_kv_gib']:.2f} GiB of KV cache for "
                 f"one request, more than the {stage['available_kv_gib']:.2f} GiB available; the estimated maximum "

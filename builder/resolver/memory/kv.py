@@ -80,6 +80,8 @@ def _request_bytes(arch: Arch, layers: list[Layer], per_layer: int, max_len: int
     """KV bytes one request of ``max_len`` tokens needs on one GPU of the stage."""
     total = 0
     for layer in layers:
+        if layer.attention in STATE_KINDS or layer.attention == "none":
+            continue  # a state page per sequence, or no cache at all
         tokens, extra = _tokens_needed(layer, max_len, batched)
         total += (_split(tokens, BLOCK_SIZE) + extra) * BLOCK_SIZE * per_layer
     return total
