@@ -207,7 +207,8 @@ def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
     ]
     if e["state_bytes_per_sequence"]:
         lines.insert(-1, f"state:     {e['state_bytes_per_sequence'] / (1 << 20):,.1f} MiB per sequence "
-                     "(linear-attention / Mamba layers: reserved per request, not per token)")
+                     "(linear-attention / Mamba layers: reserved per request, not per token; pages padded by "
+                     f"{e['state_padding_pct']:.2f}%)")
     if s["kv_cache_gib"] is not None:
         lines = [line for line in lines if not line.startswith("non-KV:")]  # the budget replaces it
     lines += [f"counted:   {note}" for note in e["estimated"]]

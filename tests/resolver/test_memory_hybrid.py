@@ -75,7 +75,7 @@ def test_qwen3_5_float32_recurrent_state() -> None:
     e = estimate_memory(config, {"kv_cache_gib": 40, "max_model_len": 262144})
     assert e["kv_block_size"] == 1056
     assert e["stages"][0]["kv_block_size"] == 1056
-    assert round(100 * (1056 * 2048 - 2_146_304) / 2_146_304, 2) == 0.76
+    assert e["state_padding_pct"] == round(100 * (1056 * 2048 - 2_146_304) / 2_146_304, 2) == 0.76
     # MTP: one speculative token adds a conv column to the state and a page per request; its layer joins attention
     spec = estimate_memory(config, {"kv_cache_gib": 40, "max_model_len": 262144,
                                     "speculative": {"method": "mtp", "num_speculative_tokens": 1}})
@@ -189,7 +189,7 @@ def test_memory_command_with_a_kv_budget(tmp_path, capsys) -> None:
     lines = out.splitlines()
     assert lines[2] == "KV cache:  44.59 GiB given; 12,288 bytes per token; 973,760 tokens in blocks of 544"
     assert lines[3] == ("state:     19.1 MiB per sequence (linear-attention / Mamba layers: reserved per request, "
-                        "not per token)")
+                        "not per token; pages padded by 1.49%)")  # the log: "Padding mamba page size by 1.49%"
     assert lines[4] == "requests:  14.77 at once of max_model_len 262,144 (max_num_batched_tokens 2,048)"
     status, out, _ = run(capsys, *argv, "--json")
     record = json.loads(out)

@@ -81,6 +81,7 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
                 cuda_graph_gib=_gib(_cuda_graph_bytes(layers)),
                 state_bytes_per_sequence=pool.state_bytes,
                 kv_block_size=pool.block_size,
+                state_padding_pct=round(pool.state_padding, 2),
             )
         )
     binding = min(stages, key=lambda stage: (stage["kv_blocks"], stage["available_kv_gib"]))
@@ -100,6 +101,7 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
         kv_bytes_per_token=binding["kv_bytes_per_token"],
         state_bytes_per_sequence=binding["state_bytes_per_sequence"],
         kv_block_size=binding["kv_block_size"],
+        state_padding_pct=binding["state_padding_pct"],
         available_kv_gib=binding["available_kv_gib"],
         kv_tokens=binding["kv_tokens"],
         max_concurrency=min(stage["max_concurrency"] for stage in stages),

@@ -102,6 +102,7 @@ class StageEstimate(TypedDict):
     cuda_graph_gib: float
     state_bytes_per_sequence: int  # state layers' pages one sequence holds (0 without state layers)
     kv_block_size: int  # tokens per block (raised for hybrid models)
+    state_padding_pct: float  # how much the state page was padded to the attention page (vLLM logs it)
 
 
 Verdict = Literal["fits", "tight", "wont_start"]
@@ -118,6 +119,7 @@ class MemoryEstimate(TypedDict):
     kv_bytes_per_token: int
     state_bytes_per_sequence: int  # Gated DeltaNet / Mamba state pages per sequence, per GPU (0: none)
     kv_block_size: int
+    state_padding_pct: float
     available_kv_gib: float
     kv_tokens: int
     max_concurrency: float
