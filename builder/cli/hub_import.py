@@ -20,6 +20,7 @@ from typing import Any
 from builder.cli.hub import HubFailure, current_revision, fetch_config
 from builder.cli.import_config import BLOCK_KEY, Blocks, edited, holder, read_recipe, write_atomically
 from builder.cli.reporting import Refused
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
 from builder.content.recipe_lints import arg_lists
 from builder.resolver import is_omni
@@ -162,11 +163,11 @@ def import_from_hub(content: Path, hf_id: str | None, revision: str | None, vari
             continue  # served by vLLM-Omni: no memory estimate
         outcome = import_recipe(content, recipe, targets(data, recipe, variant, everything=not every), revision)
         for line in outcome.written:
-            print(f"{recipe}: wrote {line}")
+            print(log_text(f"{recipe}: wrote {line}"))
         imported += bool(outcome.written)
         failed += outcome.failed
     for line in failed:
-        print(line, file=sys.stderr)
+        print(log_text(line), file=sys.stderr)
     print(f"imported facts into {imported} recipe(s); {len(failed)} import(s) failed")
     return 1 if failed else 0
 
@@ -197,20 +198,20 @@ def check_sources(content: Path) -> int:
             repo, recorded = source.get("repo"), source.get("revision")
             if not isinstance(repo, str) or not isinstance(recorded, str):
                 counts["unpinned"] += 1
-                print(f"{rel}: {where}: {repo}: no revision recorded (imported from a file)")
+                print(log_text(f"{rel}: {where}: {repo}: no revision recorded (imported from a file)"))
                 continue
             ref = source.get("ref") if isinstance(source.get("ref"), str) else None
             try:
                 now = current_revision(repo, ref)
             except HubFailure as failure:
                 counts["unchecked"] += 1
-                print(f"{rel}: {where}: {repo}: not checked: {failure}", file=sys.stderr)
+                print(log_text(f"{rel}: {where}: {repo}: not checked: {failure}"), file=sys.stderr)
                 continue
             if now == recorded:
                 counts["current"] += 1
             else:
                 counts["stale"] += 1
-                print(f"{rel}: {where}: {repo}: stale: facts from {recorded[:12]}, {ref or 'main'} is now {now[:12]} "
-                      f"(vllm-recipes import-config --from-hub {recipe})", file=sys.stderr)
+                print(log_text(f"{rel}: {where}: {repo}: stale: facts from {recorded[:12]}, {ref or 'main'} is now "
+                               f"{now[:12]} (vllm-recipes import-config --from-hub {recipe})"), file=sys.stderr)
     print(", ".join(f"{n} {word}" for word, n in counts.items()))
     return 1 if counts["stale"] or counts["unchecked"] else 0

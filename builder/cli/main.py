@@ -14,7 +14,9 @@ from builder.cli.reporting import Refused, reported
 from builder.cli.resolve import Choice, resolve_command
 from builder.content.base_path import BasePathError, base_path
 from builder.content.loader import load_content
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
+from builder.resolver.deploy import DEPLOY_FORMATS, FORMATS
 
 DEFAULT_CONTENT = Path("recipes")
 CONTENT_HELP = "content root, the folder holding taxonomy.yaml and models/ (default: ./recipes)"
@@ -82,8 +84,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--preset", metavar="P[:POINT]")
     r.add_argument("--docker", action="store_true", help="print the docker run form")
     r.add_argument("--json", action="store_true", help="print the rendering record")
-    r.add_argument("--format", choices=["text", "k8s", "compose"], default="text",
-                   help="text: the commands (default); k8s: Kubernetes manifests; compose: Compose files")
+    r.add_argument("--format", choices=["text", *FORMATS], default="text",
+                   help="text: the commands (default); " + "; ".join(f"{f.id}: {f.label} files" for f in DEPLOY_FORMATS))
 
     n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
     n.add_argument("recipe", help="<org>/<repo>")
@@ -112,7 +114,7 @@ def check(content: Path, strict: bool) -> int:
         return 1
     for problem in result.problems:
         print(problem, file=sys.stderr)
-    print(f"{content}: ok ({len(result.problems)} warning(s))")
+    print(log_text(f"{content}: ok ({len(result.problems)} warning(s))"))
     return 0
 
 
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         except BasePathError as err:
             refused = f"--base-url {err}"
     if refused is not None:
-        print(f"error: {refused}", file=sys.stderr)
+        print(log_text(f"error: {refused}"), file=sys.stderr)
         return 2
     if args.command in memory.COMMANDS:
         return memory.run(args)

@@ -27,7 +27,7 @@ class Choice:
     preset: str | None = None  # "P" or "P:POINT"
     docker: bool = False
     as_json: bool = False
-    output: str = "text"  # text, k8s or compose
+    output: str = "text"  # text or a deployment format id (builder.resolver.deploy.FORMATS)
 
 
 def _check(kind: str, value: str, valid: list[str], where: str) -> None:
@@ -128,7 +128,7 @@ def command_text(record: dict[str, Any], vocab: dict[str, Any], docker: bool) ->
 
 
 def deploy_text(record: dict[str, Any], vocab: dict[str, Any], output: str, ranks: Any = None) -> str:
-    """A record's deployment files as ``resolve --format k8s|compose`` prints them."""
+    """A record's deployment files as ``resolve --format <form>`` prints them."""
     result = deployment_output(record, vocab, output, ranks)
     if result["reason"] is not None:
         raise Refused(f"--format {output}: {result['reason']}")

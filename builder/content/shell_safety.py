@@ -8,7 +8,7 @@ implementation, shared with the in-browser resolver):
   ``json_args`` flag names): flags and positionals are printed unquoted, flag values are
   quoted (§10.4) and only refuse invisible characters;
 - env mappings (``env``, ``extra_env``, ``base_env``): names and values are printed unquoted;
-- ``model_id``, ``docker_image`` and preset ``image`` values;
+- ``model_id``, ``docker_image`` and preset ``image`` values, ``docker_source.mount_path``;
 - values interpolated into generated commands (``omni.serve_binary``, task ``endpoint``,
   router ``policy`` / ``port`` / ``intra_node_data_parallel_size``);
 - authored shell (``command``, ``install``, ``curl``): the script rule;
@@ -145,6 +145,10 @@ def field_problems(data: Any, path: str = "") -> Iterator[tuple[str, str]]:
                 problem = safety.image_problem(image)
                 if problem:
                     yield leaf, problem
+        elif key == "mount_path" and path.endswith("docker_source"):
+            problem = safety.mount_path_problem(value)
+            if problem:
+                yield field, problem
         elif key in SCRIPT_KEYS and isinstance(value, str):
             problem = _script_problem(value, field)
             if problem:

@@ -43,9 +43,10 @@ from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
 from .ui.facts import BuilderFacts
 from .ui.view import Step, builder_state, builder_step, step_view
-from .values import MAX_NODES, is_omni, version_key
+from .values import MAX_NODES, InvalidVersion, is_omni, version_key
 
 __all__ = [
+    "InvalidVersion",
     "MAX_NODES",
     "BuilderFacts",
     "Memory",

@@ -6,6 +6,7 @@ import re
 from typing import Any, TypeGuard
 
 from .hardware import lookup_exact, raw_generation
+from .safety import mount_path_problem
 from .values import HF_CACHE_MOUNT, as_dict, get_key, js_str, truthy
 
 
@@ -153,18 +154,30 @@ def _run_flags(device: str, port: int, host_network: bool) -> str:
     return " ".join(flags)
 
 
+def source_checkout(recipe: dict[str, Any]) -> str | None:
+    """``model.docker_source.mount_path``: a source checkout the recipe's image needs bind-mounted read-only
+    and prepended to ``PYTHONPATH`` (None when absent or not a safe absolute path)."""
+    path = get_key(as_dict(recipe.get("model")).get("docker_source"), "mount_path")
+    return path if isinstance(path, str) and mount_path_problem(path) is None else None
+
+
 def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000,
-               host_network: bool = False) -> str:
+               host_network: bool = False, source: str | None = None) -> str:
     """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command (``host_network``: see
-    :func:`_run_flags`; the published records keep the spec's form)."""
+    :func:`_run_flags`; the published records keep the spec's form; ``source``: a checkout from
+    :func:`source_checkout`, mounted read-only and prepended to ``PYTHONPATH``)."""
     m = _SERVE_HEAD.match(command)
     model, body = (m.group(1), command[m.end():]) if m else ("MODEL", command)
     device = _device_flags(profile)[0]
+    mounts = _mounts(model, env)
+    if source is not None:
+        mounts.append(f"{source}:{source}:ro")
+        env = {**env, "PYTHONPATH": f"{source}:{js_str(env['PYTHONPATH'])}" if env.get("PYTHONPATH") else source}
     lines = [
         f"docker run {device}",
         _run_flags(device, port, host_network),
         f"-v {HF_CACHE_MOUNT}",
-        *(f"-v {mount}" for mount in _mounts(model, env)),
+        *(f"-v {mount}" for mount in mounts),
         *(f"-e {k}={js_str(v)}" for k, v in env.items()),
         f"{image if image is not None else 'undefined'} {model}",
     ]

@@ -168,14 +168,16 @@ def test_home_org_and_404_without_js(built_site: dict[str, Any], server: str, pa
 
 
 def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, Any], server: str, page_nojs: Any) -> None:
-    """Without JavaScript the page holds the default configuration's Kubernetes and Compose files, as the CLI prints them."""
+    """Without JavaScript the page holds the default configuration's files of every deployment form, as the CLI prints them."""
     from builder.cli.resolve import Choice, resolve_command
 
     page_nojs.goto(f"{server}/{MINIMAX}")
     k8s = resolve_command(built_site["content"], Choice(MINIMAX, output="k8s"))
     compose = resolve_command(built_site["content"], Choice(MINIMAX, output="compose"))
+    config = resolve_command(built_site["content"], Choice(MINIMAX, output="vllm-config"))
     assert page_nojs.locator("#deploy-k8s-1").text_content().rstrip("\n") == k8s
     assert page_nojs.locator("#deploy-compose-1").text_content().rstrip("\n") == compose
     labels = page_nojs.locator("#deploy .codeblock-label").all_inner_texts()
-    assert labels == ["minimax-m3-h200.yaml", "compose.yaml"]
+    assert page_nojs.locator("#deploy-vllm-config-1").text_content().rstrip("\n") == config
+    assert labels == ["minimax-m3-h200.yaml", "compose.yaml", "minimax-m3.yaml"]
     assert page_nojs.locator("#deploy [data-format=k8s] .block-caption code").inner_text() == "kubectl apply -f minimax-m3-h200.yaml"

@@ -13,7 +13,6 @@ import pytest
 
 from builder.cli.main import main
 from builder.content.loader import load_content
-from builder.content.recipe_lints import recipe_lints
 from builder.content.schemas.json_schema import recipe_schema
 from tests.support.paths import RECIPES, ROOT, UPSTREAM, need_shared
 
@@ -191,46 +190,6 @@ def test_build_publishes_the_schema(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "site" / "schema" / "recipe.json").read_text()) == json.loads(
         json.dumps(recipe_schema())
     )
-
-
-# ── lints ──
-
-
-def test_lint_messages() -> None:
-    recipe = {
-        "meta": {"title": "X", "provider": "Y"},
-        "model": {
-            "model_id": "a/b",
-            "min_vllm_version": "0.20.0",
-            "nightly_required": True,
-            "docker_image": {"nvidia": "vllm/vllm-openai:v0.21.1", "amd": "docker pull rocm/vllm:latest"},
-            "base_args": ["--tensor-parallel-size", "8"],
-        },
-        "variants": {"default": {"extra_args": ["--max-model-len", "4096", "--max-model-len", "8192"]}},
-    }
-    assert recipe_lints(recipe) == [
-        ("model.docker_image.amd", "docker image 'docker pull rocm/vllm:latest' is a command, not an image reference"),
-        (
-            "model.base_args[0]",
-            "--tensor-parallel-size here is always overridden by the strategy's parallel size; "
-            "set the variant's `tp` instead",
-        ),
-        ("variants.default.extra_args[2]", "flag --max-model-len is given twice in this list (also at [0])"),
-        (
-            "model.nightly_required",
-            "nightly_required is set, but model.docker_image.nvidia pins release vllm/vllm-openai:v0.21.1 "
-            "which already covers min_vllm_version 0.20.0",
-        ),
-    ]
-
-
-def test_lints_are_warnings_with_file_and_line() -> None:
-    need_shared()
-    _, problems = load_content(UPSTREAM)
-    assert (
-        "models/MiniMaxAI/MiniMax-M3.yaml:153: variants.mxfp8.hardware_overrides.mi300x.docker_image: warning: "
-        "docker image 'docker pull vllm/vllm-openai-rocm:nightly' is a command, not an image reference"
-    ) in [str(p) for p in problems]
 
 
 # ── vLLM CLI lint in the build ──

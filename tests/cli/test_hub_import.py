@@ -167,13 +167,12 @@ def test_revisions(hub: HubServer, content: Path) -> None:
     assert cli(hub, content, "--from-hub", "Qwen/Qwen3-8B", "--revision", sha)[0] == 0
     assert recipe_data(content, "Qwen/Qwen3-8B")["model"]["architecture_config"]["source"] == {
         "repo": "Qwen/Qwen3-8B", "revision": sha}
-    # the Hub's requests: the file resolved, redirected to its commit, downloaded; then, as config.json states
-    # no precision, ModelOpt's hf_quant_config.json asked for at the same commit (this repository has none)
-    assert hub.hub.requests[-4:] == [
-        ("HEAD", f"/Qwen/Qwen3-8B/resolve/{sha}/config.json"),
-        ("HEAD", f"/api/resolve-cache/models/Qwen/Qwen3-8B/{sha}/config.json"),
+    # the Hub's requests: the file resolved, redirected to its commit and downloaded in one answer; then, as
+    # config.json states no precision, ModelOpt's hf_quant_config.json asked for at that commit (there is none)
+    assert hub.hub.requests[-3:] == [
+        ("GET", f"/Qwen/Qwen3-8B/resolve/{sha}/config.json"),
         ("GET", f"/api/resolve-cache/models/Qwen/Qwen3-8B/{sha}/config.json"),
-        ("HEAD", f"/Qwen/Qwen3-8B/resolve/{sha}/hf_quant_config.json"),
+        ("GET", f"/Qwen/Qwen3-8B/resolve/{sha}/hf_quant_config.json"),
     ]
 
 

@@ -9,6 +9,10 @@ answers with the file; a gated repository serves the file directly to a good tok
 ``sha``. Failures carry the Hub's ``X-Error-Code`` and ``X-Error-Message``: 404 ``RepoNotFound``,
 404 ``RevisionNotFound``, 404 ``EntryNotFound`` (with ``X-Repo-Commit``), 401 ``GatedRepo`` without
 a token. Every request is recorded, so tests can say what reached the server.
+
+A hostile or broken Hub: :attr:`FakeHub.headers` replaces headers of every answer (a path-shaped ``ETag``
+or ``X-Repo-Commit``, a ``Location`` to another host) and :attr:`FakeHub.mode` makes every answer one of
+:data:`MODES` (a trickle, an endless body, a reset connection, a 5xx).
 """
 
 from __future__ import annotations
@@ -16,7 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
+import struct
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -73,6 +80,8 @@ class FakeHub:
     repos: dict[str, Repo] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)
     url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)  # sent instead of the Hub's (hostile values)
+    mode: str = ""  # one of MODES: how every answer misbehaves ("": it does not)
 
     def add(self, repo: str, config: dict[str, Any] | None, gated: bool = False) -> Repo:
         files = {} if config is None else {"config.json": json.dumps(config, indent=1).encode()}
@@ -111,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _answer(self, status: int, headers: dict[str, str], body: bytes = b"") -> None:
         self.send_response(status)
-        for key, value in headers.items():
+        for key, value in {**headers, **self.hub.headers}.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -138,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
         headers = {"X-Repo-Commit": repo.sha, "ETag": f'"{blob_sha(data)}"', "Content-Type": "text/plain; charset=utf-8",
                    "Accept-Ranges": "bytes"}
         self.send_response(200)
-        for key, value in headers.items():
+        for key, value in {**headers, **self.hub.headers}.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -175,6 +184,13 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self) -> None:
         path = unquote(urlsplit(self.path).path)
         self.hub.requests.append((self.command, path))
+        if self.hub.mode:
+            try:
+                MODES[self.hub.mode](self)
+            except OSError:  # the client gave up, as it should
+                pass
+            self.close_connection = True
+            return
         parts = path.strip("/").split("/")
         if parts[:3] == ["api", "resolve-cache", "models"] and len(parts) >= 7:
             repo = self._repo("/".join(parts[3:5]))
@@ -192,6 +208,59 @@ class Handler(BaseHTTPRequestHandler):
 
     do_GET = _route
     do_HEAD = _route
+
+
+def _trickle_body(handler: Handler) -> None:
+    """Headers at once, then a body of 1,000 bytes, one every 50 ms."""
+    handler.send_response(200)
+    handler.send_header("Content-Length", "1000")
+    handler.end_headers()
+    for _ in range(1000):
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.05)
+
+
+def _trickle_headers(handler: Handler) -> None:
+    """A status line, then one header byte every 50 ms, never ending the headers."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+    for _ in range(2000):
+        handler.wfile.write(b"a")
+        handler.wfile.flush()
+        time.sleep(0.05)
+
+
+def _endless(handler: Handler) -> None:
+    """A 200 without a length whose body (``{"a": "xxx...``) goes on for 64 MB, unless the client stops."""
+    handler.send_response(200)
+    handler.end_headers()
+    handler.wfile.write(b'{"a": "')
+    for _ in range(1024):
+        handler.wfile.write(b"x" * 65536)
+
+
+def _oversize(handler: Handler) -> None:
+    """A 200 announcing a 5 GB body (and sending a little of it)."""
+    handler.send_response(200)
+    handler.send_header("Content-Length", str(5 * 1024**3))
+    handler.end_headers()
+    handler.wfile.write(b"{" * 1000)
+
+
+def _reset(handler: Handler) -> None:
+    """The connection reset (RST) half-way through the headers."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-")
+    handler.wfile.flush()
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.connection.close()
+
+
+def _unavailable(handler: Handler) -> None:
+    handler._error(503, "", "Service Unavailable")
+
+
+MODES = {"trickle-body": _trickle_body, "trickle-headers": _trickle_headers, "endless": _endless,
+         "oversize": _oversize, "reset": _reset, "503": _unavailable}
 
 
 class HubServer:

@@ -19,6 +19,7 @@ from builder.content.schemas.common import (
     ParallelSize,
     SafeUrl,
     Text,
+    Version,
 )
 
 
@@ -189,7 +190,7 @@ class KvStore(Described):
     """Deployment id, selected with ``?kv_offload=<name>``."""
     deploy_type: Literal["kv_store_lb"]
     """Always ``kv_store_lb``: instances behind a router with a shared store."""
-    min_vllm_version: Text | None = None
+    min_vllm_version: Version | None = None
     """Oldest vLLM release the deployment works with; raises the shown minimum."""
     default_instances: int | None = Field(default=None, ge=1, le=MAX_INSTANCES)
     """vLLM instances when the reader picks none (no router with one instance)."""

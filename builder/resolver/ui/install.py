@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..deploy import FORMATS
 from ..docker import docker_image, image_sources
 from ..hardware import is_nvidia, variant_of
 from ..install import copy_all_installs, install_platform, interactive_install
@@ -15,7 +16,7 @@ from .facts import BuilderFacts
 
 def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None,
                  deploy_type: Any = None) -> dict[str, Any]:
-    """The install strip (pip / Docker, then Kubernetes / Compose of a record of ``deploy_type``)."""
+    """The install strip (pip / Docker, then the deployment forms of a record of ``deploy_type``)."""
     hw, p = state["hardware"], facts.profile(state["hardware"])
     info = interactive_install(facts.recipe, facts.vocab, hw, state["variant"], state["cuda"], kv)
     platform = install_platform(p)
@@ -43,7 +44,7 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
     single = isinstance(cuda_map, dict) and len(cuda_map) == 1
     pip_override = truthy(get_key(install_cfg.get("pip"), "command"))
     toggle = (is_nvidia(p) and not single and not docker_override and preset is None
-              and (active in ("docker", "k8s", "compose") or (active == "pip" and info["nightly"] and not pip_override)))
+              and (active in ("docker", *FORMATS) or (active == "pip" and info["nightly"] and not pip_override)))
     entries = [e for e in info["extras"] if active in e["tabs"]]
     extras = {"entries": [{k: e[k] for k in ("command", "note", "optional")} for e in entries],
               "required": sum(1 for e in entries if not e["optional"]),
