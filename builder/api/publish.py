@@ -131,7 +131,9 @@ class ApiBuilder:
             if hw == default_hw:
                 result = record
         assert result is not None
-        return {**result, "by_hardware": by_hardware}
+        # the document's recommended_command keeps the record's keys but not its memory block, which stays in
+        # /<base>/hw/<hw>.json (the recipe document's keys are the seed's; architecture_config the only addition)
+        return {**{k: v for k, v in result.items() if k != "memory"}, "by_hardware": by_hardware}
 
     def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
         """The record (a preset point too) with its ``memory`` block appended where the recipe has architecture

@@ -122,11 +122,11 @@ def _file_hash(answer: Answer, data: bytes) -> str:
     return etag
 
 
-def _download(repo: str, revision: str, cache: Path) -> tuple[bytes, str]:
-    """(``config.json``'s bytes, the commit) from the Hub, stored in the cache."""
+def _download(repo: str, revision: str, cache: Path, filename: str) -> tuple[bytes, str]:
+    """(``filename``'s bytes, the commit) from the Hub, stored in the cache."""
     from huggingface_hub import constants
 
-    url = f"{constants.ENDPOINT}/{repo}/resolve/{quote(revision, safe='')}/{CONFIG_FILE}"
+    url = f"{constants.ENDPOINT}/{repo}/resolve/{quote(revision, safe='')}/{filename}"
     answer = _answer(url, repo, revision)
     sha = answer.header("X-Repo-Commit") or ""
     if not SHA.fullmatch(sha):
@@ -134,16 +134,17 @@ def _download(repo: str, revision: str, cache: Path) -> tuple[bytes, str]:
     if SHA.fullmatch(revision) and sha != revision:
         raise HubFailure(f"the Hub answered for commit {sha}, not {revision}")
     file_hash = _file_hash(answer, answer.body)
-    json_object(answer.body, CONFIG_FILE)  # nothing that is not a config enters the cache
+    json_object(answer.body, filename)  # nothing that is not a config enters the cache
     try:
-        store(cache, repo, revision, sha, file_hash, CONFIG_FILE, answer.body)
+        store(cache, repo, revision, sha, file_hash, filename, answer.body)
     except OSError as error:
         raise HubFailure(f"cannot write the Hugging Face cache {cache}: {error.strerror or error}") from None
     return answer.body, sha
 
 
-def fetch_config(repo: str, revision: str | None) -> tuple[dict[str, Any], str]:
-    """(the repository's ``config.json``, the commit sha it was read at); raises :class:`HubFailure`.
+def fetch_config(repo: str, revision: str | None, filename: str = CONFIG_FILE) -> tuple[dict[str, Any], str]:
+    """(the repository's ``config.json``, or another small JSON file such as ModelOpt's ``hf_quant_config.json``,
+    the commit sha it was read at); raises :class:`HubFailure`.
 
     The cache answers first for a commit sha and under ``HF_HUB_OFFLINE=1``, and when the Hub cannot be
     reached; a branch or tag is otherwise resolved by the Hub (it may have moved)."""
@@ -152,29 +153,29 @@ def fetch_config(repo: str, revision: str | None) -> tuple[dict[str, Any], str]:
     asked = revision or "main"
     _checked(repo, asked)
     cache = Path(constants.HF_HUB_CACHE)
-    hit = cached(cache, repo, asked, CONFIG_FILE)
+    hit = cached(cache, repo, asked, filename)
     if hit is not None and (SHA.fullmatch(asked) or constants.HF_HUB_OFFLINE):
-        return _read_cached(*hit)
+        return _read_cached(*hit, filename)
     if constants.HF_HUB_OFFLINE:
         raise HubFailure("not in the Hugging Face cache, and HF_HUB_OFFLINE=1 forbids downloading it")
     try:
-        data, sha = _download(repo, asked, cache)
+        data, sha = _download(repo, asked, cache, filename)
     except HubUnreachable as failure:
         if hit is None:
             raise HubFailure(f"{failure} and the file is not in the cache") from None
-        return _read_cached(*hit)
-    return json_object(data, CONFIG_FILE), sha
+        return _read_cached(*hit, filename)
+    return json_object(data, filename), sha
 
 
-def _read_cached(path: Path, sha: str) -> tuple[dict[str, Any], str]:
-    """The cached ``config.json`` and its commit."""
+def _read_cached(path: Path, sha: str, filename: str) -> tuple[dict[str, Any], str]:
+    """The cached ``filename`` and its commit."""
     try:
         data = path.read_bytes()[: MAX_JSON_BYTES + 1]
     except OSError as error:
-        raise HubFailure(f"cannot read the cached {CONFIG_FILE}: {error.strerror or error}") from None
+        raise HubFailure(f"cannot read the cached {filename}: {error.strerror or error}") from None
     if len(data) > MAX_JSON_BYTES:
-        raise HubFailure(f"the cached {CONFIG_FILE} is larger than {MAX_JSON_BYTES:,} bytes")
-    return json_object(data, f"the cached {CONFIG_FILE}"), sha
+        raise HubFailure(f"the cached {filename} is larger than {MAX_JSON_BYTES:,} bytes")
+    return json_object(data, f"the cached {filename}"), sha
 
 
 def current_revision(repo: str, ref: str | None) -> str:

@@ -24,7 +24,7 @@ from builder.content.log_text import log_text
 from builder.content.problems import ContentError
 from builder.content.recipe_lints import arg_lists
 from builder.resolver import is_omni
-from builder.resolver.memory import ArchitectureError, architecture_facts
+from builder.resolver.memory import ArchitectureError, architecture_facts, states_precision, with_quant_file
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,24 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
 
 
+QUANT_FILE = "hf_quant_config.json"  # ModelOpt's precision, beside a config.json that may not state it
+
+
+def quant_file(repo: str, sha: str) -> dict[str, Any] | None:
+    """The repository's ``hf_quant_config.json`` at ``sha``, or None when it has none (or it cannot be read)."""
+    try:
+        return fetch_config(repo, sha, QUANT_FILE)[0]
+    except HubFailure:
+        return None
+
+
 def hub_facts(repo: str, revision: str | None) -> dict[str, Any]:
-    """The facts of ``repo`` at ``revision`` (default: main) with ``source`` first; raises :class:`HubFailure`."""
+    """The facts of ``repo`` at ``revision`` (default: main) with ``source`` first; raises :class:`HubFailure`.
+    A checkpoint whose ``config.json`` states no precision gets it from its ``hf_quant_config.json``."""
     config, sha = fetch_config(repo, revision)
     try:
+        if not states_precision(config):
+            config = dict(with_quant_file(config, quant_file(repo, sha)))
         facts = architecture_facts(config)
     except ArchitectureError as err:
         where = f"{err.field}: " if err.field else ""

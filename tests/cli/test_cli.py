@@ -57,15 +57,18 @@ def test_check_strict_turns_warnings_into_errors(capsys) -> None:
 def test_resolve_default_command(capsys) -> None:
     status, out, _ = run(capsys, "resolve", "MiniMaxAI/MiniMax-M3")
     assert status == 0
-    assert out == (
+    command, memory = out.split("\n\n# ")
+    assert command == (
         "vllm serve MiniMaxAI/MiniMax-M3 \\\n"
         "  --block-size 128 \\\n"
         "  --max-model-len 65536 \\\n"
         "  --tensor-parallel-size 8 \\\n"
         "  --tool-call-parser minimax_m3 \\\n"
         "  --enable-auto-tool-choice \\\n"
-        "  --reasoning-parser minimax_m3\n"
+        "  --reasoning-parser minimax_m3"
     )
+    # its architecture facts (from the NVFP4 checkpoint's config) give the memory line
+    assert memory.startswith("Per GPU (139.59 GiB): weights 100.04 GiB, KV cache ")
 
 
 def test_resolve_json_is_the_recommended_record(capsys, tmp_path: Path) -> None:
@@ -82,8 +85,9 @@ def test_resolve_json_is_the_recommended_record(capsys, tmp_path: Path) -> None:
 def test_resolve_every_node_of_a_multi_node_command(capsys) -> None:
     status, out, _ = run(capsys, "resolve", "MiniMaxAI/MiniMax-M3", "--hardware", "h100", "--strategy", "multi_node_tp")
     assert status == 0
-    blocks = out.split("\n\n# ")
+    *blocks, memory = out.split("\n\n# ")
     assert [b.splitlines()[0].lstrip("# ") for b in blocks] == ["Head", "Node 1"]
+    assert memory.startswith("Per GPU (79.20 GiB): weights 50.42 GiB") and "won't start: max_model_len 1048576" in memory
     assert "--node-rank 0" in blocks[0] and "--node-rank 1" in blocks[1] and "--headless" in blocks[1]
 
 

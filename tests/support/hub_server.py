@@ -31,6 +31,10 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from tests.support.memory_cases import MEMORY
+from tests.support.paths import SHARED
+
+HUB_CONFIGS = SHARED / "hub" / "configs"
+QUANT_SUFFIX = ".hf_quant_config.json"
 
 TOKEN = "hf_local_test_token"
 
@@ -55,7 +59,8 @@ class Repo:
         self.sha = digest.hexdigest()
 
 
-BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=\1?\S|\Z)", re.M)
+# the block's comment, its key and its more-indented lines, up to the next line that is not more indented
+BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=(?!\1 ) *\S|\Z)", re.M)
 
 
 def strip_blocks(text: str) -> str:
@@ -89,6 +94,21 @@ def shared_hub() -> FakeHub:
     hub = FakeHub()
     for path in sorted((MEMORY / "configs").glob("*.json")):
         hub.repos[path.stem.replace("__", "/", 1)] = Repo({"config.json": path.read_bytes()})
+    return hub
+
+
+def corpus_hub() -> FakeHub:
+    """A hub holding the configs of ``../shared/hub/configs`` (with the ``hf_quant_config.json`` their publishers
+    ship) and of ``../shared/memory/configs``, each under its repository."""
+    hub = shared_hub()
+    for path in sorted(HUB_CONFIGS.glob("*.json")):
+        if path.name.endswith(QUANT_SUFFIX):
+            continue
+        files = {"config.json": path.read_bytes()}
+        quant = path.with_name(path.stem + QUANT_SUFFIX)
+        if quant.is_file():
+            files["hf_quant_config.json"] = quant.read_bytes()
+        hub.repos[path.stem.replace("__", "/", 1)] = Repo(files)
     return hub
 
 
