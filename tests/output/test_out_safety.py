@@ -86,7 +86,7 @@ def nothing_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("builder.cli.build.load_content", forbidden)
     monkeypatch.setattr("builder.cli.build.Staging", forbidden)
     monkeypatch.setattr("builder.cli.serve.SiteState.full", forbidden)
-    monkeypatch.setattr("builder.cli.serve.ThreadingHTTPServer", forbidden)
+    monkeypatch.setattr("builder.cli.serve.QuietServer", forbidden)
 
 
 # ── refusals: exit 2, one line, nothing changed ──
