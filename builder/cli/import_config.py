@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from builder.cli.memory import architecture_problem, read_config
+from builder.cli.config_json import architecture_problem, read_config
 from builder.cli.reporting import Refused, recipe_file
 from builder.content import schemas
 from builder.content.log_text import log_text

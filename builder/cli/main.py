@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.cli import diff, memory
+from builder.cli import diff, import_command, memory
 from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.cli.new import new_recipe
 from builder.cli.reporting import Refused, reported
@@ -99,7 +99,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--base-url", metavar="URL", default=None,
                    help="preview a deploy under this URL: with a path (https://you.github.io/recipes) the site is "
                         "served under that path, as the host will serve it")
-    memory.add_parsers(sub)
+    memory.add_parser(sub)
+    import_command.add_parser(sub)
     diff.add_parser(sub)
     return top
 
@@ -142,8 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     if refused is not None:
         print(log_text(f"error: {refused}"), file=sys.stderr)
         return 2
-    if args.command in memory.COMMANDS:
+    if args.command == "memory":
         return memory.run(args)
+    if args.command == "import-config":
+        return import_command.run(args)
     if args.command == "diff":
         return diff.run(args)
     if args.command == "build":

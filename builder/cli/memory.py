@@ -1,19 +1,15 @@
-"""``memory`` and ``import-config``: the memory model from the command line.
-
-``memory`` estimates one vLLM start-up from a Hugging Face ``config.json``; ``import-config``
-(:mod:`builder.cli.import_config`) writes that config's architecture facts into a recipe.
-"""
+"""``memory``: the memory model from the command line, one vLLM start-up estimated from a Hugging Face
+``config.json`` (``import-config``, :mod:`builder.cli.import_command`, writes such facts into a recipe)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
+from builder.cli.config_json import architecture_problem, read_config
 from builder.cli.reporting import Refused, reported
 from builder.content.loader import load_content
-from builder.content.problems import ContentError, Problem
 from builder.resolver.memory import (
     DTYPE_BYTES,
     KV_DTYPE_BYTES,
@@ -25,12 +21,9 @@ from builder.resolver.memory import (
     with_quant_file,
 )
 
-COMMANDS = ("memory", "import-config")
-MAX_CONFIG_BYTES = 4_000_000  # a config.json is a few kB; refuse anything absurd
 
-
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Add ``memory`` and ``import-config`` to the top-level subparsers."""
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``memory`` to the top-level subparsers."""
     m = sub.add_parser("memory", help="estimate weights, KV cache and whether vLLM starts, from a config.json")
     m.add_argument("--config", type=Path, required=True, metavar="CONFIG.json", help="a Hugging Face config.json")
     gpu = m.add_mutually_exclusive_group()
@@ -58,73 +51,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--vllm-version", metavar="V", help="the release whose token report to follow (default: the model's)")
     m.add_argument("--json", action="store_true", help="print the whole estimate as JSON")
 
-    i = sub.add_parser("import-config", help="write a config.json's architecture facts into a recipe",
-                       description="From a file: import-config <org>/<repo> CONFIG.json. From the Hub (honours HF_ENDPOINT, "
-                       "HF_TOKEN, HF_HOME and HF_HUB_OFFLINE): import-config --from-hub <org>/<repo> | --all. "
-                       "Compare recorded revisions with the Hub: import-config --check.")
-    i.add_argument("recipe", nargs="?", help="<org>/<repo>")
-    i.add_argument("config", nargs="?", type=Path, metavar="CONFIG.json")
-    i.add_argument("--from-hub", action="store_true", help="read config.json from the Hugging Face Hub")
-    i.add_argument("--all", action="store_true", help="with --from-hub: every recipe and variant lacking facts")
-    i.add_argument("--check", action="store_true", help="which recipes' facts are behind the Hub (writes nothing)")
-    i.add_argument("--revision", metavar="REV", help="with --from-hub: a branch, tag or commit (default main)")
-    i.add_argument("--variant", metavar="V", help="write into variants.<V> instead of model")
-    i.add_argument("--content", type=Path, default=Path("recipes"))
-
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``memory`` or ``import-config``; returns the exit status."""
-    if args.command == "memory":
-        return reported(lambda: memory(args))
-    return reported(lambda: import_command(args))
-
-
-def import_command(args: argparse.Namespace) -> int:
-    """``import-config`` in its three forms: a file, the Hub, or ``--check``."""
-    if args.check:
-        if args.recipe or args.config or args.all or args.variant or args.revision:
-            raise Refused("--check takes only --content")
-        from builder.cli.hub_import import check_sources
-
-        return check_sources(args.content)
-    if args.from_hub:
-        if args.config is not None or (args.all and (args.recipe or args.variant or args.revision)):
-            raise Refused("use --from-hub <org>/<repo> [--revision REV] [--variant V], or --from-hub --all")
-        from builder.cli.hub_import import import_from_hub
-
-        return import_from_hub(args.content, args.recipe, args.revision, args.variant, args.all)
-    if args.recipe is None or args.config is None or args.all or args.revision:
-        raise Refused("expected <org>/<repo> CONFIG.json (or --from-hub, or --check)")
-    from builder.cli.import_config import import_config
-
-    return import_config(args.content, args.recipe, args.config, args.variant)
+    """Run ``memory``; returns the exit status."""
+    return reported(lambda: memory(args))
 
 
 # ── memory ────────────────────────────────────────────────────────────────
-
-
-def read_config(path: Path) -> dict[str, Any]:
-    """A config.json as a mapping; raises ContentError with one problem."""
-
-    def fail(message: str) -> ContentError:
-        return ContentError([Problem(str(path), 0, "", message)])
-
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise fail(f"cannot read file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise fail(f"file is too large: more than {MAX_CONFIG_BYTES:,} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise fail("not UTF-8 text") from None
-    except (ValueError, RecursionError) as exc:
-        raise fail(f"invalid JSON: {str(exc)[:200]}") from None
-    if not isinstance(data, dict):
-        raise fail("expected a JSON object at the top level")
-    return data
 
 
 def hardware_gib(content: Path, hardware: str) -> float:
@@ -138,10 +71,6 @@ def hardware_gib(content: Path, hardware: str) -> float:
     if not vram or not gpus:
         raise Refused(f"hardware {hardware!r} declares no vram_gb")
     return visible_gib(vram / gpus)
-
-
-def architecture_problem(path: Path, exc: ArchitectureError) -> ContentError:
-    return ContentError([Problem(str(path), 0, exc.field, exc.message)])
 
 
 def memory(args: argparse.Namespace) -> int:
