@@ -16,9 +16,9 @@ from ..hardware import (
     variant_of,
 )
 from ..install import initial_install_tab
+from ..layering import single_parallel_size
 from ..memory import import_command, memory_fallback, memory_for_record
 from ..omni import active_omni_task, omni_example, resolve_omni
-from ..pipeline import single_parallel_size
 from ..presets import resolve_preset
 from ..resolve import applicable_notes, resolve
 from ..shell import pip_view
