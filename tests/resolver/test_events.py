@@ -24,7 +24,7 @@ CONTROL_CASES: tuple[tuple[str, dict[str, str]], ...] = (
     ("Lightricks/LTX-2.5-Diffusers", {}),  # omni task axes
     ("Wan-AI/Wan2.2-T2V-A14B-Diffusers", {}),  # an omni task row
 )
-PAGE_ACTIONS = {"reset", "refresh"}  # sent by the Reset button and the Env panel, not by a control of the view
+PAGE_ACTIONS = {"reset", "refresh"}  # sent by the Reset button and the Env panel, no control of the view
 
 
 @functools.cache
@@ -63,7 +63,8 @@ def test_an_unknown_event_changes_nothing() -> None:
     """Not the state, not the applied preset, and no choices are stored: the view is the refresh's."""
     facts_args = (project_recipe("MiniMaxAI/MiniMax-M3"), project_vocab())
     shown = preset_view()
-    for event in ({"type": "nope", "value": "b200"}, {"type": ["hardware"], "value": "b200"}, {"value": "b200"}):
+    unknown = ({"type": "nope", "value": "b200"}, {"type": ["hardware"], "value": "b200"}, {"value": "b200"})
+    for event in unknown:
         after = R.builder_state(*facts_args, shown["state"], event)
         assert after == R.builder_state(*facts_args, shown["state"], {"type": "refresh"}), event
         assert after["preset"] == shown["preset"] and after["storage"] == {"prefs": None, "recipe": None}
@@ -74,7 +75,8 @@ def test_an_unknown_event_changes_nothing() -> None:
                          ids=lambda e: f"{e['type']}={e['value']}")
 def test_a_click_keeps_the_applied_preset_exactly_when_its_rule_says_so(event: ClickEvent) -> None:
     shown = preset_view()
-    after = R.builder_state(project_recipe("MiniMaxAI/MiniMax-M3"), project_vocab(), shown["state"], dict(event))
+    after = R.builder_state(project_recipe("MiniMaxAI/MiniMax-M3"), project_vocab(), shown["state"],
+                            dict(event))
     rule = event_rule(dict(event))
     assert rule is not None
     assert (after["state"]["preset"] is not None) is rule.keeps_preset
@@ -84,7 +86,8 @@ def test_a_click_keeps_the_applied_preset_exactly_when_its_rule_says_so(event: C
 def test_the_page_stores_the_choices_exactly_after_the_clicks_whose_rule_says_so(rule: Any) -> None:
     """Any click of a storing type writes ``storage.recipe``, even one its handler refuses."""
     shown = R.builder_state(recipe("Qwen/Qwen3-8B"), vocab(), {})
-    after = R.builder_state(recipe("Qwen/Qwen3-8B"), vocab(), shown["state"], {"type": rule.type, "value": "zz"})
+    after = R.builder_state(recipe("Qwen/Qwen3-8B"), vocab(), shown["state"],
+                            {"type": rule.type, "value": "zz"})
     assert (after["storage"]["recipe"] is not None) is rule.stores_choices
 
 
@@ -116,14 +119,16 @@ def test_the_preset_rows_and_the_none_pill() -> None:
     point = next(p for p in rows[1]["pills"] if p["selected"])
     assert point["sub"].startswith("c=") and point["tooltip"].startswith("concurrency ")
     plain = R.builder_state(project_recipe("MiniMaxAI/MiniMax-M3"), project_vocab(), {})
-    assert [r["id"] for r in plain["preset_rows"]] == ["preset"] and plain["preset_rows"][0]["pills"][0]["selected"]
+    assert [r["id"] for r in plain["preset_rows"]] == ["preset"]
+    assert plain["preset_rows"][0]["pills"][0]["selected"]
     assert R.builder_state(recipe("Qwen/Qwen3-8B"), vocab(), {})["preset_rows"] == []
 
 
 def test_tab_inputs_numbered_tabs_cuda_choice_and_the_tp_note() -> None:
     pd, mooncake = control_views()[1], control_views()[2]
     assert [t["inputs"] for t in pd["tabs"]] == [[{
-        "prefix": "node ", "label": "Which prefill node is shown", "value": 1, "min": 1, "max": 2, "suffix": " of 2",
+        "prefix": "node ", "label": "Which prefill node is shown", "value": 1, "min": 1, "max": 2,
+        "suffix": " of 2",
         "event": {"type": "pool_rank", "role": "prefill"}}], [], []]
     assert [t["name"] for t in mooncake["tabs"] if t["inputs"]] == ["vLLM Serve"]
     assert mooncake["tabs"][2]["inputs"][0]["suffix"] == " (1–3) on $VLLM_INSTANCE_1"

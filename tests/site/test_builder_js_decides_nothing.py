@@ -15,7 +15,8 @@ NAMED = r"[\w$.?]*\.(?:id|name|label|role|feature|axis)\b"  # a row's or a tab's
 BRANCHES = {
     "compares a name with a literal": rf"{NAMED}\s*[!=]==?\s*[\"'`]|[\"'`]\s*[!=]==?\s*{NAMED}",
     "looks a name up in a list": rf"\.includes\(\s*{NAMED}\s*\)",
-    "tests a name's text": rf"\.test\(\s*{NAMED}|{NAMED}\s*\.\s*(?:startsWith|endsWith|includes|match|search|indexOf)\(",
+    "tests a name's text":
+        rf"\.test\(\s*{NAMED}|{NAMED}\s*\.\s*(?:startsWith|endsWith|includes|match|search|indexOf)\(",
     "switches on a name": rf"switch\s*\(\s*{NAMED}",
 }
 LITERAL = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)'|`((?:[^`\\$]|\\.|\$(?!\{))*)(?:`|\$\{)")
@@ -38,16 +39,19 @@ def decisions(source: str, names: set[str]) -> list[str]:
     found = []
     for number, line in enumerate(source.splitlines(), 1):
         code = re.sub(r"^\s*//.*", "", line)
-        found += [f"{number}: {what}: {line.strip()}" for what, pattern in BRANCHES.items() if re.search(pattern, code)]
+        found += [f"{number}: {what}: {line.strip()}" for what, pattern in BRANCHES.items()
+                  if re.search(pattern, code)]
         literals = {next(g for g in m.groups() if g is not None) for m in LITERAL.finditer(code)}
         found += [f"{number}: names {lit!r}: {line.strip()}" for lit in sorted(literals & names)]
-        found += [f"{number}: sends {t!r} itself: {line.strip()}" for t in EVENT_TYPE.findall(code) if t in events]
+        found += [f"{number}: sends {t!r} itself: {line.strip()}" for t in EVENT_TYPE.findall(code)
+                  if t in events]
     return found
 
 
 def test_builder_js_has_no_branch_on_a_row_id_label_or_tab_name() -> None:
     names = view_names()
-    assert {"hardware", "strategy", "nodes", "prefill_pool", "instances", "preset", "cuda", "Prefill", "Decode",
+    assert {"hardware", "strategy", "nodes", "prefill_pool", "instances", "preset", "cuda", "Prefill",
+            "Decode",
             "docker"} <= names
     assert decisions(BUILDER_JS.read_text(encoding="utf-8"), names) == []
 
@@ -59,7 +63,8 @@ def test_the_check_finds_the_decisions_builder_js_used_to_make() -> None:
                          '  : ["hardware", "variant", "nodes"].includes(row.id) ? row.id : null;',
         "CUDA choices": 'b.addEventListener("click", () => send({ type: "cuda", value }));',
         "numbered tabs": "const numbered = tabs.some((t) => /^\\d+· /.test(t.label));",
-        "prefill/decode role": 'const pd = v.state && (active.name === "Prefill" || active.name === "Decode");',
+        "prefill/decode role":
+            'const pd = v.state && (active.name === "Prefill" || active.name === "Decode");',
         "preset row": 'rows.append(pillRow({ id: "preset", label: "Preset", kind: "radio", pills },\n'
                       '  (p) => send({ type: "preset", value: p.value || null })));',
         "instances input": 'const inst = (v.rows || []).find((r) => r.id === "instances");',
