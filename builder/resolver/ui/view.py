@@ -149,11 +149,11 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     ``install``, ``cuda``, ``preset``, ``point``) and optionally ``_prefs`` (the stored global
     preference ``{"hardware": id}``), ``_stored`` (this recipe's stored choices) and ``_endpoints``
     (saved Env values).  Otherwise ``state`` is the ``state`` of the previous result (plus
-    ``_endpoints``) and ``event`` one click: ``{"type": ..., "value": ..., "feature"/"role"/"axis": ...}``,
-    a type of ``events.EVENT_RULES`` (the view's rows carry the event their pills send).
+    ``_endpoints``) and ``event`` one click: ``{"type": ..., "value": ..., "feature"/"role"/"axis":
+    ...}`` of a type of ``events.EVENT_RULES`` (the view names the event each control sends).
 
-    Returns ``{state, query, storage, rows, install, summary, tabs, curl, bench, target, notes,
-    hardware_note, vram_warning, tp_hint, presets, preset, placeholders, omni}``.
+    Returns ``{state, query, storage, rows, install, summary, tabs, tabs_numbered, curl, bench, target,
+    notes, hardware_note, vram_warning, tp_hint, presets, preset, preset_rows, placeholders, omni}``.
 
     ``facts``: the :class:`BuilderFacts` of (``recipe``, ``vocab``), to share what they remember
     across calls (the build's stored clicks); a new one by default.
