@@ -2,7 +2,7 @@
 app this site replaces), as data: what, where, why, and the recipe field, engine fact or spec item
 that justifies it.
 
-``tests/site/test_reference_replay.py`` replays the click sequences of ``../shared/interactive``
+``tests/resolver/test_reference_replay.py`` replays the click sequences of ``../shared/interactive``
 through our builder and compares every command tab with the reference's; a difference passes only
 when a row below whose condition holds turns our text into the reference's. Each row says how:
 
