@@ -15,7 +15,12 @@ from builder.api.publish import ApiBuilder, dumps
 from builder.content.loader import load_content, reload_recipe
 from builder.content.model import Content, RecipeFile
 from builder.content.problems import ContentError, Problem
-from builder.content.schemas.json_schema import SCHEMA_PATH, recipe_schema
+from builder.content.schemas.json_schema import (
+    PERFORMANCE_SCHEMA_PATH,
+    SCHEMA_PATH,
+    performance_schema,
+    recipe_schema,
+)
 from builder.output.collisions import API, check_outputs, incremental_clash
 from builder.output.forked import ForkedJob
 from builder.output.streaming import StreamedFiles
@@ -115,7 +120,8 @@ class Pipeline:
             raise ContentError(problems)
         files: MutableMapping[str, bytes] = dict(output.files) if streams is None else ChainMap(streams[1], output.files)
         schema = files[SCHEMA_PATH] = dumps(recipe_schema())
-        schema_part = ({SCHEMA_PATH: schema}, "the recipe JSON Schema")
+        performance = files[PERFORMANCE_SCHEMA_PATH] = dumps(performance_schema())
+        schema_part = ({SCHEMA_PATH: schema, PERFORMANCE_SCHEMA_PATH: performance}, "the JSON Schemas")
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if html:

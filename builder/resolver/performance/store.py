@@ -81,8 +81,9 @@ def stored_path(hf_id: str) -> str:
 
 
 def inputs_key(inputs: Mapping[str, Any]) -> str:
-    """The one identity of a set of predictor inputs."""
-    return json.dumps(inputs, sort_keys=True, separators=(",", ":"))
+    """The one identity of a set of predictor inputs (2.0 and 2 are one number: YAML 1.2 reads the file)."""
+    plain = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in inputs.items()}
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"))
 
 
 def entries_by_inputs(stored: StoredFile) -> dict[str, Entry]:
