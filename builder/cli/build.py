@@ -26,6 +26,7 @@ from builder.output.forked import ForkedJob
 from builder.output.streaming import StreamedFiles
 from builder.output.writer import Staging, UnsafeOutput, UnsafePath, check_out
 from builder.resolver import memory_coverage
+from builder.resolver.performance.store import block_coverage
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
 
@@ -275,4 +276,10 @@ def build(options: BuildOptions) -> int:
         f"{len(result.files)} files into {options.out}"
     )
     print(memory_coverage(recipe.data for recipe in result.content.recipes))
+    stored = sum(1 for recipe in result.content.recipes if recipe.performance is not None)
+    if stored:
+        bodies = [body for body in result.output.objects.values() if isinstance(body, dict)]
+        points = [body["points"] for body in bodies if isinstance(body.get("points"), dict)]
+        records = [*bodies, *(point for group in points for point in group.values())]
+        print(block_coverage(records, stored))
     return 0

@@ -88,6 +88,9 @@ class Predictor:
             except HubFailure as failure:
                 self.configs[key] = f"no config.json of {repo}: {failure}"
             else:
+                if not isinstance(config.get("architectures"), list):
+                    self.configs[key] = f"the config.json of {repo} names no architectures"
+                    return self.configs[key]
                 folder = Path(self.folder.name) / f"{len(self.configs)}-{sha}"
                 folder.mkdir()
                 (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")

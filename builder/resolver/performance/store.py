@@ -10,7 +10,7 @@ match, which ``predict --check`` reports as stale and the page as "no stored pre
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
 from .mapping import PredictorInputs, record_inputs
@@ -135,3 +135,12 @@ def performance_for_record(
     entry = table.get(inputs_key(inputs))
     return missing(hf_id) if entry is None else block_of(entry, stored["predictor"])
 
+
+
+def block_coverage(records: Iterable[Any], recipes: int) -> str:
+    """The build's coverage line: predicted and unavailable blocks among the records it keeps (each hardware's
+    recommended record and the preset points; alternatives are counted by ``predict``)."""
+    blocks = [r["performance"] for r in records if isinstance(r, Mapping) and isinstance(r.get("performance"), Mapping)]
+    predicted = sum(1 for block in blocks if "predictor" in block)
+    return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with a named reason, "
+            f"in {recipes} recipes with stored predictions")
