@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import logging
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -53,9 +54,13 @@ def _quiet() -> None:
     warnings.filterwarnings("ignore", module="aiconfigurator_core")
 
 
+INSTALLED_PATH = re.compile(r"/[^\s'\"]*/aiconfigurator_core/")
+
+
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0][:200] if text else ''}".rstrip(": ")
+    """The error's type and first line, without this machine's paths (the text is stored and published)."""
+    lines = INSTALLED_PATH.sub("aiconfigurator_core/", str(error)).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0][:240] if lines else ''}".rstrip(": ")
 
 
 class Predictor:

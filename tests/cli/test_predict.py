@@ -177,3 +177,12 @@ def test_resolve_prints_the_same_block_and_answers_a_target(predicted: tuple[Pat
     status, _, err, _ = run(None, "resolve", HF_ID, "--target", "speed=3", "--content", root)
     assert (status, err) == (2, "error: --target: expected NAME=VALUE items with NAME one of ttft, tps_user, gpus, "
                                 "got 'speed=3'\n")
+
+
+def test_a_predictor_failure_is_one_line_without_this_machines_paths() -> None:
+    from builder.cli.predictor import _first_line
+
+    error = RuntimeError("perf database error: no MHC module rows loaded (first: /work/x/.venv/lib/python3.11/"
+                         "site-packages/aiconfigurator_core/systems/data/gb200/vllm/0.24.0/mhc.parquet)\ndetails")
+    assert _first_line(error) == ("RuntimeError: perf database error: no MHC module rows loaded (first: "
+                                  "aiconfigurator_core/systems/data/gb200/vllm/0.24.0/mhc.parquet)")
