@@ -28,7 +28,7 @@ from builder.site.views import RecipeView, text
 # Ids of the recipe page's own sections, reserved so that Markdown headings get other slugs.
 PAGE_IDS = frozenset(
     {"main", "builder", "command", "deploy", "install", "matrix", "guide", "presets", "notes", "variants",
-     "related", "api", "self-host", "top", "search", "sidebar"}
+     "related", "api", "self-host", "top", "search", "sidebar", "performance", "perf-title"}
 )
 HTTP_URL = re.compile(r"^https?://")
 
