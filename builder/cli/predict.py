@@ -85,7 +85,7 @@ def recipe_commands(recipe: RecipeFile, content: Content) -> Commands:
 def stale_reasons(stored: StoredFile | None, commands: Commands, installed: Tool | None) -> list[str]:
     """Why a recipe's stored predictions are out of date (empty: up to date)."""
     if stored is None:
-        return ["no stored predictions"] if commands.predictable or commands.reasons else []
+        return ["no stored predictions"] if commands.predictable else []
     reasons = []
     if installed is not None and stored["predictor"] != installed:
         old, new = stored["predictor"], installed
@@ -161,7 +161,10 @@ def predict(content_root: Path, hf_id: str | None, every: bool, check: bool) -> 
     try:
         for recipe, commands in mapped:
             reasons = stale_reasons(recipe.performance, commands, installed)
-            if not reasons:
+            if not reasons and recipe.performance is None and check:
+                print(f"{recipe.hf_id}: nothing to predict")
+                continue
+            if not reasons and recipe.performance is not None:
                 print(f"{recipe.hf_id}: up to date ({len(commands.inputs)} predictions)")
                 continue
             stale += 1
