@@ -24,6 +24,7 @@ from builder import resolver
 from builder.cli.import_config import write_atomically
 from builder.cli.reporting import Refused, recipe_file
 from builder.content.loader import load_content
+from builder.content.log_text import log_text
 from builder.content.model import Content, RecipeFile
 from builder.resolver.performance.mapping import PredictorInputs, record_inputs
 from builder.resolver.performance.store import Entry, StoredFile, Tool, inputs_key, stored_path
@@ -169,7 +170,7 @@ def predict(content_root: Path, hf_id: str | None, every: bool, check: bool) -> 
                 continue
             stale += 1
             if check:
-                print(f"{recipe.hf_id}: stale: {'; '.join(reasons)}")
+                print(log_text(f"{recipe.hf_id}: stale: {'; '.join(reasons)}"))
                 continue
             assert installed is not None
             runner = runner or engine.Predictor()
@@ -188,7 +189,7 @@ def predict(content_root: Path, hf_id: str | None, every: bool, check: bool) -> 
     finally:
         if runner is not None:
             runner.close()
-    print(coverage_line([commands for _, commands in mapped]))
+    print(log_text(coverage_line([commands for _, commands in mapped])))  # reasons quote recipe values
     if check and stale:
         print(f"{stale} recipe(s) with stale predictions: run vllm-recipes predict", file=sys.stderr)
         return 1

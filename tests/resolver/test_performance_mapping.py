@@ -97,6 +97,8 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any], str, list[str], di
      {"nextn": 3, "nextn_accepted": 1.78, "acceptance_source": ACCEPTANCE["Inferact/MiniMax-M3-EAGLE3-GQA"]["source"]}),
     ("too big for the node", KIMI_K2, {"precision": "fp8"}, "h100", ["--tensor-parallel-size", "8"],
      "the memory model says this command won't start: not enough memory for the weights: 120.98 GiB per GPU…"),
+    ("bf16 sibling of quantized facts", NVFP4_30B, {"precision": "bf16", "model_id": "Qwen/Qwen3-30B-A3B"}, "h100", [],
+     {"model": "nvidia/Qwen3-30B-A3B-NVFP4", "gemm_quant": "bfloat16", "moe_quant": "bfloat16"}),
     ("gb200", QWEN3_8B, BF16, "gb200", [], {"system": "gb200"}),
     ("b300", QWEN3_8B, BF16, "b300", [], {"system": "b300_sxm"}),
     # named reasons

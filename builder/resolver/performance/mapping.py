@@ -227,12 +227,14 @@ def predictor_inputs(
     settings = argv_settings(argv)
     method = settings.pop("quantization", None)
     precision = variant.get("precision") if source == "model" else None
+    checkpoint = variant.get("model_id")
+    other = source == "model" and isinstance(checkpoint, str) and checkpoint != repo  # its precision says, not the facts
     if isinstance(method, str):
         quant = ONLINE_QUANT.get(method)
         if quant is None:
             return Unavailable(unavailable=f"the predictor has no kernels for --quantization {method[:40]}")
     else:
-        found = checkpoint_quant(facts, precision, system)
+        found = checkpoint_quant({} if other else facts, precision, system)
         if isinstance(found, str):
             return Unavailable(unavailable=f"the predictor does not know {found}")
         quant = found
@@ -247,6 +249,8 @@ def predictor_inputs(
     if gpu_gib is None:
         return Unavailable(unavailable="the hardware profile declares no vram_gb and gpu_count")
     bits = {"fp8": 8, "fp8_block": 8, "int8_wo": 8, "int4_wo": 4, "nvfp4": 4, "nvfp4_wo": 4}.get(quant[0])
+    if other and quant == ("bfloat16", "bfloat16"):
+        bits = 16  # the facts describe a quantized sibling checkpoint
     try:
         estimate = estimate_memory(facts, {**settings, "weight_bits": bits, "gpu_memory_gib": gpu_gib})
     except (ArchitectureError, SettingsError) as err:
