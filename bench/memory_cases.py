@@ -5,7 +5,12 @@ Prints, for each shared vLLM 0.19 start-up (../shared/memory/cases.json) and the
 the vision encoder and the draft within them, KV cache and tokens, estimate against the log. Then the
 coverage line of recipes/ (as committed, and a copy without its blocks) and of a temporary copy of
 ../shared/upstream before and after
-``import-config --from-hub --all`` against the local Hub stand-in serving ../shared/memory/configs.
+``import-config --from-hub --all`` against the local Hub stand-in serving ../shared/memory/configs (and, for
+../shared/upstream, ../shared/hub/configs with their hf_quant_config.json).
+
+Then the hybrid, sliding-window and sparse start-ups of ../shared/hybrid-logs: given each log's "Available KV
+cache memory" and settings, the KV cache tokens, the maximum concurrency and the weights against the log, and
+the cases that cannot be checked, with the reason.
 """
 
 from __future__ import annotations
@@ -23,15 +28,17 @@ sys.path.insert(0, str(ROOT))
 from builder.content.loader import load_content  # noqa: E402
 from builder.resolver import memory_coverage  # noqa: E402
 from builder.resolver.memory import estimate_memory  # noqa: E402
-from tests.support.hub_server import HubServer, shared_hub, strip_blocks  # noqa: E402
+from tests.support.hub_server import FakeHub, HubServer, corpus_hub, shared_hub, strip_blocks  # noqa: E402
 from tests.support.memory_cases import (  # noqa: E402
     CASES,
     EAGLE3,
     EAGLE3_REPO,
     GEMMA3,
-    MEMORY,
+    HYBRID_UNCHECKED,
+    HYBRID_WEIGHTS_UNCHECKED,
     MULTIMODAL_SETTINGS,
     config,
+    hybrid_checks,
 )
 from tests.support.paths import RECIPES, SHARED  # noqa: E402
 
@@ -72,9 +79,31 @@ def coverage(root: Path) -> str:
     return str(memory_coverage(recipe.data for recipe in content.recipes))
 
 
-def before_and_after(name: str, source: Path, strip: bool) -> None:
+def _versus(estimate: float, log: float | None, digits: int = 2) -> str:
+    if log is None:
+        return f"{estimate:,.{digits}f} / -"
+    return f"{estimate:,.{digits}f} / {log:,.{digits}f} ({100 * (estimate / log - 1):+.1f}%)" if log else f"{estimate} / {log}"
+
+
+def hybrid_table() -> None:
+    """Each hybrid-logs case with a config and a logged budget: tokens, concurrency and weights, estimate / log."""
+    print(f"{'hybrid-logs case':<46} {'KV tokens est / log':>30} {'concurrency est / log':>26} {'weights GiB est / log':>26}")
+    for check in hybrid_checks():
+        e, log = check["estimate"], check["log"]
+        concurrency = log["max_concurrency"]["x"]
+        weights = None if check["id"] in HYBRID_WEIGHTS_UNCHECKED else log["model_loading_gib"]
+        row = (f"{check['id'][:46]:<46} {_versus(e['kv_tokens'], log['kv_cache_tokens'], 0):>30} "
+               f"{_versus(e['max_concurrency'], concurrency):>26} {_versus(e['weights_gib'], weights):>26}")
+        if check["failed"]:
+            row += f"  failed start-up, estimate: {e['verdict']}: {e['reason'][:90]}"
+        print(row)
+    for case, reason in {**HYBRID_UNCHECKED, **HYBRID_WEIGHTS_UNCHECKED}.items():
+        print(f"  not checked: {case}: {reason}")
+
+
+def before_and_after(name: str, source: Path, strip: bool, hub: FakeHub) -> None:
     """Coverage of a copy of ``source`` (without its blocks when ``strip``), then after ``--from-hub --all``."""
-    with tempfile.TemporaryDirectory() as tmp, HubServer(shared_hub(), Path(tmp) / "hf-home") as server:
+    with tempfile.TemporaryDirectory() as tmp, HubServer(hub, Path(tmp) / "hf-home") as server:
         copy = Path(tmp) / "content"
         subprocess.run(["cp", "-r", str(source), str(copy)], check=True)
         subprocess.run(["chmod", "-R", "u+w", str(copy)], check=True)
@@ -87,8 +116,9 @@ def before_and_after(name: str, source: Path, strip: bool) -> None:
                                "--content", str(copy)], cwd=ROOT, env={**env, **server.env()}, capture_output=True,
                               text=True, timeout=900)
         wrote = [line for line in done.stdout.splitlines() if ": wrote " in line]
-        print(f"  import-config --from-hub --all (local Hub with the {len(server.hub.repos)} configs of "
-              f"{MEMORY / 'configs'}): exit {done.returncode}; {done.stdout.splitlines()[-1]}")
+        refused = done.stderr.count("an architecture the memory model does not know")
+        print(f"  import-config --from-hub --all (local Hub with {len(server.hub.repos)} repositories): exit "
+              f"{done.returncode}; {done.stdout.splitlines()[-1]}; {refused} refused as an unknown architecture")
         for line in wrote:
             print(f"    {line}")
         print(f"{name} after:  {coverage(copy)}")
@@ -97,10 +127,12 @@ def before_and_after(name: str, source: Path, strip: bool) -> None:
 def main() -> None:
     cases_table()
     print()
+    hybrid_table()
+    print()
     print(f"recipes/ as committed: {coverage(RECIPES)}")
-    before_and_after("recipes/ without its architecture_config blocks", RECIPES, strip=True)
+    before_and_after("recipes/ without its architecture_config blocks", RECIPES, strip=True, hub=shared_hub())
     if UPSTREAM.is_dir():
-        before_and_after("../shared/upstream", UPSTREAM, strip=False)
+        before_and_after("../shared/upstream", UPSTREAM, strip=False, hub=corpus_hub())
 
 
 if __name__ == "__main__":

@@ -87,3 +87,47 @@ def test_the_resolver_imports_nothing_outside_itself() -> None:
 def test_modules_stay_small(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it along a seam"
+
+
+def module_name(path: Path) -> str:
+    parts = ["builder", *path.relative_to(BUILDER).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports(path: Path, known: set[str]) -> set[str]:
+    """The modules of ``builder`` a file imports (``from pkg import mod`` names the module ``pkg.mod``)."""
+    package = ["builder", *path.relative_to(BUILDER).with_suffix("").parts][:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            name = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                found.add(f"{name}.{alias.name}" if f"{name}.{alias.name}" in known else name)
+    return found & known
+
+
+def test_no_import_circle() -> None:
+    """Modules import one way: no module reaches itself through its imports (function-level ones included)."""
+    paths = {module_name(p): p for p in modules()}
+    known = set(paths)
+    graph = {name: module_imports(path, known) - {name} for name, path in paths.items()}
+    circles: list[str] = []
+    done: set[str] = set()
+
+    def visit(name: str, trail: list[str]) -> None:
+        if name in trail:
+            circles.append(" -> ".join(trail[trail.index(name):] + [name]))
+            return
+        if name in done:
+            return
+        for target in sorted(graph[name]):
+            if not target.startswith(name + "."):  # a package's __init__ may re-export its own modules
+                visit(target, [*trail, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert circles == []

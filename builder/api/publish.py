@@ -60,8 +60,7 @@ class ApiBuilder:
         self.argv_lint = ArgvLint()
         self.memory_lint = MemoryLint(arg_origin)
         self.lint_problems: dict[str, list[Problem]] = {}  # hf_id -> vLLM CLI lint warnings
-        self.stored: StoredFile | None = None  # the current recipe's stored predictions, and by inputs:
-        self.stored_by_inputs: dict[str, Entry] | None = None
+        self.stored: tuple[StoredFile, dict[str, Entry]] | None = None  # the recipe's predictions, and by inputs
 
     # ── catalogues ──
 
@@ -108,7 +107,7 @@ class ApiBuilder:
         if not rendered:
             return None
         default_hw = rendered[0]["hardware"]
-        profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
+        profiles = resolver.published_profiles(self.vocab.taxonomy)
         strategies = self.vocab.strategy_map
         by_hardware: dict[str, str] = {}
         result: dict[str, Any] | None = None
@@ -134,7 +133,8 @@ class ApiBuilder:
             if hw == default_hw:
                 result = record
         assert result is not None
-        return {**result, "by_hardware": by_hardware}
+        # the document's recommended_command: the record without its memory and performance (see /<base>/hw/<hw>.json)
+        return {**{k: v for k, v in result.items() if k not in ("memory", "performance")}, "by_hardware": by_hardware}
 
     def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
         """The record (a preset point too) with its ``memory`` block appended where the recipe has architecture
@@ -144,7 +144,8 @@ class ApiBuilder:
         memory = resolver.memory_for_record(record, data, variant, profile)
         self.memory_lint.record(record, memory, preset)
         record = record if memory is None else {**record, "memory": memory}
-        block = performance_for_record(record, data, variant, profile, self.stored, self.current, self.stored_by_inputs)
+        stored, table = self.stored or (None, None)
+        block = performance_for_record(record, data, variant, profile, stored, self.current, table)
         return record if block is None else {**record, "performance": block}
 
     # ── recipes (json-api §3) ──
@@ -155,8 +156,7 @@ class ApiBuilder:
         self.current = hf_id
         self.argv_lint.start(recipe)
         self.memory_lint.start(recipe)
-        self.stored = recipe.performance
-        self.stored_by_inputs = None if recipe.performance is None else entries_by_inputs(recipe.performance)
+        self.stored = None if recipe.performance is None else (recipe.performance, entries_by_inputs(recipe.performance))
         doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
         self.synthesise_install(doc)
         recommended = self.render_base(data, "default", hf_id, hf_id)
@@ -223,7 +223,7 @@ class ApiBuilder:
         if not isinstance(presets, dict) or resolver.is_omni(recipe.data):
             return
         strategies = self.vocab.strategy_map
-        profiles = self.vocab.taxonomy.get("hardware_profiles") or {}
+        profiles = resolver.published_profiles(self.vocab.taxonomy)
         for key, preset in presets.items():
             resolved = recipe.resolved_presets.get(key) or resolver.resolve_preset(recipe.data, self.resolver_vocab, key)
             self.out.warnings.extend(resolved["warnings"])

@@ -13,6 +13,7 @@ from typing import Any
 from builder.api.output import BuildOutput
 from builder.api.publish import ApiBuilder, dumps
 from builder.content.loader import load_content, reload_recipe
+from builder.content.log_text import log_text
 from builder.content.model import Content, RecipeFile
 from builder.content.problems import ContentError, Problem
 from builder.content.schemas.json_schema import (
@@ -245,7 +246,7 @@ def build(options: BuildOptions) -> int:
     try:
         check_out(options.out, options.content)
     except UnsafeOutput as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(log_text(f"error: {exc}"), file=sys.stderr)
         return 2
     try:
         with Staging(options.out) as staging:
@@ -253,7 +254,7 @@ def build(options: BuildOptions) -> int:
             for problem in result.problems:
                 print(problem, file=sys.stderr)
             for warning in result.output.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
+                print(log_text(f"warning: {warning}"), file=sys.stderr)
             staging.commit()
     except ContentError as exc:
         for problem in exc.problems:
@@ -262,13 +263,13 @@ def build(options: BuildOptions) -> int:
         print(f"build failed: {errors} error(s); {options.out} left unchanged", file=sys.stderr)
         return 1
     except UnsafeOutput as exc:  # the folder changed since the check above
-        print(f"error: {exc}", file=sys.stderr)
+        print(log_text(f"error: {exc}"), file=sys.stderr)
         return 2
     except BrowserFilesMissing as exc:
-        print(f"error: {exc}; {options.out} left unchanged", file=sys.stderr)
+        print(log_text(f"error: {exc}; {options.out} left unchanged"), file=sys.stderr)
         return 1
     except (OSError, UnsafePath) as exc:
-        print(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged", file=sys.stderr)
+        print(log_text(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged"), file=sys.stderr)
         return 1
     docs = result.output.documents
     print(

@@ -20,10 +20,11 @@ from typing import Any
 from builder.cli.hub import HubFailure, current_revision, fetch_config
 from builder.cli.import_config import BLOCK_KEY, Blocks, edited, holder, read_recipe, write_atomically
 from builder.cli.reporting import Refused
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
 from builder.content.recipe_lints import arg_lists
 from builder.resolver import is_omni
-from builder.resolver.memory import ArchitectureError, architecture_facts
+from builder.resolver.memory import ArchitectureError, architecture_facts, states_precision, with_quant_file
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,24 @@ class Outcome:
     failed: list[str] = field(default_factory=list)
 
 
+QUANT_FILE = "hf_quant_config.json"  # ModelOpt's precision, beside a config.json that may not state it
+
+
+def quant_file(repo: str, sha: str) -> dict[str, Any] | None:
+    """The repository's ``hf_quant_config.json`` at ``sha``, or None when it has none (or it cannot be read)."""
+    try:
+        return fetch_config(repo, sha, QUANT_FILE)[0]
+    except HubFailure:
+        return None
+
+
 def hub_facts(repo: str, revision: str | None) -> dict[str, Any]:
-    """The facts of ``repo`` at ``revision`` (default: main) with ``source`` first; raises :class:`HubFailure`."""
+    """The facts of ``repo`` at ``revision`` (default: main) with ``source`` first; raises :class:`HubFailure`.
+    A checkpoint whose ``config.json`` states no precision gets it from its ``hf_quant_config.json``."""
     config, sha = fetch_config(repo, revision)
     try:
+        if not states_precision(config):
+            config = dict(with_quant_file(config, quant_file(repo, sha)))
         facts = architecture_facts(config)
     except ArchitectureError as err:
         where = f"{err.field}: " if err.field else ""
@@ -148,11 +163,11 @@ def import_from_hub(content: Path, hf_id: str | None, revision: str | None, vari
             continue  # served by vLLM-Omni: no memory estimate
         outcome = import_recipe(content, recipe, targets(data, recipe, variant, everything=not every), revision)
         for line in outcome.written:
-            print(f"{recipe}: wrote {line}")
+            print(log_text(f"{recipe}: wrote {line}"))
         imported += bool(outcome.written)
         failed += outcome.failed
     for line in failed:
-        print(line, file=sys.stderr)
+        print(log_text(line), file=sys.stderr)
     print(f"imported facts into {imported} recipe(s); {len(failed)} import(s) failed")
     return 1 if failed else 0
 
@@ -183,20 +198,20 @@ def check_sources(content: Path) -> int:
             repo, recorded = source.get("repo"), source.get("revision")
             if not isinstance(repo, str) or not isinstance(recorded, str):
                 counts["unpinned"] += 1
-                print(f"{rel}: {where}: {repo}: no revision recorded (imported from a file)")
+                print(log_text(f"{rel}: {where}: {repo}: no revision recorded (imported from a file)"))
                 continue
             ref = source.get("ref") if isinstance(source.get("ref"), str) else None
             try:
                 now = current_revision(repo, ref)
             except HubFailure as failure:
                 counts["unchecked"] += 1
-                print(f"{rel}: {where}: {repo}: not checked: {failure}", file=sys.stderr)
+                print(log_text(f"{rel}: {where}: {repo}: not checked: {failure}"), file=sys.stderr)
                 continue
             if now == recorded:
                 counts["current"] += 1
             else:
                 counts["stale"] += 1
-                print(f"{rel}: {where}: {repo}: stale: facts from {recorded[:12]}, {ref or 'main'} is now {now[:12]} "
-                      f"(vllm-recipes import-config --from-hub {recipe})", file=sys.stderr)
+                print(log_text(f"{rel}: {where}: {repo}: stale: facts from {recorded[:12]}, {ref or 'main'} is now "
+                               f"{now[:12]} (vllm-recipes import-config --from-hub {recipe})"), file=sys.stderr)
     print(", ".join(f"{n} {word}" for word, n in counts.items()))
     return 1 if counts["stale"] or counts["unchecked"] else 0

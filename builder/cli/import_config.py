@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from builder.cli.memory import architecture_problem, read_config
+from builder.cli.config_json import architecture_problem, read_config
 from builder.cli.reporting import Refused, recipe_file
 from builder.content import schemas
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError, Problem
 from builder.content.yaml12 import YamlError, load
 from builder.resolver.memory import ArchitectureError, architecture_facts
@@ -210,5 +211,5 @@ def import_config(content: Path, hf_id: str, config_path: Path, variant: str | N
         block["drafts"] = old["drafts"]
     write_atomically(path, edited(text, {variant: checked_facts(block)}, rel))
     target = f"variants.{variant}" if variant else "model"
-    print(f"wrote {target}.{BLOCK_KEY} ({len(facts)} facts) to {path}")
+    print(log_text(f"wrote {target}.{BLOCK_KEY} ({len(facts)} facts) to {path}"))
     return 0

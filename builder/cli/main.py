@@ -7,14 +7,16 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.cli import diff, memory
+from builder.cli import diff, import_command, memory
 from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.cli.new import new_recipe
 from builder.cli.reporting import Refused, reported
 from builder.cli.resolve import Choice, resolve_command
 from builder.content.base_path import BasePathError, base_path
 from builder.content.loader import load_content
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
+from builder.resolver.deploy import DEPLOY_FORMATS, FORMATS
 
 DEFAULT_CONTENT = Path("recipes")
 CONTENT_HELP = "content root, the folder holding taxonomy.yaml and models/ (default: ./recipes)"
@@ -87,8 +89,8 @@ def parser() -> argparse.ArgumentParser:
                         "G GPUs) with the most predicted tokens/s per GPU")
     r.add_argument("--workload", default="1k/1k", choices=["1k/1k", "8k/1k", "1k/8k"],
                    help="with --target: input/output tokens (default 1k/1k)")
-    r.add_argument("--format", choices=["text", "k8s", "compose"], default="text",
-                   help="text: the commands (default); k8s: Kubernetes manifests; compose: Compose files")
+    r.add_argument("--format", choices=["text", *FORMATS], default="text",
+                   help="text: the commands (default); " + "; ".join(f"{f.id}: {f.label} files" for f in DEPLOY_FORMATS))
 
     n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
     n.add_argument("recipe", help="<org>/<repo>")
@@ -111,7 +113,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="every recipe")
     p.add_argument("--check", action="store_true", help="list recipes whose predictions are stale (writes nothing)")
     p.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
-    memory.add_parsers(sub)
+    memory.add_parser(sub)
+    import_command.add_parser(sub)
     diff.add_parser(sub)
     return top
 
@@ -126,7 +129,7 @@ def check(content: Path, strict: bool) -> int:
         return 1
     for problem in result.problems:
         print(problem, file=sys.stderr)
-    print(f"{content}: ok ({len(result.problems)} warning(s))")
+    print(log_text(f"{content}: ok ({len(result.problems)} warning(s))"))
     return 0
 
 
@@ -152,10 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         except BasePathError as err:
             refused = f"--base-url {err}"
     if refused is not None:
-        print(f"error: {refused}", file=sys.stderr)
+        print(log_text(f"error: {refused}"), file=sys.stderr)
         return 2
-    if args.command in memory.COMMANDS:
+    if args.command == "memory":
         return memory.run(args)
+    if args.command == "import-config":
+        return import_command.run(args)
     if args.command == "diff":
         return diff.run(args)
     if args.command == "build":

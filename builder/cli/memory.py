@@ -1,19 +1,15 @@
-"""``memory`` and ``import-config``: the memory model from the command line.
-
-``memory`` estimates one vLLM start-up from a Hugging Face ``config.json``; ``import-config``
-(:mod:`builder.cli.import_config`) writes that config's architecture facts into a recipe.
-"""
+"""``memory``: the memory model from the command line, one vLLM start-up estimated from a Hugging Face
+``config.json`` (``import-config``, :mod:`builder.cli.import_command`, writes such facts into a recipe)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
+from builder.cli.config_json import architecture_problem, read_config
 from builder.cli.reporting import Refused, reported
 from builder.content.loader import load_content
-from builder.content.problems import ContentError, Problem
 from builder.resolver.memory import (
     DTYPE_BYTES,
     KV_DTYPE_BYTES,
@@ -22,19 +18,22 @@ from builder.resolver.memory import (
     SettingsError,
     estimate_memory,
     visible_gib,
+    with_quant_file,
 )
 
-COMMANDS = ("memory", "import-config")
-MAX_CONFIG_BYTES = 4_000_000  # a config.json is a few kB; refuse anything absurd
 
-
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Add ``memory`` and ``import-config`` to the top-level subparsers."""
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``memory`` to the top-level subparsers."""
     m = sub.add_parser("memory", help="estimate weights, KV cache and whether vLLM starts, from a config.json")
     m.add_argument("--config", type=Path, required=True, metavar="CONFIG.json", help="a Hugging Face config.json")
-    gpu = m.add_mutually_exclusive_group(required=True)
+    gpu = m.add_mutually_exclusive_group()
     gpu.add_argument("--gpu-memory-gib", type=float, metavar="G", help="memory of one GPU as CUDA reports it (GiB)")
     gpu.add_argument("--hardware", metavar="ID", help="a hardware profile of the content root's taxonomy")
+    m.add_argument("--kv-cache-gib", type=float, metavar="X",
+                   help="the KV cache budget per GPU (vLLM's 'Available KV cache memory'): KV tokens and concurrency "
+                   "for it; then --gpu-memory-gib/--hardware are not needed")
+    m.add_argument("--quant-config", type=Path, metavar="HF_QUANT_CONFIG.json",
+                   help="the checkpoint's ModelOpt hf_quant_config.json, when its config.json states no precision")
     m.add_argument("--content", type=Path, default=Path("recipes"), help="content root for --hardware")
     m.add_argument("--tp", type=int, help="tensor parallel size (default 1)")
     m.add_argument("--pp", type=int, help="pipeline parallel size (default 1)")
@@ -44,75 +43,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--gpu-memory-utilization", type=float, metavar="U", help="vLLM's default: 0.9")
     m.add_argument("--max-model-len", type=int, metavar="L", help="default: the model's maximum")
     m.add_argument("--max-num-batched-tokens", type=int, metavar="T", help="default: 8192 on >= 70 GiB GPUs, else 2048")
+    m.add_argument("--max-num-seqs", type=int, metavar="N", help="default: 1024 on >= 70 GiB GPUs, else 256")
+    m.add_argument("--enable-prefix-caching", action="store_true",
+                   help="hybrid models: vLLM's 'align' state cache keeps one more state page per sequence")
+    m.add_argument("--speculative-tokens", type=int, metavar="K",
+                   help="speculative decoding with the checkpoint's MTP layers proposing K tokens")
+    m.add_argument("--vllm-version", metavar="V", help="the release whose token report to follow (default: the model's)")
     m.add_argument("--json", action="store_true", help="print the whole estimate as JSON")
-
-    i = sub.add_parser("import-config", help="write a config.json's architecture facts into a recipe",
-                       description="From a file: import-config <org>/<repo> CONFIG.json. From the Hub (honours HF_ENDPOINT, "
-                       "HF_TOKEN, HF_HOME and HF_HUB_OFFLINE): import-config --from-hub <org>/<repo> | --all. "
-                       "Compare recorded revisions with the Hub: import-config --check.")
-    i.add_argument("recipe", nargs="?", help="<org>/<repo>")
-    i.add_argument("config", nargs="?", type=Path, metavar="CONFIG.json")
-    i.add_argument("--from-hub", action="store_true", help="read config.json from the Hugging Face Hub")
-    i.add_argument("--all", action="store_true", help="with --from-hub: every recipe and variant lacking facts")
-    i.add_argument("--check", action="store_true", help="which recipes' facts are behind the Hub (writes nothing)")
-    i.add_argument("--revision", metavar="REV", help="with --from-hub: a branch, tag or commit (default main)")
-    i.add_argument("--variant", metavar="V", help="write into variants.<V> instead of model")
-    i.add_argument("--content", type=Path, default=Path("recipes"))
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``memory`` or ``import-config``; returns the exit status."""
-    if args.command == "memory":
-        return reported(lambda: memory(args))
-    return reported(lambda: import_command(args))
-
-
-def import_command(args: argparse.Namespace) -> int:
-    """``import-config`` in its three forms: a file, the Hub, or ``--check``."""
-    if args.check:
-        if args.recipe or args.config or args.all or args.variant or args.revision:
-            raise Refused("--check takes only --content")
-        from builder.cli.hub_import import check_sources
-
-        return check_sources(args.content)
-    if args.from_hub:
-        if args.config is not None or (args.all and (args.recipe or args.variant or args.revision)):
-            raise Refused("use --from-hub <org>/<repo> [--revision REV] [--variant V], or --from-hub --all")
-        from builder.cli.hub_import import import_from_hub
-
-        return import_from_hub(args.content, args.recipe, args.revision, args.variant, args.all)
-    if args.recipe is None or args.config is None or args.all or args.revision:
-        raise Refused("expected <org>/<repo> CONFIG.json (or --from-hub, or --check)")
-    from builder.cli.import_config import import_config
-
-    return import_config(args.content, args.recipe, args.config, args.variant)
+    """Run ``memory``; returns the exit status."""
+    return reported(lambda: memory(args))
 
 
 # ── memory ────────────────────────────────────────────────────────────────
-
-
-def read_config(path: Path) -> dict[str, Any]:
-    """A config.json as a mapping; raises ContentError with one problem."""
-
-    def fail(message: str) -> ContentError:
-        return ContentError([Problem(str(path), 0, "", message)])
-
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise fail(f"cannot read file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise fail(f"file is too large: more than {MAX_CONFIG_BYTES:,} bytes")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise fail("not UTF-8 text") from None
-    except (ValueError, RecursionError) as exc:
-        raise fail(f"invalid JSON: {str(exc)[:200]}") from None
-    if not isinstance(data, dict):
-        raise fail("expected a JSON object at the top level")
-    return data
 
 
 def hardware_gib(content: Path, hardware: str) -> float:
@@ -128,14 +73,15 @@ def hardware_gib(content: Path, hardware: str) -> float:
     return visible_gib(vram / gpus)
 
 
-def architecture_problem(path: Path, exc: ArchitectureError) -> ContentError:
-    return ContentError([Problem(str(path), 0, exc.field, exc.message)])
-
-
 def memory(args: argparse.Namespace) -> int:
     """``memory``: print the estimate of one start-up."""
+    if args.gpu_memory_gib is None and args.hardware is None and args.kv_cache_gib is None:
+        raise Refused("give --gpu-memory-gib, --hardware or --kv-cache-gib")
     config = read_config(args.config)
+    if args.quant_config is not None:
+        config = dict(with_quant_file(config, read_config(args.quant_config)))
     gib = args.gpu_memory_gib if args.hardware is None else hardware_gib(args.content, args.hardware)
+    spec = None if args.speculative_tokens is None else {"method": "mtp", "num_speculative_tokens": args.speculative_tokens}
     settings = {
         "tp": args.tp,
         "pp": args.pp,
@@ -146,6 +92,11 @@ def memory(args: argparse.Namespace) -> int:
         "gpu_memory_utilization": args.gpu_memory_utilization,
         "max_model_len": args.max_model_len,
         "max_num_batched_tokens": args.max_num_batched_tokens,
+        "max_num_seqs": args.max_num_seqs,
+        "kv_cache_gib": args.kv_cache_gib,
+        "enable_prefix_caching": args.enable_prefix_caching,
+        "speculative": spec,
+        "vllm_version": args.vllm_version,
     }
     try:
         estimate = estimate_memory(config, settings)
@@ -154,7 +105,8 @@ def memory(args: argparse.Namespace) -> int:
     except ArchitectureError as exc:
         raise architecture_problem(args.config, exc) from None
     if args.json:
-        record = {**estimate, "findings": [{"rule": f.rule, "message": f.message} for f in estimate["findings"]]}
+        record = {**estimate, "findings": [{"rule": f.rule, "message": f.message} for f in estimate["findings"]],
+                  "kv_cache_tokens": estimate["kv_tokens"]}
         print(json.dumps(record, indent=2))
     else:
         print(describe(estimate, args.hardware))
@@ -165,6 +117,12 @@ def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
     """A few readable lines."""
     s = e["settings"]
     gpu = f"{hardware} ({s['gpu_memory_gib']:.2f} GiB per GPU)" if hardware else f"{s['gpu_memory_gib']:.2f} GiB per GPU"
+    if s["kv_cache_gib"] is not None and not s["gpu_memory_gib"]:
+        gpu = "one GPU"
+    budget = (f"{e['available_kv_gib']:.2f} GiB given" if s["kv_cache_gib"] is not None else
+              f"{e['available_kv_gib']:.2f} GiB of {e['requested_gib']:.2f} GiB requested "
+              f"(gpu_memory_utilization {s['gpu_memory_utilization']:g})")
+    block = f" in blocks of {e['kv_block_size']:,}" if e["kv_block_size"] != 16 else ""
     quant = f", {s['weight_bits']}-bit weights" if s["weight_bits"] else ""
     lines = [
         f"{e['model_type'] or 'model'}: {e['params_total'] / 1e9:.2f}B parameters; TP {s['tp']} x PP {s['pp']} on {gpu}; "
@@ -172,12 +130,16 @@ def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
         f"weights:   {e['weights_gib']:.2f} GiB per GPU",
         f"non-KV:    {e['non_kv_gib']:.2f} GiB = weights + activation peak {e['activation_peak_gib']:.2f} "
         f"+ non-torch {e['non_torch_gib']:.2f} (CUDA graphs ~{e['cuda_graph_gib']:.2f} GiB come on top)",
-        f"KV cache:  {e['available_kv_gib']:.2f} GiB of {e['requested_gib']:.2f} GiB requested "
-        f"(gpu_memory_utilization {s['gpu_memory_utilization']:g}); {e['kv_bytes_per_token']:,} bytes per token; "
-        f"{e['kv_tokens']:,} tokens",
+        f"KV cache:  {budget}; {e['kv_bytes_per_token']:,} bytes per token; {e['kv_tokens']:,} tokens{block}",
         f"requests:  {e['max_concurrency']:.2f} at once of max_model_len {s['max_model_len']:,} "
         f"(max_num_batched_tokens {s['max_num_batched_tokens']:,})",
     ]
+    if e["state_bytes_per_sequence"]:
+        lines.insert(-1, f"state:     {e['state_bytes_per_sequence'] / (1 << 20):,.1f} MiB per sequence "
+                     "(linear-attention / Mamba layers: reserved per request, not per token; pages padded by "
+                     f"{e['state_padding_pct']:.2f}%)")
+    if s["kv_cache_gib"] is not None:
+        lines = [line for line in lines if not line.startswith("non-KV:")]  # the budget replaces it
     lines += [f"counted:   {note}" for note in e["estimated"]]
     lines += [f"missing:   {note}" for note in e["not_estimated"]]
     lines += [f"sharding:  {f.rule}: {f.message}" for f in e["findings"]]

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable
 
 from builder.content.identifiers import segment_problem
+from builder.content.log_text import log_text
 from builder.content.problems import ContentError
 
 
@@ -23,7 +24,7 @@ def reported(action: Callable[[], int]) -> int:
             print(problem, file=sys.stderr)
         return 1
     except Refused as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {log_text(str(exc))}", file=sys.stderr)
         return 2
 
 

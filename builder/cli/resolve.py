@@ -31,7 +31,7 @@ class Choice:
     preset: str | None = None  # "P" or "P:POINT"
     docker: bool = False
     as_json: bool = False
-    output: str = "text"  # text, k8s or compose
+    output: str = "text"  # text or a deployment format id (builder.resolver.deploy.FORMATS)
     target: str | None = None  # "ttft=2,tps_user=50[,gpus=8]": the command for this target
     workload: str = "1k/1k"
 
@@ -134,7 +134,7 @@ def command_text(record: dict[str, Any], vocab: dict[str, Any], docker: bool) ->
 
 
 def deploy_text(record: dict[str, Any], vocab: dict[str, Any], output: str, ranks: Any = None) -> str:
-    """A record's deployment files as ``resolve --format k8s|compose`` prints them."""
+    """A record's deployment files as ``resolve --format <form>`` prints them."""
     result = deployment_output(record, vocab, output, ranks)
     if result["reason"] is not None:
         raise Refused(f"--format {output}: {result['reason']}")

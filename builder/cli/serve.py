@@ -17,12 +17,11 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from builder.cli.build import BuildOptions, Pipeline
-from builder.cli.static_host import StaticHandler
+from builder.cli.static_host import QuietServer, StaticHandler
 from builder.content.base_path import base_path, site_base_url
 from builder.content.model import Content
 from builder.content.problems import ContentError
@@ -138,7 +137,7 @@ class DevHandler(StaticHandler):
                 else:
                     self.wfile.write(b": keep-alive\n\n")
                 self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
+        except ConnectionError:  # the page went away
             return
 
 
@@ -297,8 +296,7 @@ def serve(content: Path, out: Path, port: int, watch: bool = True, base_url: str
     handler = functools.partial(DevHandler, directory=str(out.resolve()))
     DevHandler.state = state
     DevHandler.base_path = state.mount
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
+    server = QuietServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"serving {out} on http://127.0.0.1:{port}{state.mount}/ (Ctrl-C to stop)", flush=True)
     try:

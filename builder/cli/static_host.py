@@ -8,11 +8,13 @@ import functools
 import hashlib
 import io
 import re
+import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from builder.content.log_text import log_text
 from builder.site.compression import ENCODINGS, TWIN_MIN_BYTES, brotli_bytes, gzip_bytes
 from builder.site.versions import VERSION_CHARS
 
@@ -194,10 +196,24 @@ def cache_control(url_path: str, file: Path) -> str:
     return "no-cache"
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server for a browser on this machine: a connection the browser drops (a reset, a
+    broken pipe, an aborted connection) is a non-event, and any other error in a request is one line on
+    stderr, without a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):
+            return
+        print(log_text(f"error: a request from {client_address[0]}:{client_address[1]} failed: "
+                       f"{type(error).__name__}: {error}"), file=sys.stderr, flush=True)
+
+
 def serve_directory(directory: Path, port: int = 0) -> tuple[ThreadingHTTPServer, str]:
     """Serve ``directory`` with :class:`StaticHandler` on 127.0.0.1 in a daemon thread."""
     handler = functools.partial(StaticHandler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
+    server = QuietServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_port}"

@@ -24,9 +24,15 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def controls_escaped(text: str) -> str:
+    """``text`` with control characters, line and paragraph separators and bidirectional overrides shown
+    escaped: one line that shows every character (also for Markdown code, :mod:`builder.cli.diff.markdown`)."""
+    return _UNSAFE.sub(_escaped, text)
+
+
 def log_text(text: str) -> str:
     """``text`` as one inert line: no control characters, no workflow command at its start."""
-    line = _UNSAFE.sub(_escaped, text)
+    line = controls_escaped(text)
     if line.strip().startswith(_COMMAND_START):
         return "\\" + line
     return line

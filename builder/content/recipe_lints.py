@@ -1,9 +1,13 @@
 """Authoring lints beyond the schema (warnings; errors under ``--strict``).
 
-- a docker image value that is a command (``docker pull ...``);
-- ``--tensor-parallel-size`` in an argument list the strategy's parallel size always overrides;
-- the same flag twice in one argument list;
-- ``nightly_required`` although a pinned release image already covers ``min_vllm_version``.
+:data:`LINTS` names each one; its id starts every message it gives and heads its entry in CONTRIBUTING.md:
+
+- ``docker-image-command``: a docker image value that is a command (``docker pull ...``);
+- ``tp-overridden``: ``--tensor-parallel-size`` in an argument list the strategy's parallel size always
+  overrides;
+- ``repeated-flag``: the same flag twice in one argument list;
+- ``nightly-covered``: ``nightly_required`` although a pinned release image already covers
+  ``min_vllm_version``.
 
 Unknown hardware ids are reported by :mod:`builder.content.validate`; ``#fragment`` links by
 :mod:`builder.site.anchors` once the pages are built (against the ids they really have).
@@ -12,8 +16,8 @@ Unknown hardware ids are reported by :mod:`builder.content.validate`; ``#fragmen
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from builder import resolver
 from builder.content.fieldpaths import join_path
@@ -21,27 +25,43 @@ from builder.content.fieldpaths import join_path
 RELEASE_TAG = re.compile(r"^v?(\d+(?:\.\d+)*)(?:[-+].*)?$")
 
 
+class Lint(NamedTuple):
+    """One named authoring lint: its id (printed in every message it gives, and the heading authors
+    search for in CONTRIBUTING.md) and the function finding ``(field path, message)`` in a recipe."""
+
+    id: str
+    find: Callable[[dict[str, Any]], Iterator[tuple[str, str]]]
+
+
 def recipe_lints(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """(field path, message) for every lint finding of one recipe."""
-    found: list[tuple[str, str]] = []
-    omni = resolver.is_omni(data)
+    """(field path, ``[lint-id] message``) for every lint finding of one recipe, lint by lint."""
+    return [(path, f"[{lint.id}] {message}") for lint in LINTS for path, message in lint.find(data)]
+
+
+def _image_commands(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """A docker image value that is a command (``docker pull ...``) or holds white space."""
     for path, image in docker_images(data):
-        if not isinstance(image, str):
-            continue
-        if image.strip().startswith("docker ") or any(c.isspace() for c in image.strip()):
-            found.append((path, f"docker image {image!r} is a command, not an image reference"))
+        if isinstance(image, str) and (image.strip().startswith("docker ") or any(c.isspace() for c in image.strip())):
+            yield path, f"docker image {image!r} is a command, not an image reference"
+
+
+def _tp_overridden(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """``--tensor-parallel-size`` in a list that the strategy's parallel size always overrides."""
+    if resolver.is_omni(data):
+        return
     for path, args in arg_lists(data):
-        found.extend(_repeated_flags(path, args))
-        if _overridden_tp(path) and not omni and "--tensor-parallel-size" in args:
-            found.append(
-                (
-                    join_path(path, args.index("--tensor-parallel-size")),
-                    "--tensor-parallel-size here is always overridden by the strategy's parallel size; "
-                    "set the variant's `tp` instead",
-                )
+        if _overridden_tp(path) and "--tensor-parallel-size" in args:
+            yield (
+                join_path(path, args.index("--tensor-parallel-size")),
+                "--tensor-parallel-size here is always overridden by the strategy's parallel size; "
+                "set the variant's `tp` instead",
             )
-    found.extend(_nightly_covered(data))
-    return found
+
+
+def _repeated_in_lists(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The same flag twice in one argument list."""
+    for path, args in arg_lists(data):
+        yield from _repeated_flags(path, args)
 
 
 def _overridden_tp(path: str) -> bool:
@@ -136,3 +156,11 @@ def _nightly_covered(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 f"min_vllm_version {wanted}",
             )
             return
+
+
+LINTS: tuple[Lint, ...] = (
+    Lint("docker-image-command", _image_commands),
+    Lint("tp-overridden", _tp_overridden),
+    Lint("repeated-flag", _repeated_in_lists),
+    Lint("nightly-covered", _nightly_covered),
+)

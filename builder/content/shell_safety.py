@@ -8,7 +8,7 @@ implementation, shared with the in-browser resolver):
   ``json_args`` flag names): flags and positionals are printed unquoted, flag values are
   quoted (§10.4) and only refuse invisible characters;
 - env mappings (``env``, ``extra_env``, ``base_env``): names and values are printed unquoted;
-- ``model_id``, ``docker_image`` and preset ``image`` values;
+- ``model_id``, ``docker_image`` and preset ``image`` values, ``docker_source.mount_path``;
 - values interpolated into generated commands (``omni.serve_binary``, task ``endpoint``,
   router ``policy`` / ``port`` / ``intra_node_data_parallel_size``);
 - authored shell (``command``, ``install``, ``curl``): the script rule;
@@ -25,6 +25,7 @@ from typing import Any
 from builder.content.fieldpaths import join_path
 from builder.content.problems import Problem
 from builder.resolver import safety
+from builder.resolver.families import image_keys
 
 Locator = Callable[[str], tuple[str, int]]
 """Field path -> (file, line) of the document being checked."""
@@ -34,7 +35,6 @@ ENV_KEYS = frozenset({"env", "extra_env", "base_env"})
 SCRIPT_KEYS = frozenset({"command", "install", "curl"})
 ROUTER_WORDS = frozenset({"policy", "intra_node_data_parallel_size"})
 WORD_KEYS = frozenset({"serve_binary", "endpoint", "port"})
-BRAND_KEYS = frozenset({"nvidia", "amd", "tpu", "intel"})
 HEREDOC_PATHS = ("mooncake_store_config.config", "mooncake_vllm_config.template")
 DOCKERFILE_MARK = "# Dockerfile"
 
@@ -145,6 +145,10 @@ def field_problems(data: Any, path: str = "") -> Iterator[tuple[str, str]]:
                 problem = safety.image_problem(image)
                 if problem:
                     yield leaf, problem
+        elif key == "mount_path" and path.endswith("docker_source"):
+            problem = safety.mount_path_problem(value)
+            if problem:
+                yield field, problem
         elif key in SCRIPT_KEYS and isinstance(value, str):
             problem = _script_problem(value, field)
             if problem:
@@ -152,7 +156,7 @@ def field_problems(data: Any, path: str = "") -> Iterator[tuple[str, str]]:
         elif key == "install" and isinstance(value, dict):
             for sub, inner in value.items():
                 sub_field = join_path(field, str(sub))
-                if sub in BRAND_KEYS and isinstance(inner, str):  # brand-keyed kv_store install
+                if sub in image_keys() and isinstance(inner, str):  # brand-keyed kv_store install
                     problem = safety.shell_script_problem(inner)
                     if problem:
                         yield sub_field, problem

@@ -14,6 +14,7 @@ from builder.content.fieldpaths import join_path
 from builder.content.model import RecipeFile, Vocabulary
 from builder.content.problems import Problem
 from builder.content.recipe_lints import recipe_lints
+from builder.resolver.hardware import raw_generation
 from builder.resolver.presets import PresetCheck, check_presets
 
 
@@ -134,7 +135,7 @@ def hardware_keys(taxonomy: dict[str, Any]) -> set[str]:
     keys = {"default", "nvidia"}
     for hw_id, profile in (taxonomy.get("hardware_profiles") or {}).items():
         keys.add(hw_id)
-        generation = profile.get("generation") or profile.get("gpu_generation")
+        generation = raw_generation(profile)
         keys.update(generation if isinstance(generation, list) else [generation])
         if isinstance(profile.get("brand"), str):
             keys.add(profile["brand"].lower())

@@ -22,6 +22,7 @@ from .hardware import (
     pick_fitting_variant,
     precision_hardware_name,
     precision_ok,
+    published_profiles,
     runs_on,
     variant_of,
 )
@@ -43,9 +44,10 @@ from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
 from .ui.facts import BuilderFacts
 from .ui.view import Step, builder_state, builder_step, step_view
-from .values import MAX_NODES, is_omni, version_key
+from .values import MAX_NODES, InvalidVersion, is_omni, version_key
 
 __all__ = [
+    "InvalidVersion",
     "MAX_NODES",
     "BuilderFacts",
     "Memory",
@@ -81,6 +83,7 @@ __all__ = [
     "pick_fitting_variant",
     "precision_hardware_name",
     "precision_ok",
+    "published_profiles",
     "recommended_strategy",
     "render_matrix",
     "resolve",

@@ -5,32 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any, TypeGuard
 
-from .hardware import lookup_exact, raw_generation
+from .families import family_of, image_keys
+from .hardware import lookup_exact
+from .safety import mount_path_problem
 from .values import HF_CACHE_MOUNT, as_dict, get_key, js_str, truthy
-
-
-def _brand_key(profile: dict[str, Any]) -> str:
-    """§12.1 docker brand key: the device family, with Intel's CPU and XPU under one image key."""
-    kind = device_kind(profile)
-    return "intel" if kind in ("cpu", "xpu") else kind
-
-
-LATEST_IMAGES = {
-    "nvidia": "vllm/vllm-openai:latest",
-    "amd": "vllm/vllm-openai-rocm:latest",
-    "tpu": "vllm/vllm-tpu:latest",
-    "intel": "vllm/vllm-openai-cpu:latest-x86_64",
-}
-
-
-_NIGHTLY = {
-    "nvidia": "vllm/vllm-openai:nightly",
-    "amd": "vllm/vllm-openai-rocm:nightly",
-    "tpu": "vllm/vllm-tpu:nightly",
-}
-
-
-BRAND_KEYS = ("nvidia", "amd", "tpu", "intel")
 
 
 def is_cuda_map(v: object) -> TypeGuard[dict[str, Any]]:
@@ -52,7 +30,7 @@ def _cuda_suffix(image: str) -> str:
 
 def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[str | None, dict[str, Any] | None]:
     """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
-    brand = _brand_key(profile)
+    brand = family_of(profile)["image_key"]
     exact = get_key(lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
     pinned: str | None = exact if isinstance(exact, str) else None
     cuda_map: dict[str, Any] | None = None
@@ -62,7 +40,7 @@ def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict
         if isinstance(src, str):
             if brand == "nvidia":
                 pinned = src
-        elif isinstance(src, dict) and any(k in src for k in BRAND_KEYS):
+        elif isinstance(src, dict) and any(k in src for k in image_keys()):
             entry = src.get(brand)
             if isinstance(entry, str):
                 pinned = entry
@@ -76,54 +54,23 @@ def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict
 def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None, cuda: str = "default") -> str | None:
     """§12.2 image (None only in the §12.6 Intel-CPU nightly edge); ``cuda`` is the §12.7 toggle."""
     pinned, cuda_map = image_sources(recipe, variant, profile, hw)
-    if raw_generation(profile) == "xpu" and pinned is None:
-        return "vllm/vllm-openai-xpu:latest"
     if pinned is None and cuda_map is not None:
         tagged: str | None = pick_cuda(cuda_map, cuda)
         return tagged
     if pinned is None:
+        row = family_of(profile)
         nightly = as_dict(recipe.get("model")).get("nightly_required") is True
-        pinned = (_NIGHTLY if nightly else LATEST_IMAGES).get(_brand_key(profile))
+        pinned = row["nightly_image"] if nightly else row["latest_image"]
+        if row["nightly_image"] == row["latest_image"]:
+            return pinned  # one tag for every build (XPU): no CUDA twin either
     if cuda == "cu129" and isinstance(pinned, str):
         return _cuda_suffix(pinned)
     return pinned
 
 
-def device_kind(profile: dict[str, Any]) -> str:
-    """The §12.3 device family of a profile: ``tpu``, ``amd``, ``xpu``, ``cpu`` (Intel CPU) or ``nvidia``."""
-    gen = raw_generation(profile)
-    if gen == "tpu":
-        return "tpu"
-    if profile.get("brand") == "AMD":
-        return "amd"
-    if gen == "xpu":
-        return "xpu"
-    if gen == "cpu" or profile.get("brand") == "Intel":
-        return "cpu"
-    return "nvidia"
-
-
 def device_argv(profile: dict[str, Any]) -> list[str]:
     """§12.3 device flags in argv form (what the deployment documents translate)."""
-    return _device_flags(profile)[1]
-
-
-def _device_flags(profile: dict[str, Any]) -> tuple[str, list[str]]:
-    """§12.3 device flags: (shell-string form, argv form)."""
-    kind = device_kind(profile)
-    if kind == "tpu":
-        return "--privileged --network host \\\n  -v /dev/shm:/dev/shm", [
-            "--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"]
-    if kind == "amd":
-        return "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video", [
-            "--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
-            "--group-add", "video"]
-    if kind == "xpu":
-        return "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g", [
-            "--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"]
-    if kind == "cpu":
-        return "--shm-size=16g", ["--shm-size", "16g"]
-    return "--gpus all", ["--gpus", "all"]
+    return list(family_of(profile)["docker_argv"])
 
 
 def _mounts(model_id: Any, env: dict[str, Any]) -> list[str]:
@@ -153,18 +100,30 @@ def _run_flags(device: str, port: int, host_network: bool) -> str:
     return " ".join(flags)
 
 
+def source_checkout(recipe: dict[str, Any]) -> str | None:
+    """``model.docker_source.mount_path``: a source checkout the recipe's image needs bind-mounted read-only
+    and prepended to ``PYTHONPATH`` (None when absent or not a safe absolute path)."""
+    path = get_key(as_dict(recipe.get("model")).get("docker_source"), "mount_path")
+    return path if isinstance(path, str) and mount_path_problem(path) is None else None
+
+
 def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000,
-               host_network: bool = False) -> str:
+               host_network: bool = False, source: str | None = None) -> str:
     """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command (``host_network``: see
-    :func:`_run_flags`; the published records keep the spec's form)."""
+    :func:`_run_flags`; the published records keep the spec's form; ``source``: a checkout from
+    :func:`source_checkout`, mounted read-only and prepended to ``PYTHONPATH``)."""
     m = _SERVE_HEAD.match(command)
     model, body = (m.group(1), command[m.end():]) if m else ("MODEL", command)
-    device = _device_flags(profile)[0]
+    device = family_of(profile)["docker_flags"]
+    mounts = _mounts(model, env)
+    if source is not None:
+        mounts.append(f"{source}:{source}:ro")
+        env = {**env, "PYTHONPATH": f"{source}:{js_str(env['PYTHONPATH'])}" if env.get("PYTHONPATH") else source}
     lines = [
         f"docker run {device}",
         _run_flags(device, port, host_network),
         f"-v {HF_CACHE_MOUNT}",
-        *(f"-v {mount}" for mount in _mounts(model, env)),
+        *(f"-v {mount}" for mount in mounts),
         *(f"-e {k}={js_str(v)}" for k, v in env.items()),
         f"{image if image is not None else 'undefined'} {model}",
     ]
@@ -179,7 +138,7 @@ def docker_run(command: str, env: dict[str, Any], image: str | None, profile: di
 def docker_argv(argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000) -> list[Any]:
     """§12.5 ``docker run`` argv form."""
     rest = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
-    out: list[Any] = ["docker", "run", *_device_flags(profile)[1], "--privileged", "--ipc=host",
+    out: list[Any] = ["docker", "run", *device_argv(profile), "--privileged", "--ipc=host",
                  "-p", f"{port}:{port}", "-v", HF_CACHE_MOUNT]
     for mount in _mounts(rest[0] if rest else None, env):
         out += ["-v", mount]

@@ -1,4 +1,12 @@
-"""Hardware profiles, key-matching disciplines, variants and fit (single-node spec §1-§4)."""
+"""Hardware profiles, key-matching disciplines, variants and fit (single-node spec §1-§4).
+
+A profile also says where it stands among the others: the order of the hardware pills
+(``display_order``), its preference as the default hardware (``default_rank``) and the NVLink domain
+its node belongs to (``interconnect``). A taxonomy that declares one of these keys on none of its
+profiles (the upstream one) gets the values the reference builder fixes by profile id (the
+``REFERENCE_*`` tables), so its pages stay as they are; once any profile declares the key, only
+declared values count. The device family (``family``) is :mod:`.families`'.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +22,17 @@ def hardware_profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
 
 def profile_of(taxonomy: dict[str, Any], hw: str | None) -> dict[str, Any]:
     return as_dict(hardware_profiles(taxonomy).get(hw)) if hw is not None else {}
+
+
+FACT_KEYS = ("family", "display_order", "default_rank", "interconnect")
+"""Profile keys this project adds to the reference taxonomy layout (read by the resolver)."""
+
+
+def published_profiles(taxonomy: dict[str, Any]) -> dict[str, Any]:
+    """The profiles as records publish them (json-api §5, ``hardware_profile``): the reference layout,
+    without :data:`FACT_KEYS` (``/taxonomy.json`` keeps them)."""
+    return {hw: {k: v for k, v in p.items() if k not in FACT_KEYS} if isinstance(p, dict) else p
+            for hw, p in hardware_profiles(taxonomy).items()}
 
 
 _COUNT_MARK = re.compile(r"\b\d+\s*[x×](?![a-z])|\bNVL\d+", re.IGNORECASE)  # "2x", "4 ×", "NVL4"
@@ -200,20 +219,19 @@ _BRAND_RANK: dict[object, int] = {"NVIDIA": 0, "AMD": 1}
 
 
 def _default_from(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any], cands: list[str]) -> str:
+    """The authored default, else the candidate of lowest ``default_rank``, else NVIDIA before AMD before
+    the other brands, then by id; without candidates the taxonomy's best-ranked profile."""
     authored = as_dict(recipe.get("meta")).get("default_hardware")
     if isinstance(authored, str) and authored in cands:
         return authored
-    constraint = precision_constraint(variant)
-    if constraint is not None and constraint.get("generation") == "blackwell":
-        for hw in ("b200", "gb200"):
-            if hw in cands:
-                return hw
-    if "h200" in cands:
-        return "h200"
+    ranks = default_ranks(taxonomy)
+    ranked = [hw for hw in cands if hw in ranks]
+    if ranked:
+        return min(ranked, key=ranks.__getitem__)
     if cands:
         profiles = hardware_profiles(taxonomy)
         return sorted(cands, key=lambda h: (_BRAND_RANK.get(as_dict(profiles[h]).get("brand"), 9), h))[0]
-    return "h200"
+    return min(ranks, key=ranks.__getitem__) if ranks else next(iter(hardware_profiles(taxonomy)), "")
 
 
 def default_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str) -> str:
@@ -286,3 +304,77 @@ def used_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str, varia
     if is_scalable(profile) or fits_single_node(profile, variant):
         return variant_key
     return pick_fitting_variant(recipe, profile, hw)
+
+
+REFERENCE_ORDER = ("h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_5000", "rtx_pro_5000_4x",
+                   "rtx_pro_6000", "rtx_pro_6000_2x", "rtx_pro_6000_8x", "dgx_spark_gb10", "rtx_4090_2x",
+                   "rtx_5090", "rtx_5090_2x", "dgx_station_gb300", "mi300x", "mi325x", "mi350x", "mi355x")
+"""The reference builder's pill order within a brand (NVIDIA, then AMD, then the other brands by name)."""
+REFERENCE_DEFAULT_RANKS = {"h200": 1, "b200": 2, "gb200": 3}
+"""The reference builder's default hardware: H200, else B200 or GB200 (a Blackwell-only precision)."""
+REFERENCE_INTERCONNECT = {"gb200": "NVL72", "gb300": "NVL72"}
+"""The reference builder keeps the multi-node NVLink environment of PD pools on these ids only."""
+
+_NVL = re.compile(r"NVL(\d+)")
+
+
+def _declared(profiles: dict[str, Any], key: str) -> bool:
+    return any(as_dict(p).get(key) is not None for p in profiles.values())
+
+
+def pill_order(taxonomy: dict[str, Any]) -> dict[str, int]:
+    """Each profile id's place among the hardware pills (0 first).
+
+    Pills sort by ``display_order``, ties in taxonomy order; a profile without one takes the value of
+    the profile listed before it (the first declared one when it comes first), so it shows where it
+    is written.
+    """
+    profiles = hardware_profiles(taxonomy)
+    if not _declared(profiles, "display_order"):
+        return {hw: i for i, hw in enumerate(sorted(profiles, key=_reference_key(profiles)))}
+    values = {hw: as_dict(p).get("display_order") for hw, p in profiles.items()}
+    current = next(v for v in values.values() if is_num(v))
+    keys: dict[str, tuple[float, int]] = {}
+    for position, (hw, value) in enumerate(values.items()):
+        current = value if is_num(value) else current
+        keys[hw] = (current, position)
+    return {hw: i for i, hw in enumerate(sorted(keys, key=keys.__getitem__))}
+
+
+def _reference_key(profiles: dict[str, Any]) -> Any:
+    position = {hw: i for i, hw in enumerate(profiles)}
+
+    def key(hw: str) -> tuple[Any, ...]:
+        p = as_dict(profiles[hw])
+        brand = js_str(p.get("brand"))
+        group = 0 if brand == "NVIDIA" else 1 if brand == "AMD" else 2
+        rank = REFERENCE_ORDER.index(hw) if hw in REFERENCE_ORDER else len(REFERENCE_ORDER)
+        return (group, brand if group == 2 else "", rank, node_vram_gb(p) if group == 0 else 0, position[hw])
+    return key
+
+
+def default_ranks(taxonomy: dict[str, Any]) -> dict[str, float]:
+    """``default_rank`` per ranked profile id (lower is preferred as the default hardware)."""
+    profiles = hardware_profiles(taxonomy)
+    if not _declared(profiles, "default_rank"):
+        return {hw: rank for hw, rank in REFERENCE_DEFAULT_RANKS.items() if hw in profiles}
+    ranks = {hw: as_dict(p).get("default_rank") for hw, p in profiles.items()}
+    return {hw: rank for hw, rank in ranks.items() if is_num(rank)}
+
+
+def interconnect(taxonomy: dict[str, Any], hw: str | None) -> str | None:
+    """The NVLink domain the profile's node belongs to (``NVL72``), None when not given."""
+    profiles = hardware_profiles(taxonomy)
+    if hw is None or hw not in profiles:
+        return None
+    if not _declared(profiles, "interconnect"):
+        return REFERENCE_INTERCONNECT.get(hw)
+    value = as_dict(profiles[hw]).get("interconnect")
+    return value if isinstance(value, str) else None
+
+
+def nvlink_spans_nodes(taxonomy: dict[str, Any], hw: str | None, gpus_per_node: int) -> bool:
+    """True when the node's NVLink domain reaches beyond it (NVL72 trays of four GPUs): PD pools then keep
+    the multi-node NVLink NCCL environment (cluster spec §7.5)."""
+    m = _NVL.fullmatch(interconnect(taxonomy, hw) or "")
+    return m is not None and int(m.group(1)) > gpus_per_node

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .docker import BRAND_KEYS, LATEST_IMAGES, docker_image, image_sources, is_cuda_map, pick_cuda
-from .hardware import profile_of, raw_generation, variant_of
+from .docker import docker_image, image_sources, is_cuda_map, pick_cuda
+from .families import DEVICE_FAMILIES, family_of, image_keys
+from .hardware import profile_of, variant_of
 from .strategies import deploy_type_of, strategy_catalogue
 from .topologies.mooncake import kv_install
 from .types import Vocab
@@ -32,13 +33,13 @@ def _install_image(model: dict[str, Any]) -> str:
     if isinstance(src, str) and src:
         return src
     if isinstance(src, dict):
-        entry = src.get("nvidia") if any(k in src for k in BRAND_KEYS) else src
+        entry = src.get("nvidia") if any(k in src for k in image_keys()) else src
         if isinstance(entry, str) and entry:
             return entry
         if is_cuda_map(entry) and pick_cuda(entry):
             tagged: str = pick_cuda(entry)
             return tagged
-    return LATEST_IMAGES["nvidia"]
+    return DEVICE_FAMILIES["nvidia"]["latest_image"] or ""
 
 
 def install_block(recipe: dict[str, Any]) -> dict[str, Any] | None:
@@ -72,16 +73,8 @@ def install_block(recipe: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def install_platform(profile: dict[str, Any]) -> str:
-    gen = raw_generation(profile)
-    if gen == "tpu":
-        return "TPU"
-    if gen == "xpu":
-        return "XPU"
-    if profile.get("brand") == "AMD":
-        return "ROCm"
-    if profile.get("brand") == "Intel" or gen == "cpu":
-        return "CPU"
-    return "CUDA"
+    """The install platform of the profile's device family (CUDA, ROCm, TPU, XPU, CPU)."""
+    return family_of(profile)["platform"]
 
 
 _CUDA_LABEL = {"cu130": "CUDA 13 (cu130)", "cu129": "CUDA 12.9 (cu129)"}
@@ -125,7 +118,8 @@ def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_k
         if minimum is None or version_key(v) > version_key(minimum):
             minimum = v
     nightly = model.get("nightly_required") is True or variant.get("nightly_required") is True
-    platform = install_platform(profile)
+    row = family_of(profile)
+    platform = row["platform"]
     header = f"vLLM {js_str(minimum)}+" if minimum is not None else "vLLM"
     if is_omni(recipe):
         header += " · vLLM-Omni nightly"
@@ -135,11 +129,11 @@ def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_k
     single = next(iter(cuda_map)) if isinstance(cuda_map, dict) and len(cuda_map) == 1 else None
     pip_cfg, dock_cfg = install.get("pip"), install.get("docker")
     pip = None
-    if pip_cfg is not False and platform not in ("TPU", "XPU"):
+    if pip_cfg is not False and row["pip"] is not None:
         pip_cfg = as_dict(pip_cfg)
-        if platform == "ROCm":
+        if row["pip"] == "rocm":
             command, note = PIP_AMD, None
-        elif platform == "CPU":
+        elif row["pip"] == "cpu":
             command = PIP_CPU_NIGHTLY if nightly else PIP_CPU_RELEASE
             note = ("Intel/AMD x86 CPU nightly wheels use the dedicated /nightly/cpu index and PyTorch CPU backend."
                     if nightly else "Intel/AMD x86 CPU release wheels are published separately from CUDA wheels;"
@@ -156,15 +150,8 @@ def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_k
     docker = None
     if dock_cfg is not False:
         dock_cfg = as_dict(dock_cfg)
-        if platform == "TPU":
-            note = ("TPU builds are published by vllm-project/tpu-inference. See the Trillium and Ironwood "
-                    "tpu-recipes for pinned image tags and exact deployment flags.")
-        elif platform == "XPU":
-            note = "Intel XPU image. The entrypoint initializes oneAPI automatically."
-        elif platform == "ROCm":
-            note = None
-        elif platform == "CPU":
-            note = "Intel/AMD x86 CPU image; no CUDA runtime is required."
+        if platform != "CUDA":
+            note = row["docker_note"]
         elif single:
             note = f"This tag is published as a {_CUDA_LABEL.get(single, single)} build only" + (
                 " — the host needs an r580+ NVIDIA driver" if single == "cu130" else "") + "."

@@ -48,7 +48,10 @@ def shell_flag_problem(token: str) -> str | None:
 
 
 def shell_positional_problem(token: str) -> str | None:
-    """A positional argument (a non-flag item not after a flag) is printed unquoted."""
+    """A positional argument (a non-flag item not after a flag) is printed unquoted, on a line of its own:
+    safe characters only, and not ``::`` first (a CI runner would read that line as a workflow command)."""
+    if token.startswith("::"):
+        return f"positional argument {token!r} starts with '::': printed on its own line, a CI log reads it as a command"
     if SHELL_SAFE.fullmatch(token):
         return None
     return f"positional argument {token!r} is printed unquoted: only {SAFE_CHARS} are allowed"
@@ -89,6 +92,16 @@ def model_id_problem(model_id: Any) -> str | None:
             f"path of letters, digits and _ . + - /")
 
 
+_MOUNT_PATH = re.compile(r"(?:/[A-Za-z0-9_.+-]+)+")
+
+
+def mount_path_problem(path: Any) -> str | None:
+    """A host folder bind-mounted into a container (``-v P:P:ro``, ``-e PYTHONPATH=P``) is printed unquoted."""
+    if isinstance(path, str) and _MOUNT_PATH.fullmatch(path) and ".." not in path.split("/"):
+        return None
+    return f"mount path {path!r} must be an absolute path of letters, digits and _ . + - / (no ..)"
+
+
 def image_problem(image: Any) -> str | None:
     """Docker images are printed unquoted: a docker reference (``docker pull <ref>`` tolerated)."""
     if isinstance(image, str):
@@ -114,13 +127,17 @@ def shell_script_problem(text: Any) -> str | None:
     except a line continuation; ``|`` only into ``jq`` or ``base64``; ``>`` only to a file name
     of the current folder; ``$`` only as ``$NAME`` / ``${NAME}``; inside double quotes the same
     expansions plus ``$(cat <path>)``; single quotes hold anything; ``#`` comments; every
-    quote closed; no control or invisible character.
+    quote closed; no control or invisible character; no line that a CI log reads as a workflow command
+    (``::`` or ``##[`` first).
     """
     if not isinstance(text, str):
         return f"shell command {text!r} must be a string"
     problem = hidden_char_problem(text)
     if problem:
         return f"shell command {problem}"
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip().startswith(("::", "##[")):
+            return f"shell command line {number} starts with {line.strip()[:3]!r}: a CI log reads it as a command"
     i, n, quote, word_start = 0, len(text), "", True
 
     def where(k: int) -> str:

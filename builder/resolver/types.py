@@ -29,37 +29,6 @@ class Vocab(TypedDict, total=False):
     strategies: JSON
 
 
-class Profile(TypedDict, total=False):
-    """A taxonomy hardware profile."""
-
-    brand: str
-    generation: str | list[str]
-    gpu_generation: str
-    gpu_count: int
-    vram_gb: float
-    scalable: bool
-    restricted: bool
-    display_name: str
-
-
-class Variant(TypedDict, total=False):
-    """A recipe variant (the keys the resolver reads)."""
-
-    model_id: str
-    precision: str
-    precision_hardware: JSON
-    supported_hardware: list[str]
-    vram_minimum_gb: float
-    tp: Any
-    extra_args: list[Any]
-    extra_env: JSON
-    hardware_overrides: JSON
-    default_modes: JSON
-    min_vllm_version: str
-    nightly_required: bool
-    label: str
-
-
 class Selection(TypedDict, total=False):
     """What :func:`resolver.resolve` accepts (see :mod:`resolver.resolve` for each key)."""
 

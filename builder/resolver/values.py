@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, TypeGuard
 
 MAX_NODES = 16
@@ -69,9 +70,33 @@ def is_omni(recipe: dict[str, Any]) -> bool:
     return "omni" in as_list(as_dict(recipe.get("meta")).get("tasks"))
 
 
+class InvalidVersion(ValueError):
+    """A ``min_vllm_version`` that :func:`version_key` can't order (pypa/packaging's name for it)."""
+
+
+_VERSION = re.compile(r"([0-9]{1,6}(?:\.[0-9]{1,6}){0,3})(?:(a|b|rc)([0-9]{1,6})|\.(dev|post)([0-9]{1,6}))?")
+_PRE_RANK = {"dev": 0, "a": 1, "b": 2, "rc": 3, None: 4, "post": 5}
+NIGHTLY = "nightly"
+
+
 def version_key(version: Any) -> list[int]:
-    """The one version comparator: ``0.24.0`` -> [0, 24, 0], non-numeric parts count as 0."""
-    return [int(p) if p.isdigit() else 0 for p in js_str(version).split(".")]
+    """The one version comparator: a release ``N[.N[.N[.N]]]`` with an optional ``aN``/``bN``/``rcN``,
+    ``.devN`` or ``.postN`` suffix ordered as PEP 440 orders them (``0.11.0rc1`` < ``0.11.0`` <
+    ``0.11.0.post1``; ``0.11`` == ``0.11.0``), as a fixed-length list of ints.
+
+    ``nightly`` counts as 0.0.0, as the reference builder scores it (it loses to any release).
+    Anything else raises :class:`InvalidVersion`; the recipe schema refuses such values first.
+    """
+    text = js_str(version)
+    if text == NIGHTLY:
+        return [0, 0, 0, 0, _PRE_RANK[None], 0]
+    match = _VERSION.fullmatch(text)
+    if match is None:
+        raise InvalidVersion(f"invalid version {text!r}: expected a release such as 0.11.0 or 0.11.0rc1, or {NIGHTLY!r}")
+    release = [int(part) for part in match.group(1).split(".")]
+    label = match.group(2) or match.group(4)
+    number = match.group(3) or match.group(5) or "0"
+    return [*release, *[0] * (4 - len(release)), _PRE_RANK[label], int(number)]
 
 
 def js_json(value: Any, indent: int | None = 2) -> str:

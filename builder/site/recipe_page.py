@@ -64,6 +64,13 @@ class RecipePage:
     deploy: list[DeployView] = field(default_factory=list)  # the default configuration's Kubernetes/Compose files
 
 
+def default_record(index: SiteIndex, rc: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The published record of the recommended command's hardware (it holds the memory block), else ``rc``."""
+    by_hardware = rc.get("by_hardware") if rc else None
+    url = by_hardware.get(rc.get("hardware")) if rc and isinstance(by_hardware, dict) else None
+    return (index.record(url) if isinstance(url, str) else None) or rc
+
+
 def memory_note(r: RecipeView, record: dict[str, Any] | None) -> dict[str, str] | None:
     """The default command's memory line (the record's ``memory`` block), or the vram_minimum_gb fallback."""
     if record is None:
@@ -276,8 +283,8 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
         platforms=_platforms(index, r),
         api_links=api_links,
         issues_url=f"{index.repo_url}/issues",
-        memory=memory_note(r, rc),
-        performance=panel(rc, command["hardware_label"]) if command else None,
+        memory=memory_note(r, default_record(index, rc)),
+        performance=panel(default_record(index, rc), command["hardware_label"]) if command else None,
         deploy=default_deployments(index, r),
     )
     return Page("recipe.html", body, title=f"{r.hf_id} | {SITE_NAME}", description=r.description or r.title,

@@ -66,7 +66,7 @@ def test_env_panel_stays_open_while_typing_and_has_target_fields_and_tips(page: 
     assert page.locator('[data-pop="Env"]').inner_text() == "Env (2)"
     texts = "\n".join(t["copy"] for t in view(page)["tabs"])
     assert "10.0.0.7" in texts and "bond0" in texts and "$IFACE_NAME" not in texts
-    assert "# Set $HEAD_IP to the head node's address" in texts  # the prose keeps the name
+    assert "# Set $HEAD_IP to the rank-0 node's IP" in texts  # the prose keeps the name
     assert not page.js_errors
 
 

@@ -1,4 +1,5 @@
-"""The builder's Kubernetes and Compose tabs show, copy and download exactly what ``resolve --format`` prints."""
+"""The builder's deployment tabs (Kubernetes, Compose, vLLM config) show, copy and download exactly what
+``resolve --format`` prints."""
 
 from __future__ import annotations
 
@@ -104,6 +105,25 @@ def test_multi_node_compose_files_each_with_copy_and_download(page: Any, builder
     assert not page.js_errors
 
 
+def test_vllm_config_tab_is_the_cli_output_with_its_env_files(page: Any, builder_site: dict[str, Any]) -> None:
+    open_builder(page, f"/{MINIMAX}")
+    click(page, "hardware", "h100")
+    click(page, "strategy", "multi_node_tp")
+    click(page, "nodes", "2")
+    pick(page, "vLLM config")
+    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2", "--format", "vllm-config")
+    files = shown_files(page)
+    assert [name for name, _ in files] == ["minimax-m3-node-0.yaml", "minimax-m3-node-0.env",
+                                           "minimax-m3-node-1.yaml", "minimax-m3-node-1.env"]
+    assert as_printed(files) == printed
+    assert "install=vllm-config" in query(page)
+    started = page.locator(".cb-install [role=tabpanel] pre").inner_text().splitlines()
+    assert [line.split(" && vllm serve ")[0] for line in started] == [
+        "set -a && . ./minimax-m3-node-0.env && set +a", "set -a && . ./minimax-m3-node-1.env && set +a"]
+    assert downloads(page) == [(name, text.encode()) for name, text in files]
+    assert not page.js_errors
+
+
 def test_omni_recipe_shows_the_choices_disabled_with_the_reason(page: Any) -> None:
     open_builder(page, f"/{OMNI}?install=k8s")
     page.locator(".cb-install-head").click()
@@ -111,7 +131,7 @@ def test_omni_recipe_shows_the_choices_disabled_with_the_reason(page: Any) -> No
     assert tab.get_attribute("aria-disabled") == "true"
     assert tab.get_attribute("title") == "omni recipes have no deployment documents yet"
     assert page.locator(".cb-install .cb-below").inner_text() == (
-        "Kubernetes and Compose: omni recipes have no deployment documents yet.")
+        "Kubernetes, Compose and vLLM config: omni recipes have no deployment documents yet.")
     tab.click(force=True)  # a disabled tab ignores the click
     settle(page)
     assert page.locator(".cb-deploy").count() == 0

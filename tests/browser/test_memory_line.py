@@ -10,23 +10,20 @@ from builder import resolver
 from tests.browser.helpers import open_builder, view
 from tests.checks.test_memory_records import QWEN3_14B
 
-PAGE = "/MiniMaxAI/MiniMax-M3"  # no architecture facts (its document stays the seed's)
-FALLBACK = "No architecture facts in this recipe: it fits where the node has the variant's minimum memory"
+PAGE = "/MiniMaxAI/MiniMax-M3"  # facts from its NVFP4 checkpoint's config (its document stays the seed's)
 
 
 def test_the_line_is_under_the_command(builder_site: dict[str, Any], page: Any) -> None:
     open_builder(page, PAGE)
     memory = view(page)["memory"]
-    assert memory["fallback"].startswith(FALLBACK)
-    assert memory["command"] == "vllm-recipes import-config --from-hub MiniMaxAI/MiniMax-M3"
+    assert memory["verdict"] == "fits"
+    assert memory["summary"].startswith("Per GPU (139.59 GiB): weights 100.04 GiB, KV cache ")
     line = page.locator('[data-block="memory"]')
-    assert line.inner_text() == f"{memory['fallback']} Add them: {memory['command']}"
-    assert line.locator("code").inner_text() == memory["command"]
-    assert line.get_attribute("class") == "cb-memory cb-memory-fallback"
+    assert line.inner_text() == memory["summary"]
+    assert line.get_attribute("class") == "cb-memory"
     assert page.evaluate("document.querySelector('[data-block=command]').nextElementSibling.dataset.block") == "memory"
     html = builder_site["files"]["MiniMaxAI/MiniMax-M3/index.html"].decode()
-    assert f'<p class="cb-memory cb-memory-fallback">{FALLBACK}' in html.replace("&#39;", "'")
-    assert f" Add them: <code>{memory['command']}</code></p>" in html
+    assert f'<p class="cb-memory">{memory["summary"]}</p>' in html.replace("&#39;", "'")
 
 
 def test_pyodide_computes_the_memory_cpython_computes(builder_site: dict[str, Any], page: Any) -> None:

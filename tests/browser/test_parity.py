@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from builder import resolver
+from builder.resolver.ui.deploy import INSTALL_CHOICES
 from tests.browser.helpers import open_builder
 
 CASES = 320
@@ -40,7 +41,7 @@ def _random_query(rng: random.Random, recipe: dict, vocab: dict) -> dict:
     if rng.random() < 0.2:
         q["advanced"] = ",".join(rng.sample(["max_batched_8k", "gpu_mem_095", "ep_weight_filter", "dcp_8"], 2))
     if rng.random() < 0.2:
-        q["install"] = rng.choice(["pip", "docker", "k8s", "compose"])
+        q["install"] = rng.choice(INSTALL_CHOICES)
         q["cuda"] = rng.choice(["default", "cu129"])
     if rng.random() < 0.15:
         q.update(prefill_nodes=rng.choice(["1", "2", "20"]), decode_mode=rng.choice(["tp", "dep", "zz"]))

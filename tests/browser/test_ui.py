@@ -147,7 +147,7 @@ def test_copy_buttons_copy_exactly_what_is_shown(page: Any) -> None:
     page.locator('.cb-command button[aria-label="Copy command"]').click()
     clip = page.evaluate("navigator.clipboard.readText()")
     assert clip == shown_command(page)
-    assert clip.startswith("export ")
+    assert clip.startswith("# 1 node × 8 GPU = 8 GPU · TP\nexport ")  # the pool's comment, then its exports
     page.locator('[data-pop="cURL"]').click(force=True)  # disabled on a pool tab: nothing opens
     page.locator(".cb-command [role=tab]", has_text="Router").click()
     page.locator('[data-pop="cURL"]').click()

@@ -17,6 +17,7 @@ from builder.content.loader import load_content
 from builder.content.model import Content
 from builder.resolver.memory.rendering import argv_settings, memory_for_record
 from builder.site.matrix import Cell, memory_cell
+from tests.support.hub_server import strip_blocks
 from tests.support.paths import RECIPES
 
 QWEN3_14B = {
@@ -51,6 +52,16 @@ def content(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     config = tmp_path / "config.json"
     config.write_text(json.dumps(QWEN3_14B))
     assert run(capsys, "import-config", "Qwen/Qwen3-14B", str(config), "--content", str(root))[0] == 0
+    return root
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Path:
+    """recipes/ with MiniMax-M3's architecture blocks taken out: a recipe without facts."""
+    root = tmp_path / "bare"
+    shutil.copytree(RECIPES, root)
+    recipe = root / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
+    recipe.write_text(strip_blocks(recipe.read_text()))
     return root
 
 
@@ -109,8 +120,8 @@ def test_resolve_prints_the_block_and_the_line(content: Path, capsys: pytest.Cap
     assert out.endswith(f"--enable-auto-tool-choice\n\n# {RTX_PRO_6000_LINE}\n")
 
 
-def test_resolve_without_a_block_has_no_memory(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "resolve", "MiniMaxAI/MiniMax-M3", "--content", str(RECIPES), "--json")
+def test_resolve_without_a_block_has_no_memory(bare: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "resolve", "MiniMaxAI/MiniMax-M3", "--content", str(bare), "--json")
     assert status == 0 and "memory" not in json.loads(out)
 
 
@@ -123,7 +134,10 @@ def test_api_records_gain_the_block_at_the_end(content: Path, tmp_path: Path, ca
     resolved = main(["resolve", "Qwen/Qwen3-14B", "--content", str(content), "--json", "--hardware", "rtx_pro_6000"])
     assert resolved == 0 and json.loads(capsys.readouterr()[0])["memory"] == record["memory"]
     minimax = json.loads((out_dir / "MiniMaxAI" / "MiniMax-M3.json").read_text())
-    assert "memory" not in minimax["recommended_command"]
+    assert "memory" not in minimax["recommended_command"]  # a recipe document keeps the seed's keys
+    assert "performance" not in minimax["recommended_command"]
+    h200 = json.loads((out_dir / "MiniMaxAI" / "MiniMax-M3" / "hw" / "h200.json").read_text())
+    assert list(h200)[-2:] == ["memory", "performance"]  # the recipe has stored predictions: they follow
 
 
 def test_sharding_rules_are_located_warnings(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -192,8 +206,8 @@ def test_builder_memory_equals_resolve_json(content: Path, capsys: pytest.Captur
     assert len(verdicts) == 100 and set(verdicts) == {"fits", "wont_start"}
 
 
-def test_builder_without_architecture_facts_says_so() -> None:
-    loaded, _ = load_content(RECIPES)
+def test_builder_without_architecture_facts_says_so(bare: Path) -> None:
+    loaded, _ = load_content(bare)
     recipe = next(r for r in loaded.recipes if r.hf_id == "MiniMaxAI/MiniMax-M3")
     view = resolver.builder_state({**recipe.data, "hf_id": recipe.hf_id}, loaded.vocab.resolver_vocab(), {})
     assert view["memory"] == {"fallback": (

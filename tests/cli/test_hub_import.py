@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
+from builder.content.loader import load_content
 from builder.content.yaml12 import load
+from builder.resolver import memory_coverage
 from builder.resolver.memory import estimate_memory
-from tests.support.hub_server import TOKEN, HubServer, shared_hub, strip_blocks
-from tests.support.paths import RECIPES, ROOT
+from tests.support.hub_server import TOKEN, HubServer, corpus_hub, shared_hub, strip_blocks
+from tests.support.paths import RECIPES, ROOT, UPSTREAM, need_shared
 
 OWN_FACTS = ("Qwen/Qwen3-14B", "moonshotai/Kimi-K2-Instruct-0905", "zai-org/GLM-4.5-Air")  # no shared config
 
@@ -86,7 +88,10 @@ SETTINGS = [
 
 def test_all_restores_our_facts_with_their_revision(hub: HubServer, content: Path) -> None:
     status, out, err = cli(hub, content, "--from-hub", "--all")
-    hand_written = [p for p in (RECIPES / "models").glob("*/*.yaml") if "architecture_config" in p.read_text()]
+    # MiniMax-M3's facts come from its NVFP4 checkpoint's config (../shared/hub), which this hub does not serve
+    minimax = RECIPES / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
+    hand_written = [p for p in (RECIPES / "models").glob("*/*.yaml") if "architecture_config" in p.read_text()
+                    and p != minimax]
     assert len(hand_written) == 9
     for path in hand_written:
         hf_id = f"{path.parent.name}/{path.stem}"
@@ -102,13 +107,13 @@ def test_all_restores_our_facts_with_their_revision(hub: HubServer, content: Pat
             assert abs(got["kv_tokens"] - want["kv_tokens"]) <= 0.005 * max(want["kv_tokens"], 1), hf_id
         # only the block came back: everything else is the stripped file's
         assert strip_blocks((content / path.relative_to(RECIPES)).read_text()) == strip_blocks(path.read_text())
-    # what the hub does not hold is named with its reason; MiniMax-M3 keeps no facts
+    # what the hub does not hold is named with its reason; MiniMax-M3 gets no facts from it
     assert status == 1
     missing = "not on the Hub (repository not found; a private repository needs HF_TOKEN)"
     assert f"models/MiniMaxAI/MiniMax-M3.yaml: model.architecture_config: MiniMaxAI/MiniMax-M3: {missing}" in err
     assert (f"models/meta-llama/Llama-3.1-8B-Instruct.yaml: model.architecture_config.drafts."
             f"RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3: RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3: {missing}") in err
-    assert (content / "models/MiniMaxAI/MiniMax-M3.yaml").read_text() == (RECIPES / "models/MiniMaxAI/MiniMax-M3.yaml").read_text()
+    assert (content / "models/MiniMaxAI/MiniMax-M3.yaml").read_text() == strip_blocks(minimax.read_text())
     assert out.endswith("imported facts into 9 recipe(s); 11 import(s) failed\n")
     # a second --all has nothing left to import but what the hub does not have
     status, out, _ = cli(hub, content, "--from-hub", "--all")
@@ -143,7 +148,8 @@ def test_gated_needs_a_token(hub: HubServer, content: Path) -> None:
         ("Qwen/Qwen3-14B", {"num_hidden_layers": 4, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 10,
                             "layer_types": ["mamba"] * 4},
          "an architecture the memory model does not know (layer_types[0]: unsupported layer type 'mamba': "
-         "expected one of full_attention, sliding_attention, chunked_attention)"),
+         "expected one of full_attention, sliding_attention, chunked_attention, linear_attention, "
+         "deepseek_sparse_attention)"),
     ],
 )
 def test_no_config_and_unknown_architectures(hub: HubServer, content: Path, repo: str, config: Any, reason: str) -> None:
@@ -161,11 +167,12 @@ def test_revisions(hub: HubServer, content: Path) -> None:
     assert cli(hub, content, "--from-hub", "Qwen/Qwen3-8B", "--revision", sha)[0] == 0
     assert recipe_data(content, "Qwen/Qwen3-8B")["model"]["architecture_config"]["source"] == {
         "repo": "Qwen/Qwen3-8B", "revision": sha}
-    # the Hub's requests: the file resolved, redirected to its commit, downloaded
+    # the Hub's requests: the file resolved, redirected to its commit and downloaded in one answer; then, as
+    # config.json states no precision, ModelOpt's hf_quant_config.json asked for at that commit (there is none)
     assert hub.hub.requests[-3:] == [
-        ("HEAD", f"/Qwen/Qwen3-8B/resolve/{sha}/config.json"),
-        ("HEAD", f"/api/resolve-cache/models/Qwen/Qwen3-8B/{sha}/config.json"),
+        ("GET", f"/Qwen/Qwen3-8B/resolve/{sha}/config.json"),
         ("GET", f"/api/resolve-cache/models/Qwen/Qwen3-8B/{sha}/config.json"),
+        ("GET", f"/Qwen/Qwen3-8B/resolve/{sha}/hf_quant_config.json"),
     ]
 
 
@@ -229,3 +236,21 @@ def test_usage_errors(hub: HubServer, content: Path) -> None:
     assert cli(hub, content, "Qwen/Qwen3-8B")[::2] == (
         2, "error: expected <org>/<repo> CONFIG.json (or --from-hub, or --check)\n")
     assert cli(hub, content, "--from-hub", "Qwen/../x")[::2] == (2, "error: expected <org>/<repo>, got 'Qwen/../x'\n")
+
+
+def test_upstream_imports_know_every_architecture(tmp_path: Path) -> None:
+    """../shared/upstream against a Hub serving ../shared/hub and ../shared/memory: no import is refused as an
+    unknown architecture (hybrid linear attention, Mamba hybrids, sparse attention, per-layer MoE lists), every
+    failure is a repository the stand-in does not hold, and the recipes naming a served one get facts."""
+    need_shared()
+    content = tmp_path / "upstream"
+    shutil.copytree(UPSTREAM, content)
+    with HubServer(corpus_hub(), tmp_path / "hf-home") as server:
+        status, out, err = cli(server, content, "--from-hub", "--all")
+    failures = err.splitlines()
+    assert status == 1 and out.endswith(f"imported facts into 42 recipe(s); {len(failures)} import(s) failed\n")
+    assert all(line.endswith(": not on the Hub (repository not found; a private repository needs HF_TOKEN)")
+               for line in failures)
+    assert "MiniMaxAI/MiniMax-M3: wrote variants.nvfp4.architecture_config (nvidia/MiniMax-M3-NVFP4@" in out
+    loaded, _ = load_content(content)
+    assert str(memory_coverage(r.data for r in loaded.recipes)) == "memory facts: 34 of 128 recipes, 92 of 266 variants"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import shutil
 import time
 import urllib.request
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from builder.cli.serve import start_dev_server
+from tests.support.dropped import drop_connections
 from tests.support.paths import RECIPES
 
 
@@ -99,6 +101,18 @@ def test_serve_lists_no_folders_and_a_deleted_recipe_is_a_404(server) -> None:
         status, page = get(port, path)
         assert status == 404 and "Directory listing" not in page, path
     assert get(port, "/Qwen/Qwen3-8B/")[0] == 200  # the rest of the site is still served
+
+
+def test_serve_ignores_dropped_connections(server) -> None:
+    """A browser dropping connections (resets, closes, at every stage of a request) prints nothing: no
+    ``Exception occurred ... ConnectionResetError`` traceback; the server serves on."""
+    port, content, out, lines = server
+    (out / "large.bin").write_bytes(os.urandom(8 * 1024 * 1024))  # more than the socket buffers hold
+    printed = len(lines)
+    assert drop_connections(port, "/large.bin") == 16
+    assert drop_connections(port, "/MiniMaxAI/MiniMax-M3") == 16  # a page the dev server writes itself
+    assert get(port, "/Qwen/Qwen3-8B/")[0] == 200
+    assert lines[printed:] == []
 
 
 def test_serve_rebuilds_a_recipe_whose_predictions_change(server) -> None:

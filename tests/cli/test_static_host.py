@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import os
+import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from builder.cli.static_host import accepted_encodings, serve_directory
+from builder.cli.static_host import StaticHandler, accepted_encodings, serve_directory
 from builder.site.compression import brotli_bytes, gzip_bytes, with_twins
+from tests.support.dropped import drop_connections
 
 RUNTIME = "pyodide/0123456789abcdef/pyodide.asm.wasm"
 DATA = b'{"hf_id": "org/repo", "padding": "' + b"x" * 4000 + b'"}'
@@ -128,3 +132,30 @@ def test_accepted_encodings() -> None:
 def test_twins_only_for_files_that_shrink() -> None:
     files = with_twins({"a.json": DATA, "tiny.json": b"{}", "random.bin": b"".join(hashlib.sha256(bytes([i])).digest() for i in range(64))})
     assert sorted(files) == ["a.json", "a.json.br", "a.json.gz", "random.bin", "tiny.json"]
+
+
+def test_a_dropped_connection_is_a_non_event(site: tuple[Path, int], capfd: pytest.CaptureFixture[str]) -> None:
+    """A browser that resets or closes a connection at any stage: nothing on stderr, and the host serves on."""
+    root, port = site
+    (root / "large.bin").write_bytes(os.urandom(8 * 1024 * 1024))  # more than the socket buffers hold
+    assert drop_connections(port, "/large.bin") == 16
+    assert get(port, "/org/big")[2] == PAGE
+    assert capfd.readouterr().err == ""
+
+
+def test_any_other_error_is_one_line(tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(handler: StaticHandler) -> None:
+        raise RuntimeError("boom\n::error::forged \x1b[2J")
+
+    monkeypatch.setattr(StaticHandler, "send_head", broken)
+    server, url = serve_directory(tmp_path)
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as sock:
+            sock.sendall(b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert sock.recv(100) == b""  # no answer: the connection is closed
+    finally:
+        server.shutdown()
+    err = capfd.readouterr().err
+    assert re.fullmatch(r"error: a request from 127\.0\.0\.1:\d+ failed: RuntimeError: boom\\n::error::forged \\x1b\[2J\n",
+                        err), err

@@ -23,9 +23,11 @@ import pytest
 from builder import resolver
 from builder.cli.build import BuildOptions, Pipeline
 from builder.cli.main import main
+from builder.content import shell_safety
 from builder.content.loader import load_content
 from builder.output.writer import MARKER, MARKER_TEXT
 from builder.resolver import docker, install, omni, safety, shell, values
+from builder.resolver.families import family_of
 from builder.resolver.topologies import mooncake
 from builder.site.command_blocks import env_exports
 from tests.support.paths import RECIPES, UPSTREAM, need_shared
@@ -101,7 +103,8 @@ def docker_words(docker_argv: list[str], serve_argv: list[str], home: str, corpu
 
 def shell_device_flags(words: list[str], profile: dict[str, Any]) -> list[str]:
     """§12.3: the shell string writes Intel's ``--shm-size 16g`` as ``--shm-size=16g``."""
-    shell_form, argv_form = docker._device_flags(profile)
+    row = family_of(profile)
+    shell_form, argv_form = row["docker_flags"], list(row["docker_argv"])
     shown = shell_form.replace("\\\n", " ").split()
     assert words[2:2 + len(argv_form)] == argv_form
     return [*words[:2], *shown, *words[2 + len(argv_form):]]
@@ -181,9 +184,14 @@ def builder_pastes(content_root: Path, home: str, corpus: Corpus) -> None:
         data = recipe.data
         for hw in resolver.offered_hardware(data, content.vocab.taxonomy, "default"):
             if resolver.is_omni(data):
+                profile = content.vocab.taxonomy["hardware_profiles"][hw]
+                image = docker.docker_image(data, data["variants"]["default"], profile, hw)
                 for task in omni.omni_tasks(data):
                     res = resolver.resolve(data, vocab, {"hardware": hw, "task": task["key"]})
                     corpus.add(Paste(res["command"], None))
+                    # the builder's Docker mode (issue #41): the weights and a docker_source checkout mounted
+                    corpus.add(Paste(docker.docker_run(res["command"], res["env"], image, profile,
+                                                       source=docker.source_checkout(data)), None))
                     if res.get("example"):
                         corpus.add(Paste(res["example"], None))
             blocks = install.interactive_install(data, vocab, hw, "default")
@@ -403,6 +411,12 @@ UNQUOTED_CASES = [
     pytest.param({"extra_args": _json(["--enforce-eager", "x", "; touch PWNED"])},
                  f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument '; touch PWNED' is "
                  f"printed unquoted: {ALLOWED}", id="positional"),
+    pytest.param({"extra_args": _json(["--enforce-eager", "x", "::error::approved"])},
+                 f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument '::error::approved' starts "
+                 "with '::': printed on its own line, a CI log reads it as a command", id="workflow-command-positional"),
+    pytest.param({"extra_args": _json(["::stop-commands::x"])},
+                 f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument '::stop-commands::x' starts "
+                 "with '::': printed on its own line, a CI log reads it as a command", id="workflow-command-leading"),
     pytest.param({"extra_args": _json(["; touch PWNED"])},
                  f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument '; touch PWNED' is "
                  f"printed unquoted: {ALLOWED}", id="leading-positional"),
@@ -500,6 +514,8 @@ def test_payload_in_quoted_position_builds_and_pastes_harmlessly(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("text", "problem"), [
+    ("echo ok\n  ::error::approved by maintainers", "shell command line 2 starts with '::e': a CI log reads it as a command"),
+    ("echo 'one\n##[group]two'", "shell command line 2 starts with '##[': a CI log reads it as a command"),
     ("uv pip install -U \"transformers>=5.4.0\"", None),
     ("git clone https://x/y.git && cd y && uv pip install -e .", None),
     ("# note\nlmcache server \\\n  --port 5555", None),
@@ -545,6 +561,18 @@ def test_script_rule(text: str, problem: str | None) -> None:
     (safety.image_problem, "vllm/vllm-openai:latest $(id)", False),
     (safety.heredoc_text_problem, "$MOONCAKE_MASTER_IP:50051", True),
     (safety.heredoc_text_problem, "a\\b", False),
+    (safety.mount_path_problem, "/path/to/vllm-omni", True),
+    (safety.mount_path_problem, "vllm-omni", False),  # docker -v would make it a named volume
+    (safety.mount_path_problem, "/src/../etc", False),
+    (safety.mount_path_problem, "/src:/etc", False),
+    (safety.mount_path_problem, "/src $(id)", False),
 ])
 def test_token_rules(check: Any, value: Any, ok: bool) -> None:
     assert (check(value) is None) is ok
+
+
+def test_docker_source_mount_path_is_a_located_field() -> None:
+    data = {"model": {"docker_source": {"mount_path": "/src;id"}}}
+    assert list(shell_safety.field_problems(data)) == [
+        ("model.docker_source.mount_path",
+         "mount path '/src;id' must be an absolute path of letters, digits and _ . + - / (no ..)")]

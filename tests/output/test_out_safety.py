@@ -86,7 +86,7 @@ def nothing_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("builder.cli.build.load_content", forbidden)
     monkeypatch.setattr("builder.cli.build.Staging", forbidden)
     monkeypatch.setattr("builder.cli.serve.SiteState.full", forbidden)
-    monkeypatch.setattr("builder.cli.serve.ThreadingHTTPServer", forbidden)
+    monkeypatch.setattr("builder.cli.serve.QuietServer", forbidden)
 
 
 # ── refusals: exit 2, one line, nothing changed ──
@@ -206,8 +206,8 @@ def test_a_new_or_empty_out_gets_the_site_and_the_marker(place: Place, existing:
         out.mkdir(parents=True)
     status, stdout, err = build(capsys, place.content, out)
     assert (status, err) == (0, "")
-    assert stdout == (f"built 11 recipes, 20 documents, 870 files into {out}\nmemory facts: 9 of 10 recipes, 17 of 21 "
-                      "variants\nperformance: 28 of 193 records predicted, 165 with a named reason, in 8 recipes with "
+    assert stdout == (f"built 11 recipes, 20 documents, 870 files into {out}\nmemory facts: 10 of 10 recipes, 21 of 21 "
+                      "variants\nperformance: 54 of 193 records predicted, 139 with a named reason, in 8 recipes with "
                       "stored predictions\n")
     assert (out / MARKER).read_bytes() == MARKER_TEXT
     assert (out / "models.json").is_file()

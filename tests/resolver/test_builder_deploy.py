@@ -100,7 +100,7 @@ def test_omni_shows_the_choices_disabled_with_the_reason() -> None:
     tabs = {t["id"]: t for t in v["install"]["tabs"]}
     assert tabs["k8s"]["reason"] == tabs["compose"]["reason"] == "omni recipes have no deployment documents yet"
     assert v["install"]["active"] != "k8s" and v["deploy"] is None
-    assert v["install"]["unavailable"] == "Kubernetes and Compose: omni recipes have no deployment documents yet."
+    assert v["install"]["unavailable"] == "Kubernetes, Compose and vLLM config: omni recipes have no deployment documents yet."
     assert "Kubernetes" not in v["install"]["summary"]
 
 

@@ -100,7 +100,7 @@ def test_strategy_row_follows_node_count_and_pd_gets_pool_rows_and_tabs() -> Non
     pd = step(v, hf, type="strategy", value="pd_cluster")
     assert [t["label"] for t in pd["tabs"]] == ["Prefill", "Decode", "Router"]
     assert {r["id"] for r in pd["rows"]} >= {"prefill_pool", "decode_pool"}
-    assert pd["tabs"][0]["command"].startswith("# 1 node × 8 GPU = 8 GPU")
+    assert pd["tabs"][0]["copy"].startswith("# 1 node × 8 GPU = 8 GPU")
     assert pd["target"]["host_var"] == "ROUTER_HOST" and [t["client"] for t in pd["tabs"]] == [False, False, True]
     bigger = step(pd, hf, type="pool_nodes", role="prefill", value=2)
     assert "prefill_nodes=2" in bigger["query"]
@@ -159,7 +159,7 @@ def test_feature_toggle_and_mutual_exclusion() -> None:
 def test_install_block_tabs_and_cuda_toggle() -> None:
     hf = "Qwen/Qwen3-8B"
     v = bs(hf)
-    assert [t["id"] for t in v["install"]["tabs"]] == ["pip", "docker", "k8s", "compose"] and v["install"]["active"] == "pip"
+    assert [t["id"] for t in v["install"]["tabs"]] == ["pip", "docker", "k8s", "compose", "vllm-config"] and v["install"]["active"] == "pip"
     d = step(v, hf, type="install", value="docker")
     assert d["install"]["cuda_toggle"] and d["tabs"][0]["command"].startswith("docker run")
     assert d["tabs"][0]["copy"] == d["tabs"][0]["command"]
@@ -170,7 +170,9 @@ def test_install_block_tabs_and_cuda_toggle() -> None:
 def test_copy_text_is_prelude_blank_line_and_command() -> None:
     v = bs("deepseek-ai/DeepSeek-V3.2", {"strategy": "pd_cluster"})
     tab = v["tabs"][0]
-    assert tab["prelude"].startswith("export ") and tab["copy"] == f"{tab['prelude']}\n\n{tab['command']}"
+    # the tab's comment line leads, above its exports (as the reference shows it)
+    assert tab["prelude"].startswith("# 1 node × 8 GPU = 8 GPU · TP\nexport ")
+    assert tab["copy"] == f"{tab['prelude']}\n\n{tab['command']}"
 
 
 def test_env_values_substitute_whole_placeholders() -> None:
@@ -180,7 +182,9 @@ def test_env_values_substitute_whole_placeholders() -> None:
     assert any("10.0.0.7" in line for line in command_lines)
     assert not any("$HEAD_IP" in line for line in command_lines)
     # the prose comment keeps the placeholder's name
-    assert v["tabs"][1]["command"].endswith("# Set $HEAD_IP to the head node's address and run each tab on its own node.")
+    assert v["tabs"][1]["command"].endswith("# Set $HEAD_IP to the rank-0 node's IP before launch, then run each tab "
+                                            "on its own node —\n# they differ only by --node-rank (TP/TEP) or "
+                                            "--data-parallel-start-rank (DEP).")
     assert "http://10.0.0.7:8000" in v["curl"] and "HEAD_IP" in v["placeholders"]
 
 

@@ -83,7 +83,7 @@ def test_env_values_are_not_substituted_in_comment_lines() -> None:
     v = bs(hf, {"hardware": "h200", "kv_offload": "kv_store_centralized_mooncake", "kv_instances": "2",
                 "_endpoints": {"VLLM_INSTANCE_1": "10.1.1.1"}})
     serve = next(t for t in v["tabs"] if t["kind"] == "serve")
-    assert "# Instance 1 of 2: runs on $VLLM_INSTANCE_1" in serve["command"]
+    assert "# Instance 1 of 2: runs on $VLLM_INSTANCE_1" in serve["prelude"].split("\n")
 
 
 # -- persistence (GAP-08, CB-INIT-07) ---------------------------------------------------------------

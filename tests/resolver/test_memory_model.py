@@ -354,7 +354,7 @@ def test_experts_layers_and_gpus_rules() -> None:
         ({"num_hidden_layers": True}, "num_hidden_layers", "expected an integer, got boolean true"),
         ({"num_hidden_layers": 10**400}, "num_hidden_layers", "must be from 1 to 4,096, got a number too large"),
         ({"vocab_size": "lots"}, "vocab_size", "expected an integer, got string 'lots'"),
-        ({"layer_types": ["full_attention", {}]}, "layer_types[1]", "unsupported layer type a mapping: expected one of full_attention, sliding_attention, chunked_attention"),
+        ({"layer_types": ["full_attention", {}]}, "layer_types[1]", "unsupported layer type a mapping: expected one of full_attention, sliding_attention, chunked_attention, linear_attention, deepseek_sparse_attention"),
         ({"layer_types": ["full_attention"]}, "layer_types", "has 1 entries for 32 layers"),
         ({"quantization_config": {"bits": 99}}, "quantization_config.bits", "must be from 1 to 32, got 99"),
         ({"text_config": [1]}, "text_config", "expected a mapping, got a list"),

@@ -114,6 +114,8 @@ CASES: list[tuple[str, dict[str, Any] | None, dict[str, Any], str, list[str], di
      "the predictor does not know a fp8 checkpoint without its own facts (the scaling of its weights is not recorded)"),
     ("draft without rate", QWEN3_8B, BF16, "h100", ["--speculative-config", EAGLE3_MHA],
      "no known acceptance rate for the Inferact/MiniMax-M3-EAGLE3 draft"),
+    ("draft with other token count", QWEN3_8B, BF16, "h100", ["--speculative-config", EAGLE3_GQA.replace('": 3', '": 5')],
+     "no known acceptance rate for the Inferact/MiniMax-M3-EAGLE3-GQA draft with 5 tokens (known: 3)"),
     ("ngram", QWEN3_8B, BF16, "h100", ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4}'],
      "speculative method 'ngram' (the predictor models draft-token decoding only)"),
     ("unknown kv dtype", QWEN3_8B, BF16, "h100", ["--kv-cache-dtype", "fp8_inc"],

@@ -5,6 +5,7 @@ internal link, asset, fetch and worker URL under that path."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,48 @@ def test_cli_refuses_a_base_url_it_cannot_serve(capsys: pytest.CaptureFixture[st
     assert main(["build", "--out", str(tmp_path / "site"), "--base-url", "ftp://x.io"]) == 2
     assert capsys.readouterr().err == "error: --base-url must be http(s)://host[/path], got 'ftp://x.io'\n"
     assert not (tmp_path / "site").exists()
+
+
+HOST_RULE = "the host must be a name or an IP address with an optional port, got"
+
+
+@pytest.mark.parametrize(("url", "reason"), [
+    ("https://x.io\r\nSitemap: https://evil.example/s.xml", "must be http(s)://host[/path], got "
+     "'https://x.io\\r\\nSitemap: https://evil.example/s.xml'"),
+    ("https://" + "a" * 100_000 + ".io", "must be at most 2,048 characters, got 100,011"),
+    ("https://" + "a." * 200 + "io", f"{HOST_RULE} '{'a.' * 50}'... (402 characters)"),
+    ("https://x.io/\x1b]8;;https://evil.example\x07", "must be http(s)://host[/path], got "
+     "'https://x.io/\\x1b]8;;https://evil.example\\x07'"),
+    ("https://x.io\u2028/recipes", "must be http(s)://host[/path], got 'https://x.io\\u2028/recipes'"),
+    ("https://user:secret@x.io", "must be http(s)://host[/path], got 'https://user:secret@x.io'"),
+    ("https://x.io\\@evil.example", "must be http(s)://host[/path], got 'https://x.io\\\\@evil.example'"),
+    ("https://<script>.io", f"{HOST_RULE} '<script>.io'"),
+    ('https://x.io"onload="alert(1)', f"{HOST_RULE} 'x.io\"onload=\"alert(1)'"),
+    ("https://x.io:99999", f"{HOST_RULE} 'x.io:99999'"),
+    ("http://[::1", "must be http(s)://host[/path], got 'http://[::1'"),
+    ("::error::https://x.io", "must be http(s)://host[/path], got '::error::https://x.io'"),
+])
+@pytest.mark.parametrize("command", ["build", "serve"])
+def test_a_hostile_base_url_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str,
+                                                  url: str, reason: str) -> None:
+    """``--base-url`` gets the check ``site.yaml``'s base_url gets: one line, exit 2, nothing written."""
+    assert main([command, "--content", str(RECIPES), "--out", str(tmp_path / "site"), "--base-url", url]) == 2
+    assert capsys.readouterr() == ("", f"error: --base-url {reason}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("url", "reason"), [
+    ("https://x.io:0", f"{HOST_RULE} 'x.io:0'"),
+    ("https://-x.io", f"{HOST_RULE} '-x.io'"),
+    ("https://x.io%0d%0a", f"{HOST_RULE} 'x.io%0d%0a'"),
+])
+def test_site_yaml_base_url_gets_the_same_check(tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str,
+                                                reason: str) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(RECIPES, content)
+    (content / "site.yaml").write_text(f"base_url: {url}\n")
+    assert main(["check", "--content", str(content)]) == 1
+    assert capsys.readouterr().err == f"site.yaml:1: base_url: {reason}\n"
 
 
 def test_root_base_url_names_the_published_site(root_site: dict[str, Any]) -> None:

@@ -9,6 +9,10 @@ answers with the file; a gated repository serves the file directly to a good tok
 ``sha``. Failures carry the Hub's ``X-Error-Code`` and ``X-Error-Message``: 404 ``RepoNotFound``,
 404 ``RevisionNotFound``, 404 ``EntryNotFound`` (with ``X-Repo-Commit``), 401 ``GatedRepo`` without
 a token. Every request is recorded, so tests can say what reached the server.
+
+A hostile or broken Hub: :attr:`FakeHub.headers` replaces headers of every answer (a path-shaped ``ETag``
+or ``X-Repo-Commit``, a ``Location`` to another host) and :attr:`FakeHub.mode` makes every answer one of
+:data:`MODES` (a trickle, an endless body, a reset connection, a 5xx).
 """
 
 from __future__ import annotations
@@ -16,7 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
+import struct
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +31,10 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from tests.support.memory_cases import MEMORY
+from tests.support.paths import SHARED
+
+HUB_CONFIGS = SHARED / "hub" / "configs"
+QUANT_SUFFIX = ".hf_quant_config.json"
 
 TOKEN = "hf_local_test_token"
 
@@ -48,7 +59,8 @@ class Repo:
         self.sha = digest.hexdigest()
 
 
-BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=\1?\S|\Z)", re.M)
+# the block's comment, its key and its more-indented lines, up to the next line that is not more indented
+BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=(?!\1 ) *\S|\Z)", re.M)
 
 
 def strip_blocks(text: str) -> str:
@@ -68,6 +80,8 @@ class FakeHub:
     repos: dict[str, Repo] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)
     url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)  # sent instead of the Hub's (hostile values)
+    mode: str = ""  # one of MODES: how every answer misbehaves ("": it does not)
 
     def add(self, repo: str, config: dict[str, Any] | None, gated: bool = False) -> Repo:
         files = {} if config is None else {"config.json": json.dumps(config, indent=1).encode()}
@@ -83,6 +97,21 @@ def shared_hub() -> FakeHub:
     return hub
 
 
+def corpus_hub() -> FakeHub:
+    """A hub holding the configs of ``../shared/hub/configs`` (with the ``hf_quant_config.json`` their publishers
+    ship) and of ``../shared/memory/configs``, each under its repository."""
+    hub = shared_hub()
+    for path in sorted(HUB_CONFIGS.glob("*.json")):
+        if path.name.endswith(QUANT_SUFFIX):
+            continue
+        files = {"config.json": path.read_bytes()}
+        quant = path.with_name(path.stem + QUANT_SUFFIX)
+        if quant.is_file():
+            files["hf_quant_config.json"] = quant.read_bytes()
+        hub.repos[path.stem.replace("__", "/", 1)] = Repo(files)
+    return hub
+
+
 class Handler(BaseHTTPRequestHandler):
     hub: FakeHub
 
@@ -91,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _answer(self, status: int, headers: dict[str, str], body: bytes = b"") -> None:
         self.send_response(status)
-        for key, value in headers.items():
+        for key, value in {**headers, **self.hub.headers}.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -118,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
         headers = {"X-Repo-Commit": repo.sha, "ETag": f'"{blob_sha(data)}"', "Content-Type": "text/plain; charset=utf-8",
                    "Accept-Ranges": "bytes"}
         self.send_response(200)
-        for key, value in headers.items():
+        for key, value in {**headers, **self.hub.headers}.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -155,6 +184,13 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self) -> None:
         path = unquote(urlsplit(self.path).path)
         self.hub.requests.append((self.command, path))
+        if self.hub.mode:
+            try:
+                MODES[self.hub.mode](self)
+            except OSError:  # the client gave up, as it should
+                pass
+            self.close_connection = True
+            return
         parts = path.strip("/").split("/")
         if parts[:3] == ["api", "resolve-cache", "models"] and len(parts) >= 7:
             repo = self._repo("/".join(parts[3:5]))
@@ -172,6 +208,59 @@ class Handler(BaseHTTPRequestHandler):
 
     do_GET = _route
     do_HEAD = _route
+
+
+def _trickle_body(handler: Handler) -> None:
+    """Headers at once, then a body of 1,000 bytes, one every 50 ms."""
+    handler.send_response(200)
+    handler.send_header("Content-Length", "1000")
+    handler.end_headers()
+    for _ in range(1000):
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+        time.sleep(0.05)
+
+
+def _trickle_headers(handler: Handler) -> None:
+    """A status line, then one header byte every 50 ms, never ending the headers."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+    for _ in range(2000):
+        handler.wfile.write(b"a")
+        handler.wfile.flush()
+        time.sleep(0.05)
+
+
+def _endless(handler: Handler) -> None:
+    """A 200 without a length whose body (``{"a": "xxx...``) goes on for 64 MB, unless the client stops."""
+    handler.send_response(200)
+    handler.end_headers()
+    handler.wfile.write(b'{"a": "')
+    for _ in range(1024):
+        handler.wfile.write(b"x" * 65536)
+
+
+def _oversize(handler: Handler) -> None:
+    """A 200 announcing a 5 GB body (and sending a little of it)."""
+    handler.send_response(200)
+    handler.send_header("Content-Length", str(5 * 1024**3))
+    handler.end_headers()
+    handler.wfile.write(b"{" * 1000)
+
+
+def _reset(handler: Handler) -> None:
+    """The connection reset (RST) half-way through the headers."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-")
+    handler.wfile.flush()
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.connection.close()
+
+
+def _unavailable(handler: Handler) -> None:
+    handler._error(503, "", "Service Unavailable")
+
+
+MODES = {"trickle-body": _trickle_body, "trickle-headers": _trickle_headers, "endless": _endless,
+         "oversize": _oversize, "reset": _reset, "503": _unavailable}
 
 
 class HubServer:

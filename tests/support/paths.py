@@ -11,6 +11,7 @@ SHARED = ROOT.parent / "shared"
 UPSTREAM = SHARED / "upstream"
 GOLDEN = SHARED / "golden"
 SEED = SHARED / "seed" / "MiniMax-M3.json"
+CASES_DIR = SHARED / "interactive"
 RECIPES = ROOT / "recipes"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

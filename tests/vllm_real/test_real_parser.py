@@ -165,3 +165,25 @@ def test_committed_catalogue_matches_venv(tmp_path: Path) -> None:
                            "--out", str(out)], capture_output=True, text=True, check=False, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert out.read_text(encoding="utf-8") == vllm_lint.CATALOGUE_PATH.read_text(encoding="utf-8")
+
+
+CONFIG_SCRIPT = Path(__file__).resolve().parent / "config_files.py"
+
+
+def test_vllm_config_form_parses_like_the_command(golden: tuple[dict, dict]) -> None:
+    """Every golden argv the parser accepts, written in the ``vllm-config`` form (the YAML file plus the
+    tokens left on the command line), parses through vLLM's own ``--config`` handling to the same namespace."""
+    from builder.resolver.deploy.vllm_config import split_argv
+    from builder.resolver.deploy.yaml_text import dump
+
+    labels, verdicts = golden
+    argvs = [a for a, v in verdicts.items() if v["ok"]]
+    cases = []
+    for argv in argvs:
+        config, cli = split_argv(list(argv))
+        cases.append({"argv": list(argv), "config": dump(config), "cli": cli})
+    results = real_verdicts(cases, CONFIG_SCRIPT)  # type: ignore[arg-type]
+    wrong = [f"{labels[a]}: {r['error']}" for a, r in zip(argvs, results, strict=True) if r["ok"] is not True]
+    assert not wrong, "\n".join(wrong[:30])
+    assert len(cases) == 4969 - 201
+    assert all(c["config"] != "{}\n" for c in cases)  # every argv puts at least one flag in the file

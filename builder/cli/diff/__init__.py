@@ -14,7 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-MARKDOWN_LINES = 400
+MARKDOWN_LINES = 400  # a reviewer reads far fewer
+MARKDOWN_CHARS = 56_000  # GitHub comments hold 65,536 characters; the Action adds a failed check's output
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +34,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--exit-zero", action="store_true", help="exit 0 even when something published changes")
     d.add_argument("--max-lines", type=int, default=MARKDOWN_LINES, metavar="N",
                    help=f"cap of the Markdown (whole sections; default {MARKDOWN_LINES})")
+    d.add_argument("--max-chars", type=int, default=MARKDOWN_CHARS, metavar="N",
+                   help=f"cap of the Markdown in characters (whole sections; default {MARKDOWN_CHARS:,}, under "
+                        "GitHub's 65,536 for a comment)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,19 +45,21 @@ def run(args: argparse.Namespace) -> int:
     from builder.cli.diff.markdown import render
     from builder.cli.diff.report import compare
     from builder.cli.diff.sides import build_sides
+    from builder.content.log_text import log_text
     from builder.site.browser.bundle import BrowserFilesMissing
 
     try:
         with trees(args.base, args.head, args.git, args.git_content) as (base, head):
             report = compare(*build_sides(base, head))
     except (InputError, BrowserFilesMissing) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(log_text(f"error: {exc}"), file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, no traceback, in a reviewer's CI log
-        print(f"error: the comparison failed ({type(exc).__name__}: {exc}); please report it", file=sys.stderr)
+        print(log_text(f"error: the comparison failed ({type(exc).__name__}: {exc}); please report it"),
+              file=sys.stderr)
         return 2
     if args.format == "json":
         sys.stdout.write(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(render(report, args.max_lines))
+        sys.stdout.write(render(report, args.max_lines, args.max_chars))
     return 0 if args.exit_zero or not report["changed"] else 1

@@ -14,19 +14,19 @@ import difflib
 from typing import Any, cast
 
 from builder.cli.resolve import command_text
-from builder.resolver.deploy import deployment_output
+from builder.resolver.deploy import DEPLOY_FORMATS, deployment_output
 from builder.resolver.records import iter_commands
 from builder.resolver.types import ResolveError, Vocab
 
-FORMS = ("shell", "docker", "kubernetes", "compose")
-FORM_LABELS = {"shell": "Shell command", "docker": "Docker command", "kubernetes": "Kubernetes manifest",
-               "compose": "Compose file"}
-DEPLOY_FORMATS = {"kubernetes": "k8s", "compose": "compose"}
+DEPLOY_FORMS = {f.name: f.id for f in DEPLOY_FORMATS}
+FORMS = ("shell", "docker", *DEPLOY_FORMS)
+FORM_LABELS = {"shell": "Shell command", "docker": "Docker command",
+               **{f.name: f.report_label for f in DEPLOY_FORMATS}}
 VERDICTS = {"fits": "fits", "tight": "tight", "wont_start": "won't start"}
 
 
 def command_forms(record: Any, vocab: Vocab, deploy: bool) -> dict[str, str]:
-    """The record's commands in each published form (``deploy``: with the Kubernetes and Compose files)."""
+    """The record's commands in each published form (``deploy``: with every deployment form's files)."""
     forms: dict[str, str] = {}
     if not isinstance(record, dict):
         return forms
@@ -36,7 +36,7 @@ def command_forms(record: Any, vocab: Vocab, deploy: bool) -> dict[str, str]:
         except (ResolveError, KeyError, TypeError, ValueError) as exc:
             forms[form] = f"(not rendered: {exc})"
     if deploy:
-        for form, fmt in DEPLOY_FORMATS.items():
+        for form, fmt in DEPLOY_FORMS.items():
             try:
                 out = deployment_output(record, vocab, fmt)
             except (ResolveError, KeyError, TypeError, ValueError) as exc:
@@ -79,8 +79,8 @@ def _shown(name: str, values: list[str]) -> str:
 
 
 def flag_changes(before: Any, after: Any) -> list[str]:
-    """Each flag a record's ``vllm`` argvs add, drop or set differently (``--max-model-len 32768 → 65536``),
-    per role when the record has several nodes or roles."""
+    """Each flag a record's ``vllm`` argvs add, drop or set differently (``--max-model-len 32768 → 65536``,
+    ``added --max-num-seqs 64``), per role when the record has several nodes or roles; plain text."""
     old = {(c["role"], c["number"]): flag_values(c["argv"]) for c in iter_commands(before)}
     new = {(c["role"], c["number"]): flag_values(c["argv"]) for c in iter_commands(after)}
     many = len(old.keys() | new.keys()) > 1
@@ -90,11 +90,11 @@ def flag_changes(before: Any, after: Any) -> list[str]:
         where = f"{key[0]}{key[1] or ''}: " if many else ""
         for name in sorted(was.keys() | now.keys()):
             if name not in now:
-                changes.append(f"{where}removed `{_shown(name, was[name])}`")
+                changes.append(f"{where}removed {_shown(name, was[name])}")
             elif name not in was:
-                changes.append(f"{where}added `{_shown(name, now[name])}`")
+                changes.append(f"{where}added {_shown(name, now[name])}")
             elif was[name] != now[name]:
-                changes.append(f"{where}`{name}` {' '.join(was[name]) or '(switch)'} → {' '.join(now[name]) or '(switch)'}")
+                changes.append(f"{where}{name} {' '.join(was[name]) or '(switch)'} → {' '.join(now[name]) or '(switch)'}")
     return changes
 
 

@@ -230,7 +230,10 @@ def _reference(side: Side, hf_id: str) -> RecipeRef:
     document = _json(side.files.get(f"{hf_id}.json"))
     default = document.get("recommended_command") if isinstance(document, dict) else None
     command = command_forms(default, side.vocab, deploy=False).get("shell", "") if default else ""
-    memory = memory_line(default) if default else ""
+    by_hardware = default.get("by_hardware") if isinstance(default, dict) else None
+    url = by_hardware.get(default.get("hardware")) if isinstance(by_hardware, dict) and default else None
+    record = _json(side.files.get(url.lstrip("/"))) if isinstance(url, str) else None  # it holds the memory block
+    memory = memory_line(record or default) if default else ""
     return {"recipe": hf_id, "file": recipe["file"], "endpoints": len(recipe["endpoints"]), "command": command,
             "memory": "" if memory == "no estimate" else memory}
 

@@ -151,8 +151,8 @@ class Architecture(Open):
     """Shared experts per MoE layer, each as wide as a routed expert."""
     first_k_dense_replace: int | None = _fact("first_k_dense_replace")
     """Leading layers that keep a dense MLP before the MoE layers begin."""
-    moe_layer_freq: int | None = _fact("moe_layer_freq")
-    """After the dense layers, a MoE layer every this many layers."""
+    moe_layer_freq: Annotated[int, Field(ge=1, le=4096)] | Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    """After the dense layers, a MoE layer every this many layers; or one flag per layer (1: MoE)."""
     decoder_sparse_step: int | None = _fact("decoder_sparse_step")
     """A MoE layer every this many layers (Qwen MoE)."""
     interleave_moe_layer_step: int | None = _fact("interleave_moe_layer_step")
@@ -178,10 +178,59 @@ class Architecture(Open):
     max_window_layers: int | None = _fact("max_window_layers")
     """Layers below this index use full attention; the rest slide (families where the window is optional)."""
     layer_types: (
-        Annotated[list[Literal["full_attention", "sliding_attention", "chunked_attention"]], Field(max_length=4096)]
+        Annotated[
+            list[Literal["full_attention", "sliding_attention", "chunked_attention", "linear_attention",
+                         "deepseek_sparse_attention"]],
+            Field(max_length=4096),
+        ]
         | None
     ) = None
-    """Attention kind of every layer, one entry per layer."""
+    """Attention kind of every layer, one entry per layer (linear_attention: Gated DeltaNet;
+    deepseek_sparse_attention: latent attention with a DSA indexer)."""
+    full_attention_interval: int | None = _fact("full_attention_interval")
+    """Qwen3-Next without ``layer_types``: every this many layers one is full attention, the others linear."""
+    hybrid_override_pattern: Annotated[str, Field(pattern=r"^[M*E-]{1,4096}$")] | None = None
+    """Nemotron-H: one character per layer: M Mamba2, * attention, - MLP, E MoE (``layers_block_type`` spelt so)."""
+    attn_output_gate: bool | None = None
+    """Whether q_proj also yields a gate of the attention output (Qwen3-Next, Qwen3.5)."""
+    linear_num_key_heads: int | None = _fact("linear_num_key_heads")
+    """Gated DeltaNet: key heads."""
+    linear_num_value_heads: int | None = _fact("linear_num_value_heads")
+    """Gated DeltaNet: value heads (the recurrent state has one per value head)."""
+    linear_key_head_dim: int | None = _fact("linear_key_head_dim")
+    """Gated DeltaNet: width of a key head."""
+    linear_value_head_dim: int | None = _fact("linear_value_head_dim")
+    """Gated DeltaNet: width of a value head."""
+    conv_kernel: int | None = _fact("conv_kernel")
+    """Width of the short convolution of Gated DeltaNet and Mamba layers (``linear_conv_kernel_dim``)."""
+    use_conv_bias: bool | None = None
+    """Whether the Mamba convolution has a bias."""
+    mamba_num_heads: int | None = _fact("mamba_num_heads")
+    """Mamba2: heads."""
+    mamba_head_dim: int | None = _fact("mamba_head_dim")
+    """Mamba2: width of a head."""
+    n_groups: int | None = _fact("n_groups")
+    """Mamba2: groups of the B and C projections."""
+    ssm_state_size: int | None = _fact("ssm_state_size")
+    """Mamba2: state size per head channel."""
+    mamba_ssm_cache_dtype: Literal["auto", "float32", "float16", "bfloat16"] | None = None
+    """Dtype of the recurrent state (``mamba_ssm_dtype`` in Qwen3.5); auto: the model dtype."""
+    moe_latent_size: int | None = _fact("moe_latent_size")
+    """Nemotron-3 latent MoE: the width the experts work in."""
+    dense_intermediate_size: int | None = _fact("dense_intermediate_size")
+    """MiniMax-M3: width of the dense MLP layers (``intermediate_size`` is then the experts')."""
+    kda_num_heads: int | None = _fact("kda_num_heads")
+    """Kimi Delta Attention (``linear_attn_config.num_heads``): heads."""
+    kda_head_dim: int | None = _fact("kda_head_dim")
+    """Kimi Delta Attention (``linear_attn_config.head_dim``): width of a head."""
+    kda_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    """Per layer: 1 for a Kimi Delta Attention layer (``linear_attn_config.kda_layers``, counted from 1)."""
+    index_n_heads: int | None = _fact("index_n_heads")
+    """Sparse-attention indexer (DSA, MiniMax-M3 MSA): heads."""
+    index_head_dim: int | None = _fact("index_head_dim")
+    """Sparse-attention indexer: width of a head; its presence gives every latent-attention layer an indexer cache."""
+    index_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    """Per layer: 1 where the layer has its own indexer."""
     attention_chunk_size: int | None = _fact("attention_chunk_size")
     """Tokens per chunk of chunked-attention layers."""
     no_rope_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None

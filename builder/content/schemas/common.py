@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 from builder.content.base_path import BasePathError, base_path
 from builder.content.fieldpaths import join_path
 from builder.content.urls import MAX_URL_LENGTH, is_absolute_http, is_safe_link
+from builder.resolver import InvalidVersion, version_key
 
 # ── bounds (measured on ../shared/upstream and recipes/, set well above them) ──
 # Upstream maxima: gpu_count 8, vram_gb 2304, vram_minimum_gb 5871, tp 8,
@@ -53,7 +54,17 @@ def _servable_base(value: str) -> str:
     return value
 
 
+def _orderable_version(value: str) -> str:
+    try:
+        version_key(value)
+    except InvalidVersion as err:
+        raise PydanticCustomError("version", "{reason}", {"reason": str(err)}) from None
+    return value
+
+
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Version = Annotated[str, Field(max_length=40), AfterValidator(_orderable_version)]
+"""A vLLM version the install block can order (``0.11.0``, ``0.11.0rc1``, ``nightly``)."""
 Markdown = Annotated[str, Field(max_length=MAX_MARKDOWN)]
 SafeUrl = Annotated[str, Field(max_length=MAX_URL_LENGTH), AfterValidator(_safe_link)]
 """A URL that may become a link: http(s) or site-relative (:mod:`builder.content.urls`)."""

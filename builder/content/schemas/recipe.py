@@ -22,6 +22,7 @@ from builder.content.schemas.common import (
     Open,
     ParallelSize,
     Text,
+    Version,
 )
 from builder.content.schemas.features import Feature
 from builder.content.schemas.notes import HardwareNote, Note
@@ -92,7 +93,7 @@ class Model(Open):
     """``moe`` or ``dense``: the architecture chip."""
     context_length: int | None = Field(default=None, ge=0)
     """Context window in tokens, shown as the ctx chip."""
-    min_vllm_version: Text | None = None
+    min_vllm_version: Version | None = None
     """Oldest vLLM release the recipe works with, shown as "vLLM <version>+"."""
     nightly_required: bool | None = None
     """True while no release has the support: nightly install commands and images."""
@@ -145,7 +146,7 @@ class Variant(Open):
     """Per modal feature, the mode this variant starts with (which also turns the feature on)."""
     docker_image: Text | dict[str, Any] | None = None
     """Image of this variant, read before the model's (a string pins NVIDIA only)."""
-    min_vllm_version: Text | None = None
+    min_vllm_version: Version | None = None
     """Oldest vLLM release for this variant; the builder shows the higher of this and the model's."""
     nightly_required: bool | None = None
     """True when this variant needs a nightly build (install tab only; images ignore it)."""

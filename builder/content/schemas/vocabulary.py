@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
 
 from builder.content.schemas.common import (
     MAX_ENTRIES,
@@ -19,7 +20,22 @@ from builder.content.schemas.common import (
     ParallelSize,
     SafeUrl,
     Text,
+    Version,
 )
+from builder.resolver.families import DEVICE_FAMILIES
+
+
+def _known_family(value: str) -> str:
+    if value not in DEVICE_FAMILIES:
+        raise PydanticCustomError("device_family", "must be a device family of the resolver's table ({known})",
+                                  {"known": ", ".join(DEVICE_FAMILIES)})
+    return value
+
+
+DeviceFamilyId = Annotated[str, AfterValidator(_known_family)]
+"""A row of ``builder/resolver/families.py`` ``DEVICE_FAMILIES``."""
+NvlinkDomain = Annotated[str, Field(pattern=r"^NVL[1-9][0-9]{0,3}$")]
+"""``NVL`` and the number of GPUs one NVLink domain joins (``NVL8``, ``NVL72``)."""
 
 
 class HardwareProfile(Open):
@@ -47,6 +63,22 @@ class HardwareProfile(Open):
     """When true, offered only to recipes that name this id in ``meta.hardware``."""
     scalable: bool | None = None
     """``false`` marks a workstation: no clusters, and a variant too large for it is swapped."""
+    family: DeviceFamilyId | None = None
+    """Device family, a row of the resolver's device-family table (nvidia, amd, tpu, xpu, cpu): the
+    ``docker run`` device flags and default image, the Kubernetes resource, the install platform.
+    Absent: implied by ``brand``/``generation`` (generation tpu; AMD; generation xpu; generation cpu
+    or Intel; else nvidia)."""
+    display_order: int | None = Field(default=None, ge=0, le=1_000_000)
+    """Place of the hardware pill, lower first (ties in file order). A profile without one shows right
+    after the profile listed before it; a taxonomy that gives none keeps the reference builder's order."""
+    default_rank: int | None = Field(default=None, ge=1, le=1_000_000)
+    """Preference as a recipe's default hardware (after ``meta.default_hardware``): the offered profile of
+    lowest rank; unranked ones come after (NVIDIA, AMD, other brands, then by id). A taxonomy that ranks
+    none keeps the reference builder's ranking (h200, b200, gb200)."""
+    interconnect: NvlinkDomain | None = None
+    """NVLink domain of the node (``NVL8``, ``NVL72``). One that spans more GPUs than the node (a GB200
+    tray of an NVL72 rack) keeps the multi-node NVLink NCCL environment of prefill/decode pools. A
+    taxonomy that gives none keeps the reference builder's (gb200 and gb300 in NVL72 racks)."""
 
 
 class Labelled(Open):
@@ -189,7 +221,7 @@ class KvStore(Described):
     """Deployment id, selected with ``?kv_offload=<name>``."""
     deploy_type: Literal["kv_store_lb"]
     """Always ``kv_store_lb``: instances behind a router with a shared store."""
-    min_vllm_version: Text | None = None
+    min_vllm_version: Version | None = None
     """Oldest vLLM release the deployment works with; raises the shown minimum."""
     default_instances: int | None = Field(default=None, ge=1, le=MAX_INSTANCES)
     """vLLM instances when the reader picks none (no router with one instance)."""

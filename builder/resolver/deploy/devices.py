@@ -8,14 +8,12 @@ the device plugin's resource and shared memory through ``/dev/shm``.
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
-from ..docker import device_argv, device_kind
+from ..docker import device_argv
+from ..families import family_id, family_of
 from ..hardware import gpu_count_of
 
-# The extended resource a device plugin advertises, per §12.3 device family (none on CPU).
-ACCELERATOR_RESOURCES = {"nvidia": "nvidia.com/gpu", "amd": "amd.com/gpu", "tpu": "google.com/tpu",
-                         "xpu": "gpu.intel.com/i915"}
 # ``--group-add`` names as numeric ids (Kubernetes takes only numbers): Debian/Ubuntu's ``video``.
 GROUP_IDS = {"video": 44, "render": 109}
 
@@ -23,8 +21,8 @@ GROUP_IDS = {"video": 44, "render": 109}
 class DeviceSettings(TypedDict):
     """What the docker device flags of one hardware profile ask for."""
 
-    kind: str  # device_kind: nvidia, amd, tpu, xpu, cpu
-    resource: str | None  # the device plugin resource name
+    kind: str  # the device family (families.DEVICE_FAMILIES): nvidia, amd, tpu, xpu, cpu
+    resource: str | None  # the device plugin resource name (the family's kubernetes_resource)
     count: int  # accelerators per node
     gpus_all: bool  # ``--gpus all``
     devices: list[str]  # ``--device`` paths
@@ -36,10 +34,10 @@ class DeviceSettings(TypedDict):
     shm_size: str | None  # docker's ``--shm-size`` value (``16g``)
 
 
-def device_settings(profile: dict[str, object]) -> DeviceSettings:
+def device_settings(profile: dict[str, Any]) -> DeviceSettings:
     """Parse the §12.3 argv device flags of ``profile``."""
-    kind = device_kind(profile)
-    out: DeviceSettings = {"kind": kind, "resource": ACCELERATOR_RESOURCES.get(kind), "count": gpu_count_of(profile),
+    out: DeviceSettings = {"kind": family_id(profile), "resource": family_of(profile)["kubernetes_resource"],
+                           "count": gpu_count_of(profile),
                            "gpus_all": False, "devices": [], "security_opt": [], "group_add": [], "privileged": False,
                            "host_network": False, "mounts": [], "shm_size": None}
     flags = device_argv(profile)

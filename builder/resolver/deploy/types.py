@@ -84,3 +84,4 @@ class DeployFile(TypedDict):
     filename: str
     text: str
     documents: list[Any]
+    apply: str  # the command that starts (or reads) this file

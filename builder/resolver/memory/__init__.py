@@ -24,6 +24,12 @@ their memory comes out of the ``1 − gpu_memory_utilization`` headroom. The KV 
 blocks of 16 tokens; with pipeline parallelism every stage sizes its own cache and vLLM keeps the
 smallest block count of all stages.
 
+Hybrid models (Gated DeltaNet, Kimi Delta Attention, Mamba2 layers beside attention) keep a state
+per sequence instead of a cache per token; vLLM's hybrid allocator raises the attention block until
+one attention page holds a state page and pads the state page to it (``kv.hybrid_pool``). Sparse
+attention (DSA) adds an indexer cache per token. Given the "Available KV cache memory" instead of the
+GPU's (``kv_cache_gib``), the estimate gives the tokens and concurrency vLLM prints for that budget.
+
 Defaults (``vllm serve`` 0.19 on one GPU): ``gpu_memory_utilization`` 0.9;
 ``max_num_batched_tokens`` 8192 and ``max_num_seqs`` 1024 on GPUs with at least 70 GiB, 2048 and
 256 below (vLLM also applies the small values to A100s by name: pass them explicitly there);
@@ -40,7 +46,7 @@ from .architecture import Arch, Layer, read_architecture
 from .checks import check_int, check_number
 from .constants import DTYPE_BYTES, INT_FACTS, KV_DTYPE_BYTES, VLLM_VERSION
 from .estimate import estimate_memory, visible_gib
-from .facts import architecture_facts
+from .facts import architecture_facts, states_precision, with_quant_file
 from .rendering import (
     Coverage,
     Memory,
@@ -97,5 +103,7 @@ __all__ = [
     "read_architecture",
     "resolve_settings",
     "sharding_findings",
+    "states_precision",
     "visible_gib",
+    "with_quant_file",
 ]

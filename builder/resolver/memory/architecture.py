@@ -9,12 +9,15 @@ from typing import Any
 from .constants import (
     CONTEXT_EXTENDING_ROPE,
     FOUR_NORMS,
+    GATED_ATTENTION_OUTPUT,
     GLOBAL_EVERY,
+    HYBRID_BLOCKS,
     LAYER_TYPES,
     LEARNED_POSITIONS,
     NO_ROTARY,
     QK_NORM,
     QKV_BIAS_BY_DEFAULT,
+    QWEN_HYBRID,
     SLIDING_OPT_IN,
     TIED_BY_DEFAULT,
     TWO_MATRIX_MLP,
@@ -23,14 +26,24 @@ from .encoders import audio_params, vision_params
 from .facts import architecture_facts
 from .types import ArchitectureError
 
+STATE_KINDS = frozenset({"linear", "kda", "mamba"})  # layers that keep a state per sequence, not a KV cache per token
+
 
 @dataclass(frozen=True)
 class Layer:
-    """One decoder layer: its attention kind (and window) and whether its MLP is a MoE."""
+    """One decoder layer: its token mixer (and window), whether its MLP is a MoE, and what else it holds.
 
-    attention: str  # "full", "sliding", "chunked" or "mla"
-    window: int  # sliding window or attention chunk (tokens); 0 for full and mla
+    ``attention`` is "full", "sliding", "chunked", "mla", "linear" (Gated DeltaNet), "kda" (Kimi Delta
+    Attention), "mamba" (Mamba2) or
+    "none" (a Nemotron-H MLP or MoE block). Nemotron-H builds one layer per block, so its mixer blocks
+    have no MLP (``mlp`` False) and its MLP blocks no mixer.
+    """
+
+    attention: str
+    window: int  # sliding window or attention chunk (tokens); 0 for the others
     moe: bool
+    mlp: bool = True
+    indexer: bool = False  # a sparse-attention indexer (DeepSeek V3.2 / GLM-5 DSA, MiniMax-M3 MSA) with its own cache
 
 
 @dataclass(frozen=True)
@@ -79,22 +92,47 @@ class Arch:
     mtp_layers: int  # multi-token-prediction layers shipped for speculative decoding
     draft_vocab: int  # an EAGLE-3 draft's own output vocabulary (0: the target's)
     qk_norm: bool
+    attn_gate: bool  # q_proj also yields a sigmoid gate of the attention output (Qwen3-Next, Qwen3.5)
+    moe_latent: int  # Nemotron-3 latent MoE: experts work in this width between two projections (0: none)
+    linear_k_heads: int  # Gated DeltaNet
+    linear_v_heads: int
+    linear_k_dim: int
+    linear_v_dim: int
+    conv_kernel: int  # the short convolution of Gated DeltaNet and Mamba layers
+    conv_bias: bool
+    mamba_heads: int  # Mamba2
+    mamba_head_dim: int
+    mamba_groups: int
+    ssm_state: int
+    ssm_dtype: str  # mamba_ssm_cache_dtype: "auto" (the model dtype) or a dtype name
+    kda_heads: int  # Kimi Delta Attention
+    kda_dim: int
+    index_heads: int  # the sparse-attention indexer
+    index_dim: int
 
 
 def _attention_kinds(facts: dict[str, Any], model_type: str, count: int, mla: bool) -> list[tuple[str, int]]:
     """(kind, window) of every layer."""
+    kda = facts.get("kda_layers")
+    if kda is not None:  # Kimi-Linear: its other layers are latent (or full) attention
+        if len(kda) != count:
+            raise ArchitectureError("kda_layers", f"has {len(kda)} entries for {count} layers")
+        return [("kda", 0) if flag else ("mla" if mla else "full", 0) for flag in kda]
     if mla:
         return [("mla", 0)] * count
     window = facts.get("sliding_window")
     chunk = facts.get("attention_chunk_size")
     types = facts.get("layer_types")
+    interval = facts.get("full_attention_interval")
+    if types is None and model_type in QWEN_HYBRID and interval:  # Qwen3-Next: every interval-th layer is full
+        types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(count)]
     if types is not None:
         if len(types) != count:
             raise ArchitectureError("layer_types", f"has {len(types)} entries for {count} layers")
         kinds = []
         for i, name in enumerate(types):
             kind = LAYER_TYPES[name]
-            size = {"full": 0, "sliding": window, "chunked": chunk}[kind]
+            size = {"sliding": window, "chunked": chunk}.get(kind, 0)
             if size is None:
                 needed = "sliding_window" if kind == "sliding" else "attention_chunk_size"
                 raise ArchitectureError(f"layer_types[{i}]", f"{name} needs {needed}")
@@ -120,6 +158,11 @@ def _attention_kinds(facts: dict[str, Any], model_type: str, count: int, mla: bo
 def _moe_layers(facts: dict[str, Any], count: int, experts: int) -> list[bool]:
     if not experts:
         return [False] * count
+    if isinstance(facts.get("moe_layer_freq"), list):  # one flag per layer (MiniMax-M3, MiMo-V2)
+        flags = facts["moe_layer_freq"]
+        if len(flags) != count:
+            raise ArchitectureError("moe_layer_freq", f"has {len(flags)} entries for {count} layers")
+        return [bool(flag) for flag in flags]
     if "first_k_dense_replace" in facts or "moe_layer_freq" in facts:
         first = facts.get("first_k_dense_replace", 0)
         every = facts.get("moe_layer_freq", 1)
@@ -144,6 +187,28 @@ def _max_len(facts: dict[str, Any]) -> int:
     return int(positions)
 
 
+def _hybrid_layers(pattern: str, count: int) -> list[Layer]:
+    """Nemotron-H: one layer per block of ``hybrid_override_pattern`` (vLLM's ``nemotron_h.py``)."""
+    if len(pattern) != count:
+        raise ArchitectureError("hybrid_override_pattern", f"has {len(pattern)} blocks for {count} layers")
+    kinds = {"mamba": Layer("mamba", 0, False, mlp=False), "attention": Layer("full", 0, False, mlp=False),
+             "mlp": Layer("none", 0, False), "moe": Layer("none", 0, True)}
+    return [kinds[HYBRID_BLOCKS[char]] for char in pattern]
+
+
+def _indexed(facts: dict[str, Any], layers: list[Layer], mla: bool) -> list[Layer]:
+    """Mark the layers with a sparse-attention indexer: every MLA layer of a DSA model, or ``index_layers``."""
+    if "index_head_dim" not in facts:
+        return layers
+    flags = facts.get("index_layers")
+    if flags is not None and len(flags) != len(layers):
+        raise ArchitectureError("index_layers", f"has {len(flags)} entries for {len(layers)} layers")
+    if flags is None and not mla:
+        return layers
+    return [Layer(layer.attention, layer.window, layer.moe, layer.mlp, bool(flags[i]) if flags else True)
+            for i, layer in enumerate(layers)]
+
+
 def read_architecture(config: Mapping[str, Any]) -> Arch:
     """Check a ``config.json`` mapping and apply the per-model_type defaults."""
     facts = architecture_facts(config)
@@ -155,17 +220,34 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
     head_dim = facts.get("head_dim", hidden // heads or 1)
     mla = "kv_lora_rank" in facts
     experts = facts.get("n_routed_experts", facts.get("num_experts", facts.get("num_local_experts", 0)))
-    moe_flags = _moe_layers(facts, count, experts)
-    kinds = _attention_kinds(facts, model_type, count, mla)
-    layers = tuple(Layer(kind, window, moe) for (kind, window), moe in zip(kinds, moe_flags, strict=True))
+    pattern = facts.get("hybrid_override_pattern")
+    if pattern is not None:
+        layer_list = _hybrid_layers(pattern, count)
+    else:
+        moe_flags = _moe_layers(facts, count, experts)
+        kinds = _attention_kinds(facts, model_type, count, mla)
+        layer_list = [Layer(kind, window, moe) for (kind, window), moe in zip(kinds, moe_flags, strict=True)]
+    layers = tuple(_indexed(facts, layer_list, mla))
     gated = model_type not in TWO_MATRIX_MLP
     if model_type == "llama4":
         dense = facts.get("intermediate_size_mlp", facts.get("intermediate_size", 0))
     else:
-        dense = facts.get("intermediate_size", 0 if gated else 4 * hidden)
-    if not dense and not all(moe_flags):
+        dense = facts.get("dense_intermediate_size", facts.get("intermediate_size", 0 if gated else 4 * hidden))
+    if not dense and any(layer.mlp and not layer.moe for layer in layers):
         raise ArchitectureError("intermediate_size", "missing: the dense MLP layers need it")
     expert_key = "moe_intermediate_size" if "moe_intermediate_size" in facts else "intermediate_size"
+    if any(layer.attention == "linear" for layer in layers):
+        for key in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"):
+            if key not in facts:
+                raise ArchitectureError(key, "missing: linear-attention (Gated DeltaNet) layers need it")
+    if any(layer.attention == "kda" for layer in layers):
+        for key in ("kda_num_heads", "kda_head_dim"):
+            if key not in facts:
+                raise ArchitectureError(key, "missing: Kimi Delta Attention layers need it (linear_attn_config)")
+    if any(layer.attention == "mamba" for layer in layers):
+        for key in ("mamba_num_heads", "mamba_head_dim", "ssm_state_size"):
+            if key not in facts:
+                raise ArchitectureError(key, "missing: Mamba layers need it")
     expert_inter = facts.get(expert_key, 0) if experts else 0
     if experts and not expert_inter:
         raise ArchitectureError("moe_intermediate_size", "missing: the experts need it")
@@ -194,7 +276,7 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
         tied=facts.get("tie_word_embeddings", model_type in TIED_BY_DEFAULT),
         gated_mlp=gated,
         qkv_bias=facts.get("attention_bias", model_type in QKV_BIAS_BY_DEFAULT),
-        norms_per_layer=4 if model_type in FOUR_NORMS else 2,
+        norms_per_layer=4 if model_type in FOUR_NORMS else 1 if pattern is not None else 2,
         dense_intermediate=dense,
         experts=experts,
         topk=min(facts.get("num_experts_per_tok", 1), experts) if experts else 0,
@@ -226,4 +308,21 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
         mtp_layers=facts.get("num_nextn_predict_layers", 0),
         draft_vocab=facts.get("draft_vocab_size", 0),
         qk_norm=model_type in QK_NORM,
+        attn_gate=facts.get("attn_output_gate", model_type in GATED_ATTENTION_OUTPUT),
+        moe_latent=facts.get("moe_latent_size", 0),
+        linear_k_heads=facts.get("linear_num_key_heads", 0),
+        linear_v_heads=facts.get("linear_num_value_heads", 0),
+        linear_k_dim=facts.get("linear_key_head_dim", 0),
+        linear_v_dim=facts.get("linear_value_head_dim", 0),
+        conv_kernel=facts.get("conv_kernel", 4),
+        conv_bias=facts.get("use_conv_bias", pattern is not None),
+        mamba_heads=facts.get("mamba_num_heads", 0),
+        mamba_head_dim=facts.get("mamba_head_dim", 0),
+        mamba_groups=facts.get("n_groups", 1),
+        ssm_state=facts.get("ssm_state_size", 0),
+        ssm_dtype=facts.get("mamba_ssm_cache_dtype", "auto"),
+        kda_heads=facts.get("kda_num_heads", 0),
+        kda_dim=facts.get("kda_head_dim", 0),
+        index_heads=facts.get("index_n_heads", 0),
+        index_dim=facts.get("index_head_dim", 0),
     )

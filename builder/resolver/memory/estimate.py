@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .architecture import Arch, Layer, read_architecture
+from .architecture import STATE_KINDS, Arch, Layer, read_architecture
 from .constants import (
     BLOCK_SIZE,
     DTYPE_BYTES,
@@ -14,11 +14,9 @@ from .constants import (
     NON_TORCH_GIB,
     TP_COMMUNICATOR_GIB,
     VISIBLE_FRACTION,
-    VLLM_VERSION,
-    _split,
 )
 from .draft import Draft, draft_estimate, lora_bytes
-from .kv import _kv_groups, _kv_layer_bytes, _max_len_that_fits, _request_bytes, _tokens_needed
+from .kv import Pool, _kv_layer_bytes, _max_len_that_fits, attention_pool, hybrid_pool, indexer_bytes
 from .overhead import _activation_peak, _cuda_graph_bytes
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, _findings
@@ -44,6 +42,7 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     kv_bytes = DTYPE_BYTES[s["dtype"]] if s["kv_cache_dtype"] == "auto" else KV_DTYPE_BYTES[s["kv_cache_dtype"]]
     per_layer = _kv_layer_bytes(arch, tp, kv_bytes)
     sh = _sharding(arch, s)
+    kv_budget = None if s["kv_cache_gib"] is None else s["kv_cache_gib"] * GIB
     non_torch = NON_TORCH_GIB * GIB + (TP_COMMUNICATOR_GIB * GIB if tp > 1 else 0)
     stages: list[StageEstimate] = []
     stage_layers = [layers for layers in _stage_layers(arch, pp) if layers] or [[]]
@@ -59,24 +58,12 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
         peak = _activation_peak(arch, layers, sh, s, last)
         non_kv = weights + peak + non_torch
         available = requested - non_kv
+        if kv_budget is not None:
+            available = kv_budget
         if layers:
-            group_size, groups = _kv_groups(layers)
-            draft_groups = draft_kv / (per_layer * group_size)  # the draft's layers share the pool's blocks
-            n_groups = sum(groups.values())
-            bytes_per_token = per_layer * group_size * n_groups + draft_kv
-            blocks = max(0, int(available // (per_layer * group_size * BLOCK_SIZE)))
-            request_len = _split(s["max_model_len"], BLOCK_SIZE)
-            per_request_blocks = draft_groups * request_len
-            for (kind, window), count in groups.items():
-                tokens, extra = _tokens_needed(Layer(kind, window, False), s["max_model_len"], s["max_num_batched_tokens"])
-                per_request_blocks += count * (_split(tokens, BLOCK_SIZE) + extra)
-            kv_tokens = int(blocks // (n_groups + draft_groups)) * BLOCK_SIZE
-            concurrency = blocks / per_request_blocks
-            one_request = _request_bytes(arch, layers, per_layer, s["max_model_len"], s["max_num_batched_tokens"])
-            one_request += request_len * BLOCK_SIZE * draft_kv
+            pool = _stage_pool(arch, layers, per_layer, draft, draft_kv, available, s)
         else:
-            bytes_per_token = blocks = kv_tokens = one_request = 0
-            concurrency = 0.0
+            pool = Pool(0, 0, BLOCK_SIZE, 0, 0, 0.0, 0, 0.0)
         stages.append(
             StageEstimate(
                 stage=index,
@@ -86,26 +73,35 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
                 non_torch_gib=_gib(non_torch),
                 non_kv_gib=_gib(non_kv),
                 available_kv_gib=_gib(available),
-                kv_bytes_per_token=bytes_per_token,
-                kv_blocks=blocks,
-                kv_tokens=kv_tokens,
-                max_concurrency=round(concurrency, 2),
-                one_request_kv_gib=_gib(one_request),
+                kv_bytes_per_token=pool.bytes_per_token,
+                kv_blocks=pool.blocks,
+                kv_tokens=pool.tokens,
+                max_concurrency=round(pool.concurrency, 2),
+                one_request_kv_gib=_gib(pool.one_request),
                 cuda_graph_gib=_gib(_cuda_graph_bytes(layers)),
+                state_bytes_per_sequence=pool.state_bytes,
+                kv_block_size=pool.block_size,
+                state_padding_pct=round(pool.state_padding, 2),
             )
         )
     binding = min(stages, key=lambda stage: (stage["kv_blocks"], stage["available_kv_gib"]))
     heaviest = max(stages, key=lambda stage: stage["weights_gib"])
     total_params = _stage_weights(arch, list(arch.layers), _Sharding(1, arch.experts, 1), s, True, True)[1]
     parts, estimated, not_estimated = _beyond_the_text_model(arch, s, draft)
+    counted, missing = _layer_notes(arch, binding)
+    estimated += counted
+    not_estimated += missing
     verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding, per_layer)
     return MemoryEstimate(
-        vllm_version=VLLM_VERSION,
+        vllm_version=s["vllm_version"],
         model_type=arch.model_type,
         params_total=total_params,
         params_per_gpu=params_per_gpu,
         weights_gib=heaviest["weights_gib"],
         kv_bytes_per_token=binding["kv_bytes_per_token"],
+        state_bytes_per_sequence=binding["state_bytes_per_sequence"],
+        kv_block_size=binding["kv_block_size"],
+        state_padding_pct=binding["state_padding_pct"],
         available_kv_gib=binding["available_kv_gib"],
         kv_tokens=binding["kv_tokens"],
         max_concurrency=min(stage["max_concurrency"] for stage in stages),
@@ -125,6 +121,36 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
         verdict=verdict,
         reason=reason,
     )
+
+
+def _stage_pool(arch: Arch, layers: list[Layer], per_layer: int, draft: Draft | None, draft_kv: int, available: float,
+                s: ResolvedSettings) -> Pool:
+    """The KV pool of one stage: the hybrid allocator's when it has state layers, else attention groups."""
+    if any(layer.attention in STATE_KINDS for layer in layers):
+        mtp = arch.mtp_layers if draft is not None and draft.kv_bytes_per_token and draft_kv else 0
+        return hybrid_pool(arch, layers, per_layer, mtp, available, s)
+    return attention_pool(arch, layers, per_layer, draft_kv, available, s)
+
+
+def _layer_notes(arch: Arch, binding: StageEstimate) -> tuple[list[str], list[str]]:
+    """What the figures of a hybrid or sparse model count, and leave out, in words."""
+    notes: list[str] = []
+    missing: list[str] = []
+    if binding["state_bytes_per_sequence"]:
+        names = {"linear": "Gated DeltaNet", "kda": "Kimi Delta Attention", "mamba": "Mamba2"}
+        kinds = sorted({names[layer.attention] for layer in arch.layers if layer.attention in STATE_KINDS})
+        notes.append(
+            f"{' and '.join(kinds)} state included: {binding['state_bytes_per_sequence'] / (1 << 20):,.1f} MiB per "
+            f"sequence, reserved per request on top of the KV tokens (vLLM's hybrid allocator: attention blocks of "
+            f"{binding['kv_block_size']:,} tokens, state pages padded to them)"
+        )
+        missing.append("the profile run's scan buffers of the linear-attention / Mamba kernels not estimated "
+                       "(the activation peak counts attention and MLPs)")
+    if any(layer.indexer for layer in arch.layers):
+        notes.append(f"sparse-attention indexer cache included ({indexer_bytes(arch)} bytes per token per indexed layer)")
+        if not arch.mla:
+            missing.append("MiniMax-M3's sparse-attention (MSA) index cache is sized as DeepSeek's DSA indexer cache")
+    return notes, missing
 
 
 def _beyond_the_text_model(arch: Arch, s: ResolvedSettings, draft: Draft | None) -> tuple[dict[str, float], list[str], list[str]]:
@@ -183,13 +209,16 @@ def _verdict(
     stages = [stage for stage, _ in staged]
     heaviest = max(stages, key=lambda stage: stage["weights_gib"])
     total = s["gpu_memory_gib"]
-    if heaviest["weights_gib"] > total:
+    given = s["kv_cache_gib"] is not None  # the KV budget was given: the GPU's memory is not known
+    if heaviest["weights_gib"] > total and not given:
         return "wont_start", (
             f"not enough memory for the weights: {heaviest['weights_gib']:.2f} GiB per GPU, more than the "
             f"GPU's {total:.2f} GiB (CUDA out of memory while loading the model)"
         )
     requested = s["gpu_memory_utilization"] * total
     for stage in stages:
+        if given and (stage["available_kv_gib"] <= 0 or stage["kv_blocks"] == 0):
+            return "wont_start", f"no room for the KV cache in the {stage['available_kv_gib']:.2f} GiB given"
         if stage["available_kv_gib"] <= 0 or stage["kv_blocks"] == 0:
             return "wont_start", (
                 f"no room for the KV cache: weights {stage['weights_gib']:.2f} GiB + activation peak "
@@ -200,7 +229,8 @@ def _verdict(
             )
     for stage, layers in staged:
         if stage["one_request_kv_gib"] > stage["available_kv_gib"]:
-            fits = _max_len_that_fits(arch, layers, per_layer, int(stage["available_kv_gib"] * GIB), s)
+            budget = int(stage["available_kv_gib"] * GIB) - stage["state_bytes_per_sequence"]  # the state comes first
+            fits = _max_len_that_fits(arch, layers, per_layer, budget, s)
             return "wont_start", (
                 f"max_model_len {s['max_model_len']} needs {stage['one_request_kv_gib']:.2f} GiB of KV cache for "
                 f"one request, more than the {stage['available_kv_gib']:.2f} GiB available; the estimated maximum "
@@ -213,7 +243,7 @@ def _verdict(
         )
     headroom = (1 - s["gpu_memory_utilization"]) * total
     graphs = max(stage["cuda_graph_gib"] for stage in stages)
-    if graphs > headroom:
+    if graphs > headroom and not given:
         return "tight", (
             f"CUDA graphs need about {graphs:.2f} GiB, more than the {headroom:.2f} GiB left outside "
             f"gpu_memory_utilization {s['gpu_memory_utilization']:g}; capture may run out of memory "

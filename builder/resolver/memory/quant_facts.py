@@ -73,6 +73,31 @@ def _format(method: str, raw: Mapping[str, Any], scheme: Mapping[str, Any]) -> s
     return method.split()[0] if method else ""
 
 
+def _mixed_algo(raw: Mapping[str, Any]) -> str | None:
+    """ModelOpt MIXED_PRECISION: the narrowest format among ``quantized_layers`` (the MLPs' and experts',
+    which hold most of the weights; the others, such as FP8 or MXFP8 attention, are counted at that width too)."""
+    layers = raw.get("quantized_layers")
+    if not isinstance(layers, Mapping):
+        return None
+    algos = {str(entry.get("quant_algo")).lower() for entry in list(layers.values())[:200_000] if isinstance(entry, Mapping)}
+    for fragment in ("nvfp4", "mxfp4", "fp8"):
+        found = sorted(algo for algo in algos if fragment in algo)
+        if found:
+            return found[0]
+    return None
+
+
+def modelopt_quantization(raw: Any) -> dict[str, Any] | None:
+    """A ModelOpt ``hf_quant_config.json`` as the ``quantization_config`` it stands for (None if it is not one).
+
+    NVIDIA's checkpoints ship it beside ``config.json``, which may carry no ``quantization_config``: vLLM
+    then reads the format from this file (``modelopt.py``)."""
+    block = raw.get("quantization") if isinstance(raw, Mapping) else None
+    if not isinstance(block, Mapping) or not isinstance(block.get("quant_algo"), str):
+        return None
+    return {"quant_method": "modelopt", **block}
+
+
 def quantization_facts(raw: Any) -> dict[str, Any]:
     """The reduced ``quantization_config``: quant_method, format, bits, weight_type, group_size,
     weight_block_size, zero_point and unquantized (parts kept in the model dtype)."""
@@ -86,6 +111,8 @@ def quantization_facts(raw: Any) -> dict[str, Any]:
         raise ArchitectureError(f"{path}.quant_method", f"expected a short string, got {describe(method)}")
     method = (method or "").lower()
     algo = raw.get("quant_algo")  # ModelOpt names the format here (NVFP4, FP8) beside quant_method "modelopt"
+    if isinstance(algo, str) and algo.upper() == "MIXED_PRECISION":
+        algo = _mixed_algo(raw) or algo
     scheme, where = _scheme(raw, path)
     fmt = _format(f"{method} {algo.lower()}" if isinstance(algo, str) else method, raw, scheme)
     bits = scheme.get("bits", scheme.get("w_bit", scheme.get("num_bits")))

@@ -36,12 +36,13 @@ SWITCHES = {
     "--enable-expert-parallel": "expert_parallel",
     "-ep": "expert_parallel",
     "--language-model-only": "language_model_only",
+    "--enable-prefix-caching": "enable_prefix_caching",
     "--enable-lora": "enable_lora",
 }
 JSON_FLAGS = {"--speculative-config": "speculative", "--limit-mm-per-prompt": "mm_limits"}
 LORA_FLAGS = {"--max-loras": "max_loras", "--max-lora-rank": "max_lora_rank"}
 # bits of the linear weights for an online quantization method or a variant precision
-QUANTIZED_BITS = {"fp8": 8, "int8": 8, "fp4": 4, "nvfp4": 4, "mxfp4": 4, "int4": 4, "awq": 4, "gptq": 4}
+QUANTIZED_BITS = {"fp8": 8, "mxfp8": 8, "int8": 8, "fp4": 4, "nvfp4": 4, "mxfp4": 4, "int4": 4, "awq": 4, "gptq": 4}
 SETTING_FLAGS = {setting: flag for flag, (setting, _) in reversed(list(FLAG_SETTINGS.items()))}
 
 
@@ -64,6 +65,7 @@ class MemoryLine(TypedDict, total=False):
     kv_cache_gib: float
     kv_bytes_per_token: int
     kv_tokens: int
+    state_mib_per_sequence: float  # hybrid models: linear-attention / Mamba state per sequence (absent otherwise)
     max_concurrency: float
     verdict: Verdict
     reason: str
@@ -146,11 +148,19 @@ def memory_summary(line: MemoryLine) -> str:
     """One line of text: weights, KV cache and tokens per GPU, concurrency at the context length."""
     if "error" in line:
         return f"Memory estimate unavailable: {line['error']}"
+    state = line.get("state_mib_per_sequence")
     head = (
         f"Per GPU ({line['gpu_memory_gib']:.2f} GiB): weights {line['weights_gib']:.2f} GiB, "
         f"KV cache {max(line['kv_cache_gib'], 0):.2f} GiB = {line['kv_tokens']:,} tokens, "
         f"{line['max_concurrency']:.2f} requests of {line['max_model_len']:,} tokens"
     )
+    if state is not None:  # a hybrid model: the tokens and the per-sequence state apart, concurrency from both
+        head = (
+            f"Per GPU ({line['gpu_memory_gib']:.2f} GiB): weights {line['weights_gib']:.2f} GiB, "
+            f"KV cache {max(line['kv_cache_gib'], 0):.2f} GiB = {line['kv_tokens']:,} tokens of attention KV "
+            f"plus {state:,.1f} MiB of state per sequence; at most {line['max_concurrency']:.2f} requests of "
+            f"{line['max_model_len']:,} tokens (--max-model-len) at once"
+        )
     notes = "".join(f"; {note}" for note in [*line.get("estimated", []), *line.get("not_estimated", [])])
     if line["verdict"] == "fits":
         return head + notes
@@ -194,6 +204,8 @@ def memory_line(
         reason=estimate["reason"],
         findings=[Finding(rule=f.rule, message=f.message) for f in estimate["findings"]],
     )
+    if estimate["state_bytes_per_sequence"]:
+        line["state_mib_per_sequence"] = round(estimate["state_bytes_per_sequence"] / (1 << 20), 1)
     line["parts"] = estimate["parts"]  # always present, so every line has the same keys in the same order
     line["estimated"] = estimate["estimated"]
     line["not_estimated"] = estimate["not_estimated"]

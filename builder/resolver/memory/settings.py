@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,8 +19,11 @@ from .constants import (
     DTYPE_NAMES,
     KV_DTYPE_BYTES,
     LARGE_GPU_GIB,
+    VLLM_VERSION,
 )
 from .types import ResolvedSettings, SettingsError, Speculative
+
+VERSION = re.compile(r"\d{1,3}\.\d{1,3}(\.[0-9A-Za-z.+_-]{1,60})?")
 
 
 def _model_dtype(requested: str, arch: Arch) -> str:
@@ -43,9 +47,13 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
         value = optional(key, low, high, default)
         return default if value is None else value
 
-    if settings.get("gpu_memory_gib") is None:
+    budget = settings.get("kv_cache_gib")
+    if budget is not None:
+        budget = check_number(budget, "kv_cache_gib", -(1 << 20), 1 << 20, SettingsError)  # a log may say -2.14
+    if settings.get("gpu_memory_gib") is None and budget is None:
         raise SettingsError("gpu_memory_gib", "missing: the memory of one GPU is needed")
-    total = check_number(settings["gpu_memory_gib"], "gpu_memory_gib", 0, 1 << 20, SettingsError)
+    raw_total = settings.get("gpu_memory_gib")
+    total = 0.0 if raw_total is None else check_number(raw_total, "gpu_memory_gib", 0, 1 << 20, SettingsError)
     utilization = settings.get("gpu_memory_utilization")
     utilization = (
         DEFAULT_GPU_MEMORY_UTILIZATION
@@ -71,6 +79,12 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
     if not isinstance(only_text, bool):
         raise SettingsError("language_model_only", f"expected true or false, got {_describe(only_text)}")
     loras = optional("max_loras", 1, 1024, None)
+    caching = settings.get("enable_prefix_caching", False)
+    if not isinstance(caching, bool):
+        raise SettingsError("enable_prefix_caching", f"expected true or false, got {_describe(caching)}")
+    version = settings.get("vllm_version") or VLLM_VERSION
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
+        raise SettingsError("vllm_version", f"expected a vLLM version such as 0.19.0, got {_describe(version)}")
     return ResolvedSettings(
         tp=number_of("tp", 1, 1024, 1),
         pp=number_of("pp", 1, 1024, 1),
@@ -90,6 +104,9 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
         speculative=_speculative(settings.get("speculative")),
         max_loras=loras or 0,
         max_lora_rank=number_of("max_lora_rank", 1, 1 << 16, DEFAULT_LORA_RANK) if loras else 0,
+        kv_cache_gib=budget,
+        enable_prefix_caching=caching,
+        vllm_version=version,
     )
 
 

@@ -53,6 +53,9 @@ class Settings(TypedDict, total=False):
     speculative: Speculative | None
     max_loras: int | None  # --enable-lora: adapters held at once (vLLM's default 1)
     max_lora_rank: int | None  # --max-lora-rank (vLLM's default 16)
+    kv_cache_gib: float | None  # the "Available KV cache memory" per GPU, given instead of deriving it
+    enable_prefix_caching: bool  # hybrid models: vLLM's "align" state cache keeps one more state page
+    vllm_version: str  # the release whose token report to follow (default: VLLM_VERSION)
 
 
 class ResolvedSettings(TypedDict):
@@ -76,6 +79,9 @@ class ResolvedSettings(TypedDict):
     speculative: Speculative | None
     max_loras: int  # 0 without LoRA
     max_lora_rank: int
+    kv_cache_gib: float | None
+    enable_prefix_caching: bool
+    vllm_version: str
 
 
 class StageEstimate(TypedDict):
@@ -94,6 +100,9 @@ class StageEstimate(TypedDict):
     max_concurrency: float
     one_request_kv_gib: float
     cuda_graph_gib: float
+    state_bytes_per_sequence: int  # state layers' pages one sequence holds (0 without state layers)
+    kv_block_size: int  # tokens per block (raised for hybrid models)
+    state_padding_pct: float  # how much the state page was padded to the attention page (vLLM logs it)
 
 
 Verdict = Literal["fits", "tight", "wont_start"]
@@ -108,6 +117,9 @@ class MemoryEstimate(TypedDict):
     params_per_gpu: int
     weights_gib: float
     kv_bytes_per_token: int
+    state_bytes_per_sequence: int  # Gated DeltaNet / Mamba state pages per sequence, per GPU (0: none)
+    kv_block_size: int
+    state_padding_pct: float
     available_kv_gib: float
     kv_tokens: int
     max_concurrency: float

@@ -70,6 +70,7 @@ MODEL_FAMILIES: dict[str, str] = {
     "qwen3_moe": "MOE",
     "minimax_m2": "MOE",
     "minimax_m3": "MINIMAXM3",
+    "minimax_m3_vl": "MINIMAXM3",
     "mimo_v2_flash": "HYBRIDMOE",
     "llama4": "HYBRIDMOE",
     "qwen3_5": "QWEN35",
@@ -95,9 +96,11 @@ SPECULATIVE_METHODS = {"eagle", "eagle3", "mtp", "deepseek_mtp", "qwen3_next_mtp
 
 
 class Acceptance(TypedDict):
-    """A draft's mean acceptance length (tokens per verification step, bonus token included) and its source."""
+    """A draft's mean acceptance length (tokens per verification step, bonus token included) at a number of
+    draft tokens, and its source."""
 
     length: float
+    tokens: int
     source: str
 
 
@@ -105,6 +108,7 @@ class Acceptance(TypedDict):
 ACCEPTANCE: dict[str, Acceptance] = {
     "Inferact/MiniMax-M3-EAGLE3-GQA": Acceptance(
         length=2.78,
+        tokens=3,
         source="InferenceX golden EAGLE3-GQA acceptance length for MiniMax-M3, three draft tokens, thinking on "
         "(inferencex-e2e/infx/golden_al_distribution/minimaxm3_eagle3_gqa.yaml)",
     ),
@@ -198,6 +202,9 @@ def _speculation(spec: Any) -> tuple[int, float, str | None] | str:
     acceptance = ACCEPTANCE.get(draft if isinstance(draft, str) else f"<{method}>")
     if acceptance is None:
         return f"no known acceptance rate for the {str(draft or method)[:80]} draft"
+    if acceptance["tokens"] != tokens:
+        return (f"no known acceptance rate for the {str(draft or method)[:80]} draft with {tokens} tokens "
+                f"(known: {acceptance['tokens']})")
     accepted = min(max(acceptance["length"] - 1.0, 0.0), float(tokens))
     return tokens, round(accepted, 4), acceptance["source"]
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import RenderContext
+from ..hardware import nvlink_spans_nodes
 from ..pipeline import Layering, layered_args, layered_env, serve_argv
 from ..shell import format_command
 from ..strategies import pd_pool_modes
 from ..values import as_dict, as_list, get_key, is_num, js_str
 from .mooncake import kv_install, mooncake_parts
 
-_NVL4_KEYS = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE",
+_NVLINK_KEYS = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE",
               "UCX_NET_DEVICES")
 
 
@@ -68,8 +69,8 @@ def _pd_role(ctx: RenderContext, strategy: dict[str, Any], role: str, request: A
         pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
     layers = [get_key(mooncake.get("vllm"), "env")] if mooncake else []
     env = layered_env(Layering(ctx, "pd_cluster", role, strategy_env=st.get("env"), extra_env=layers, pin=pin))
-    if ctx.hw not in ("gb200", "gb300"):
-        for key in _NVL4_KEYS:
+    if not nvlink_spans_nodes(ctx.taxonomy, ctx.hw, g):
+        for key in _NVLINK_KEYS:
             env.pop(key, None)
     if is_num(rank_req) and rank_req > 0 and par == "dep":
         for key, value in env.items():

@@ -57,6 +57,22 @@ def _pool_comment(role: dict[str, Any], g: int) -> str:
     return text
 
 
+MULTI_NODE_FOOTER = ("# Set $HEAD_IP to the rank-0 node's IP before launch, then run each tab on its own node —\n"
+                     "# they differ only by --node-rank (TP/TEP) or --data-parallel-start-rank (DEP).")
+
+_CONFIG_NOTE = {
+    True: "# Run once on every node (instances + store node) before the steps to the right — they read these "
+          "files via $MOONCAKE_CONFIG_PATH / $MOONCAKE_STORE_CONFIG_PATH.",
+    False: "# Run once on every instance node before the steps to the right — it reads this file via "
+           "$MOONCAKE_CONFIG_PATH.",
+}
+
+
+def _requires(note: str, install: Any) -> str:
+    """A comment line naming what a tab's process needs installed (the Mooncake transfer engine)."""
+    return f"{note} Requires: {js_str(install)}" if truthy(install) else note
+
+
 def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any], kv: str | None, docker: bool, endpoints: dict[str, Any]) -> list[dict[str, Any]]:
     """CMD-11..15: the tab strip with displayed text and exact copy text."""
     raw = builder_tabs(record, facts.vocab, kv if kv in facts.kv_ids else None)
@@ -76,6 +92,8 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         notes: list[str] = []
         if kind == "companion" and companions[label].get("description"):
             notes.append(f"# {companions[label]['description']}")
+        if label == "Mooncake Config":
+            notes.append(_CONFIG_NOTE["$MOONCAKE_STORE_CONFIG_PATH" in t["command"]])
         if kind == "helper":
             parts = mooncake_parts(as_dict(get_key(facts.strategies, kv)))
             if label == "Mooncake Master" and parts["master"]["description"]:
@@ -85,9 +103,13 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         if kind == "router" and deploy == "pd_cluster":
             notes.append(f"# Install: {record['router']['install']}")
         if kind == "router" and deploy == "kv_store_lb" and record.get("router"):
-            notes.append(f"# Install: {record['router'].get('install')}")
+            notes.append(f"# LB across {record['instances']} vLLM instances. Install: {record['router'].get('install')}")
+        if kind == "serve" and deploy == "kv_store_lb":
+            notes.append(_requires("# One per instance node.", record.get("vllm_install")))
         if deploy == "pd_cluster" and label in ("Prefill", "Decode"):
             notes.append(_pool_comment(record[label.lower()], g))
+            if get_key(record.get("mooncake"), "install"):  # the pools' MultiConnector loads Mooncake's store
+                notes.append(_requires("# Mooncake store connector.", record["mooncake"]["install"]))
         if deploy == "kv_store_lb" and kind == "serve" and (record.get("instances") or 1) > 1:
             cur = (record.get("current_instance") or 0) + 1
             notes.append(f"# Instance {cur} of {record['instances']}: runs on $VLLM_INSTANCE_{cur}")
@@ -96,8 +118,12 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         body = t["docker"] if use_docker else t["command"]
         if deploy == "multi_node" or (deploy == "kv_store_lb" and record.get("vllm_worker_commands")):
             if kind == "serve":
-                body += "\n# Set $HEAD_IP to the head node's address and run each tab on its own node."
-        command = "\n".join([*notes, body]) if notes else body
+                body += "\n" + MULTI_NODE_FOOTER
+        # a tab's comment lines come first, above its export lines when it has some
+        if prelude:
+            prelude, command = "\n".join([*notes, prelude]), body
+        else:
+            command = "\n".join([*notes, body])
         prelude, command = substitute_endpoints(prelude, endpoints), substitute_endpoints(command, endpoints)
         client = (kind == "router") if routed else (kind == "serve" and label in ("vLLM Serve", "Head"))
         out.append({"id": f"tab-{i}", "label": f"{i + 1}· {label}" if numbered else label, "name": label,

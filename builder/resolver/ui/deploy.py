@@ -1,4 +1,5 @@
-"""The builder's Kubernetes and Compose outputs: the text ``resolve --format k8s|compose`` prints."""
+"""The builder's deployment outputs (every :data:`~builder.resolver.deploy.DEPLOY_FORMATS` entry): the text
+``resolve --format <form>`` prints."""
 
 from __future__ import annotations
 
@@ -13,29 +14,18 @@ INSTALL_CHOICES = ("pip", "docker", *FORMATS)
 """Every ``install`` value the URL keeps (the two install forms, then the deployment formats)."""
 
 
-class DeployFileView(TypedDict):
-    filename: str
-    text: str
-    apply: str  # the command that starts this file
-
-
 class DeployView(TypedDict):
     """The active deployment format as the builder shows it (``files`` empty when ``reason`` says why)."""
 
     format: str
     label: str
-    files: list[DeployFileView]
+    files: list[DeployFileText]
     text: str
     reason: str | None
 
 
-def apply_command(fmt: str, filename: str) -> str:
-    """How one downloaded file is started."""
-    return f"kubectl apply -f {filename}" if fmt == "k8s" else f"docker compose -f {filename} up -d"
-
-
 def deploy_tabs(deploy_type: Any) -> list[dict[str, Any]]:
-    """The Kubernetes and Compose entries of the install strip (``reason`` set when they are unavailable)."""
+    """The deployment entries of the install strip (``reason`` set when they are unavailable)."""
     reason = refusal({"deploy_type": deploy_type})
     return [{"id": fmt, "label": FORMAT_LABELS[fmt], "command": "", "note": None, "reason": reason} for fmt in FORMATS]
 
@@ -46,11 +36,9 @@ def unavailable_note(tabs: list[dict[str, Any]]) -> str | None:
     if not off:
         return None
     reasons = list(dict.fromkeys(str(t["reason"]) for t in off))
-    return f"{' and '.join(t['label'] for t in off)}: {'; '.join(reasons)}."
-
-
-def _file_view(fmt: str, f: DeployFileText) -> DeployFileView:
-    return {"filename": f["filename"], "text": f["text"], "apply": apply_command(fmt, f["filename"])}
+    labels = [str(t["label"]) for t in off]
+    named = labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+    return f"{named}: {'; '.join(reasons)}."
 
 
 def deploy_view(facts: BuilderFacts, fmt: str, record: dict[str, Any], selection: Selection | None) -> DeployView:
@@ -61,5 +49,5 @@ def deploy_view(facts: BuilderFacts, fmt: str, record: dict[str, Any], selection
         record = resolve(facts.recipe, facts.vocab, first, with_views=False)  # the documents start from instance 1
     ranks = pd_ranks(facts.recipe, facts.vocab, selection, record) if selection is not None else None
     out = deployment_output(record, facts.vocab, fmt, ranks)
-    return {"format": fmt, "label": FORMAT_LABELS[fmt], "files": [_file_view(fmt, f) for f in out["files"]],
+    return {"format": fmt, "label": FORMAT_LABELS[fmt], "files": out["files"],
             "text": out["text"], "reason": out["reason"]}

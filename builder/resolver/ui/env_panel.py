@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..values import as_dict, get_key, js_str
+from ..values import as_dict, get_key, js_str, truthy
 from .commands import PLACEHOLDER
 from .facts import BuilderFacts
 
@@ -22,6 +22,17 @@ def curl_target(facts: BuilderFacts, state: dict[str, Any], record: dict[str, An
     if deploy == "multi_node" or (deploy == "kv_store_lb" and get_key(record, "vllm_worker_commands")):
         return {"host_var": "HEAD_IP", "port_var": "VLLM_PORT", "port": 8000}
     return {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}
+
+
+def command_values(target: dict[str, Any], endpoints: dict[str, Any]) -> dict[str, Any]:
+    """POP-03/POP-07: what the commands substitute: the saved Env values, and for a router's own ``--host`` /
+    ``--port`` the curl target's defaults when nothing is saved (``localhost`` and the router's port: the
+    kv_store file's ``router.port``, the PD strategy's, else 30080 / 30000)."""
+    values = {k: v for k, v in endpoints.items() if truthy(v)}
+    if target["host_var"] == "ROUTER_HOST":
+        values.setdefault("ROUTER_HOST", "localhost")
+        values.setdefault("ROUTER_PORT", target["port"])
+    return values
 
 
 def placeholder_names(tabs: list[dict[str, Any]]) -> list[str]:

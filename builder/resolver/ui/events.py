@@ -63,14 +63,24 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
         state["kv_offload"], state["kv_instances"], state["kv_instance"] = None, None, 0
     if not facts.runs(hw, state["variant"]):
         state["variant"] = pick_fitting_variant(facts.recipe, p, hw) or state["variant"]
-    state["strategy"] = None
     variant = variant_of(facts.recipe, state["variant"])
     if not facts.clusterable(hw):
         state["nodes"] = 1
     elif not fits_single_node(p, variant) and facts.multi_capable():
         state["nodes"] = max(2, state["nodes"])
-    elif deploy_type_of(get_key(facts.strategies, facts.recipe.get("default_strategy"))) == "single_node":
+    elif _single_node_default(facts):
         state["nodes"] = 1
+    # the reader's strategy stays while the new hardware offers it at this node count (else the recommended one)
+    if state["strategy"] not in facts.row_strategies(hw, state["nodes"]) or not strategy_supported(
+            facts.recipe, state["strategy"], p, hw):
+        state["strategy"] = None
+
+
+def _single_node_default(facts: BuilderFacts) -> bool:
+    """CB-HW-06: the recipe names a single-node ``default_strategy`` (a hardware switch then returns to one
+    node when the model fits); a recipe without one keeps the reader's node count."""
+    default = facts.recipe.get("default_strategy")
+    return isinstance(default, str) and deploy_type_of(get_key(facts.strategies, default)) == "single_node"
 
 
 def _on_variant(facts: BuilderFacts, state: dict[str, Any], vkey: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar, overload
 
+from ..families import family_id
 from ..features import declared_features, default_enabled_features
 from ..hardware import (
     allowlisted,
@@ -14,6 +15,7 @@ from ..hardware import (
     hardware_profiles,
     is_scalable,
     node_vram_gb,
+    pill_order,
     precision_ok,
     profile_of,
     raw_generation,
@@ -49,11 +51,6 @@ BUILDER_ADVANCED: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("no_flashinfer_autotune", ("--no-enable-flashinfer-autotune",), "Skip FlashInfer autotuning at start-up."),
     ("ep_weight_filter", ("--enable-ep-weight-filter",), "Load only the expert weights this rank serves."),
 )
-
-
-_HW_ORDER = ("h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_5000", "rtx_pro_5000_4x", "rtx_pro_6000",
-             "rtx_pro_6000_2x", "rtx_pro_6000_8x", "dgx_spark_gb10", "rtx_4090_2x", "rtx_5090", "rtx_5090_2x",
-             "dgx_station_gb300", "mi300x", "mi325x", "mi350x", "mi355x")
 
 
 ORIENTATION_LABELS = {"latency": "Latency oriented", "balanced": "Balanced", "production": "Production deployment",
@@ -140,7 +137,7 @@ def per_gpu_label(profile: dict[str, Any]) -> str:
 
 
 def is_xpu(profile: dict[str, Any]) -> bool:
-    return raw_generation(profile) == "xpu"
+    return family_id(profile) == "xpu"
 
 
 def make_pill(value: Any, label: str, selected: bool = False, reason: str | None = None, tooltip: str = "",
@@ -181,20 +178,12 @@ class BuilderFacts:
         return found
 
     def listed(self) -> tuple[str, ...]:
-        """Hardware pills: restricted profiles only when declared (CB-HW-02), in CB-HW-01 order."""
+        """Hardware pills: restricted profiles only when declared (CB-HW-02), in ``pill_order``."""
         if self._listed is not None:
             return self._listed
         out = [hw for hw, p in self.profiles.items() if not (as_dict(p).get("restricted") is True
                                                              and hw not in self.declared)]
-        position = {hw: i for i, hw in enumerate(self.profiles)}
-
-        def key(hw: str) -> tuple[Any, ...]:
-            p = self.profile(hw)
-            brand = js_str(p.get("brand"))
-            group = 0 if brand == "NVIDIA" else 1 if brand == "AMD" else 2
-            rank = _HW_ORDER.index(hw) if hw in _HW_ORDER else len(_HW_ORDER)
-            return (group, brand if group == 2 else "", rank, node_vram_gb(p) if group == 0 else 0, position[hw])
-        self._listed = tuple(sorted(out, key=key))
+        self._listed = tuple(sorted(out, key=pill_order(self.taxonomy).__getitem__))
         return self._listed
 
     def usable(self, hw: Any, vkey: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..deploy import FORMATS
 from ..docker import docker_image, image_sources
 from ..hardware import is_nvidia, variant_of
 from ..install import copy_all_installs, install_platform, interactive_install
@@ -15,11 +16,11 @@ from .facts import BuilderFacts
 
 def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None,
                  deploy_type: Any = None) -> dict[str, Any]:
-    """The install strip (pip / Docker, then Kubernetes / Compose of a record of ``deploy_type``)."""
+    """The install strip (pip / Docker, then the deployment forms of a record of ``deploy_type``)."""
     hw, p = state["hardware"], facts.profile(state["hardware"])
     info = interactive_install(facts.recipe, facts.vocab, hw, state["variant"], state["cuda"], kv)
     platform = install_platform(p)
-    suffix = {"ROCm": " (ROCm)", "CPU": " (CPU)"}.get(platform, "")
+    suffix = "" if platform == "CUDA" else f" ({platform})"
     image = docker_image(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw, state["cuda"])
     if preset is not None and preset_image(preset):
         image = preset_image(preset)
@@ -33,8 +34,7 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
     if info["pip"] is not None:
         tabs.append({"id": "pip", "label": f"pip / uv{suffix}", **info["pip"]})
     if info["docker"] is not None:
-        dsuffix = {"ROCm": " (ROCm)", "TPU": " (TPU)", "XPU": " (XPU)", "CPU": " (CPU)"}.get(platform, "")
-        tabs.append({"id": "docker", "label": f"Docker{dsuffix}", **info["docker"]})
+        tabs.append({"id": "docker", "label": f"Docker{suffix}", **info["docker"]})
     tabs += deploy_tabs(deploy_type)
     ids = [t["id"] for t in tabs if not t.get("reason")]
     active = state["install"] if state["install"] in ids else info["initial_tab"] if info["initial_tab"] in ids else (
@@ -43,7 +43,7 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
     single = isinstance(cuda_map, dict) and len(cuda_map) == 1
     pip_override = truthy(get_key(install_cfg.get("pip"), "command"))
     toggle = (is_nvidia(p) and not single and not docker_override and preset is None
-              and (active in ("docker", "k8s", "compose") or (active == "pip" and info["nightly"] and not pip_override)))
+              and (active in ("docker", *FORMATS) or (active == "pip" and info["nightly"] and not pip_override)))
     entries = [e for e in info["extras"] if active in e["tabs"]]
     extras = {"entries": [{k: e[k] for k in ("command", "note", "optional")} for e in entries],
               "required": sum(1 for e in entries if not e["optional"]),

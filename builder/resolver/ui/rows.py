@@ -13,7 +13,7 @@ from ..hardware import (
     is_scalable,
     node_vram_gb,
     pick_fitting_variant,
-    precision_constraint,
+    precision_hardware_name,
     precision_ok,
     served_model_id,
     variant_of,
@@ -84,11 +84,8 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         if mark == "unsupported":
             reason = f"{hardware_name(facts.taxonomy, hw)} is not yet supported for this model; it may be enabled later."
         elif facts.omni:
-            c = precision_constraint(cur_v)
             if not precision_ok(cur_v, p):
-                reason = (f"{variant_label(state['variant'], cur_v)} needs "
-                          f"{'NVIDIA Blackwell' if get_key(c, 'generation') == 'blackwell' else js_str(get_key(c, 'brand'))}"
-                          " hardware.")
+                reason = f"{variant_label(state['variant'], cur_v)} needs {precision_hardware_name(cur_v)} hardware."
             elif not allowlisted(cur_v, hw):
                 names = ", ".join(hardware_name(facts.taxonomy, h) for h in as_list(cur_v.get("supported_hardware")))
                 reason = f"This variant runs only on: {names}."

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from ..context import RenderContext
+from ..docker import docker_run, source_checkout
 from ..features import effective_mode
 from ..hardware import (
     fits_single_node,
@@ -27,7 +28,7 @@ from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .address import canonical_query, stored_choices
 from .commands import bench_command, command_tabs, curl_command, substitute_endpoints
 from .deploy import INSTALL_CHOICES, DeployView, deploy_view
-from .env_panel import curl_target, env_panel, placeholder_names
+from .env_panel import command_values, curl_target, env_panel, placeholder_names
 from .events import apply_event, apply_preset
 from .facts import (
     BuilderFacts,
@@ -57,13 +58,14 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
     hw, p = state["hardware"], facts.profile(state["hardware"])
     name = hardware_name(facts.taxonomy, hw)
     precision = js_str(variant_of(facts.recipe, state["variant"]).get("precision") or state["variant"]).upper()
-    if facts.omni:
+    verified = {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
+    if facts.omni:  # CMD-01: an omni command runs on one node, with no KV offload
         parts = [name, js_str(task["label"]) if task else "Omni", precision]
-        return {"verified": False, "text": " · ".join(parts)}
+        return verified if facts.declared.get(hw) == "verified" else {"verified": False, "text": " · ".join(parts)}
     single = state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
     if facts.declared.get(hw) == "verified" and kv is None and state["preset"] is None and single:
         # the author verified the hardware's single-node command, not a cluster of it
-        return {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
+        return verified
     count = 1
     if kv in facts.kv_ids:
         count = state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances") or 1
@@ -88,6 +90,19 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
         else:
             parts.append(js_str(opt.get("display_name") or opt.get("label") or kv))
     return {"verified": False, "text": " · ".join(parts)}
+
+
+def omni_command(facts: BuilderFacts, hw: str, res: dict[str, Any], install: dict[str, Any]) -> tuple[str, str]:
+    """The omni command card as (prelude, command): in Docker mode the ``docker run`` form with the install
+    tab's image (a weights path bind-mounted read-only, ``model.docker_source`` mounted and prepended to
+    ``PYTHONPATH``), else the env exports and ``vllm serve``."""
+    p = facts.profile(hw)
+    if install["active"] == "docker" and install["image"] is not None:
+        port = get_key(facts.recipe.get("omni"), "port")
+        return "", docker_run(res["command"], res["env"], install["image"], p, port if type(port) is int else 8000,
+                              source=source_checkout(facts.recipe))
+    prelude = pip_view(res["command"], res["env"], p)[: -len(res["command"])].rstrip("\n") if res["env"] else ""
+    return prelude, res["command"]
 
 
 def hardware_note(facts: BuilderFacts, hw: str) -> dict[str, Any] | None:
@@ -192,13 +207,15 @@ def step_view(facts: BuilderFacts, step: Step) -> View:
 
 
 def _apply_commands(install: dict[str, Any], deploy: DeployView) -> None:
-    """The active Kubernetes/Compose install tab shows how to start the files below."""
+    """The active deployment install tab shows how to start the files below (a file another one reads,
+    such as an env file, has no command of its own)."""
     tab = next(t for t in install["tabs"] if t["id"] == deploy["format"])
-    tab["command"] = "\n".join(f["apply"] for f in deploy["files"])
-    if len(deploy["files"]) > 1:
+    started = [f for f in deploy["files"] if f["apply"]]
+    tab["command"] = "\n".join(f["apply"] for f in started)
+    if len(started) > 1:
         tab["note"] = "Each file runs on its own host: copy it there with the .env lines it names, then start it."
-    elif deploy["files"]:
-        tab["note"] = f"Download {deploy['files'][0]['filename']} below, then start it."
+    elif started:
+        tab["note"] = f"Download {' and '.join(f['filename'] for f in deploy['files'])} below, then start it."
 
 
 def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> View:
@@ -216,8 +233,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             rows.append(vrow)
         res = resolve_omni(facts.recipe, facts.taxonomy, state["variant"], task, hw)
         install = install_view(facts, state, None, None, "omni")
-        prelude = pip_view(res["command"], res["env"], p)[: -len(res["command"])].rstrip("\n") if res["env"] else ""
-        command = res["command"]
+        prelude, command = omni_command(facts, hw, res, install)
         prelude, command = substitute_endpoints(prelude, endpoints), substitute_endpoints(command, endpoints)
         tabs = [{"id": "tab-0", "label": "vLLM Serve", "name": "vLLM Serve", "kind": "serve", "prelude": prelude,
                  "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command, "client": True}]
@@ -274,14 +290,14 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         if install["active"] not in ("pip", "docker"):
             view["deploy"] = deploy_view(facts, install["active"], record, selection)
             _apply_commands(install, view["deploy"])
-        tabs = command_tabs(facts, state, record, kv, docker, endpoints)
+        target = curl_target(facts, state, record)
+        tabs = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints))
         tp = None
         if preset is not None:
             point_cfg = as_dict(as_dict(preset.get("points")).get(state["point"]))
             tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
         ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args, tp)
         summary = _summary(facts, state, sid, kv, ctx, None)
-        target = curl_target(facts, state, record)
         host = js_str(endpoints.get(target["host_var"]) or "localhost")
         port = endpoints.get(target["port_var"]) or target["port"]
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
