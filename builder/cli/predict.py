@@ -26,21 +26,22 @@ from builder.cli.reporting import Refused, recipe_file
 from builder.content.loader import load_content
 from builder.content.log_text import log_text
 from builder.content.model import Content, RecipeFile
+from builder.resolver.memory.rendering import record_argvs
 from builder.resolver.performance.mapping import PredictorInputs, record_inputs
 from builder.resolver.performance.store import Entry, StoredFile, Tool, inputs_key, stored_path
 
 
 def published_records(recipe: RecipeFile, content: Content) -> Iterator[dict[str, Any]]:
     """Every rendering record a recipe publishes or its builder offers first: per variant and hardware the
-    recommended and each alternative strategy, then every preset point."""
+    recommended and each alternative strategy, then every preset point; a record whose hardware, variant and
+    vLLM commands equal an earlier one's is the same command (counted and predicted once)."""
     data, vocab = recipe.data, content.vocab.resolver_vocab()
     if resolver.is_omni(data):
         return
     seen: set[tuple[Any, ...]] = set()
 
     def fresh(record: dict[str, Any]) -> bool:
-        key = (record.get("hardware"), record.get("variant"), record.get("strategy"), record.get("node_count"),
-               json.dumps(record.get("argv")))
+        key = (record.get("hardware"), record.get("variant"), json.dumps(record_argvs(record)))
         if key in seen:
             return False
         seen.add(key)

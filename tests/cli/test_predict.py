@@ -27,8 +27,8 @@ from tests.support.paths import ROOT
 RECIPES = ROOT / "recipes"
 HF_ID = "Qwen/Qwen3-8B"
 STORED = f"models/{HF_ID}.performance.json"
-COVERAGE = ("performance: 38 of 58 commands predictable, 20 with a named reason (12 the predictor has no AMD data; "
-            "8 the predictor has no kernel measurements of this GPU)")
+COVERAGE = ("performance: 26 of 40 commands predictable, 14 with a named reason (8 the predictor has no AMD data; "
+            "6 the predictor has no kernel measurements of this GPU)")
 
 
 @pytest.fixture(scope="module")
@@ -122,8 +122,8 @@ def test_a_recipe_without_predictable_commands_is_not_stale(predicted: tuple[Pat
     status, out, _, _ = run(None, "predict", "--check", "zai-org/GLM-4.5-Air", "--content", str(predicted[0]))
     assert (status, out.splitlines()) == (0, [
         "zai-org/GLM-4.5-Air: nothing to predict",
-        "performance: 0 of 120 commands predictable, 120 with a named reason (72 the predictor has no model of the "
-        "'glm4_moe' architecture; 48 the predictor has no AMD data)"])
+        "performance: 0 of 100 commands predictable, 100 with a named reason (60 the predictor has no model of the "
+        "'glm4_moe' architecture; 40 the predictor has no AMD data)"])
 
 
 def test_without_the_extra_predict_says_what_to_install(tmp_path: Path) -> None:
