@@ -360,6 +360,10 @@
     return wrap;
   }
 
+  // The click a pill of this row sends: the pill's own event, else the row's with the pill's value
+  // (builder/resolver/ui/rows.py pill_event).
+  const pillEvent = (row, pill) => pill.event || { ...row.event, value: pill.value };
+
   function numberInput(labelText, value, min, max, onChange) {
     const input = el("input", { type: "number", class: "cb-num", min, max, value, "aria-label": labelText, inputmode: "numeric" });
     input.addEventListener("change", () => onChange(input.value));
@@ -372,46 +376,40 @@
       return el("div", { class: "cb-row cb-nested", "data-row": row.id },
         el("span", { class: "cb-row-label", id: labelId }, row.label),
         el("div", { class: "cb-row-body" },
-          numberInput(row.input_label, row.value, row.min, row.max, (v) => send({ type: "kv_instances", value: v })),
+          numberInput(row.input_label, row.value, row.min, row.max, (v) => send({ ...row.input_event, value: v })),
           el("span", { class: "cb-mult" }, ` ${row.text}`), row.hint ? el("p", { class: "cb-below" }, row.hint) : null));
     }
     if (row.kind === "pool") {
       const body = el("div", { class: "cb-row-body" });
       if (row.pills.length) {
         const sub = pillRow({ ...row, id: `${row.id}_mode`, label: `${row.label} parallelism`, nested: false },
-          (p) => send({ type: "pool_mode", role: row.role, value: p.value }));
+          (p) => send(pillEvent(row, p)));
         sub.querySelector(".cb-row-label").classList.add("visually-hidden");
         body.append(sub);
       }
       body.append(numberInput(row.input_label, row.value, row.min, row.max,
-        (v) => send({ type: "pool_nodes", role: row.role, value: v })), el("span", { class: "cb-mult" }, ` ${row.text}`));
+        (v) => send({ ...row.input_event, value: v })), el("span", { class: "cb-mult" }, ` ${row.text}`));
       if (row.after) body.append(el("p", { class: "cb-below" }, row.after));
       if (row.hint) body.append(el("p", { class: "cb-below cb-dim" }, row.hint));
       return el("div", { class: "cb-row cb-nested", "data-row": row.id }, el("span", { class: "cb-row-label" }, row.label), body);
     }
     if (row.kind === "checkbox") {
-      const details = el("details", { class: "cb-advanced", "data-row": "advanced" });
+      const details = el("details", { class: "cb-advanced", "data-row": row.id });
       details.open = advancedOpen;
       details.addEventListener("toggle", () => { advancedOpen = details.open; });
-      details.append(el("summary", {}, "Advanced", el("span", { class: "cb-dim" }, row.count ? ` (${row.count} enabled)` : " — performance tuning")));
+      details.append(el("summary", {}, row.label, el("span", { class: "cb-dim" }, row.count ? ` (${row.count} enabled)` : " — performance tuning")));
       const grid = el("div", { class: "cb-adv-grid" });
       for (const p of row.pills) {
         if (p.shown === false) continue;
         const id = nextId("cb-adv");
         const box = el("input", { type: "checkbox", id, "data-value": p.value, checked: p.selected });
-        box.addEventListener("change", () => send({ type: "advanced", value: p.value }));
+        box.addEventListener("change", () => send(pillEvent(row, p)));
         grid.append(el("label", { class: "cb-adv", for: id }, box, el("code", {}, `--${p.label}`), el("span", { class: "cb-dim" }, p.tooltip)));
       }
       details.append(grid);
       return details;
     }
-    // the event a pill of this row sends: its row's own type (features: "feature"), a feature's mode or an axis
-    const type = row.id === "features" ? "feature"
-      : ["hardware", "variant", "strategy", "kv_offload", "kv_member", "topology", "nodes", "task"].includes(row.id) ? row.id : null;
-    const pick = type ? (p) => send({ type, value: p.value })
-      : row.feature ? (p) => send({ type: "mode", feature: row.feature, value: p.value })
-      : row.axis ? (p) => send({ type: "axis", axis: row.axis, value: p.value }) : () => {};
-    return pillRow(row, pick);
+    return pillRow(row, (p) => send(pillEvent(row, p)));
   }
 
   function tabStrip(tabs, current, onSelect, label, prefix) {
@@ -538,15 +536,16 @@
     head.addEventListener("click", () => { installOpen = !installOpen; render(); });
     const body = el("div", { id: bodyId, class: "cb-install-body", hidden: !installOpen });
     const active = ins.tabs.find((t) => t.id === ins.active) || ins.tabs[0];
-    const strip = tabStrip(ins.tabs, active.id, (t) => send({ type: "install", value: t.id }), "Install method", "cb-install");
+    const strip = tabStrip(ins.tabs, active.id, (t) => send({ ...ins.event, value: t.id }), "Install method", "cb-install");
     body.append(strip);
     if (ins.unavailable) body.append(el("p", { class: "cb-below" }, ins.unavailable));
-    if (ins.cuda_toggle) {
-      const grp = el("div", { class: "cb-cuda", role: "radiogroup", "aria-label": "CUDA build" });
-      for (const [value, label, tip] of [["default", "default", "Default CUDA 13 build"], ["cu129", "cu129", "CUDA 12.9 build for older drivers"]]) {
-        const b = el("button", { type: "button", role: "radio", "aria-checked": String(ins.cuda === value), class: `cb-pill cb-mini${ins.cuda === value ? " is-active" : ""}`, tabindex: ins.cuda === value ? "0" : "-1", "data-value": value }, label);
-        withTip(b, tip);
-        b.addEventListener("click", () => send({ type: "cuda", value }));
+    const cuda = ins.cuda_choices;
+    if (cuda) {
+      const grp = el("div", { class: "cb-cuda", role: "radiogroup", "aria-label": cuda.label });
+      for (const p of cuda.pills) {
+        const b = el("button", { type: "button", role: "radio", "aria-checked": String(p.selected), class: `cb-pill cb-mini${p.selected ? " is-active" : ""}`, tabindex: p.selected ? "0" : "-1", "data-value": p.value }, p.label);
+        withTip(b, p.tooltip);
+        b.addEventListener("click", () => send(pillEvent(cuda, p)));
         grp.append(b);
       }
       radioKeys(grp);
@@ -582,7 +581,7 @@
     const box = el("div", { class: "cb-command", "data-block": "command" });
     const tabs = currentTabs(v);
     const names = tabs.map((t) => t.name).join("|");
-    const numbered = tabs.some((t) => /^\d+· /.test(t.label));
+    const numbered = v.tabs_numbered;
     if (names !== lastTabNames) {
       if (numbered || !tabs.some((t) => t.name === selectedTab)) selectedTab = tabs[0] ? tabs[0].name : null;
       lastTabNames = names;
@@ -621,20 +620,9 @@
         n.link ? el("a", { href: n.link }, n.link_text) : null));
     }
     if (active) {
-      const pd = v.state && (active.name === "Prefill" || active.name === "Decode");
-      const role = pd ? active.name.toLowerCase() : null;
-      const poolRow = role ? (v.rows || []).find((r) => r.id === `${role}_pool`) : null;
-      if (poolRow && poolRow.value > 1) {
-        panel.append(el("label", { class: "cb-tab-input" }, "node ",
-          numberInput(`Which ${role} node is shown`, (v.state[`${role}_rank`] || 0) + 1, 1, poolRow.value,
-            (x) => send({ type: "pool_rank", role, value: x })), ` of ${poolRow.value}`));
-      }
-      const inst = (v.rows || []).find((r) => r.id === "instances");
-      if (inst && inst.value > 1 && active.kind === "serve") {
-        const cur = (v.state.kv_instance || 0) + 1;
-        panel.append(el("label", { class: "cb-tab-input" }, "instance ",
-          numberInput("Which vLLM instance is shown", cur, 1, inst.value, (x) => send({ type: "kv_instance", value: x })),
-          ` (1–${inst.value}) on $VLLM_INSTANCE_${cur}`));
+      for (const input of active.inputs) {
+        panel.append(el("label", { class: "cb-tab-input" }, input.prefix,
+          numberInput(input.label, input.value, input.min, input.max, (x) => send({ ...input.event, value: x })), input.suffix));
       }
       panel.append(codeBlock(active.prelude, active.command, "cb-cmd-code"));
     }
@@ -666,21 +654,10 @@
   }
 
   function renderPresets(v) {
-    if (!v.presets || !v.presets.length) return null;
+    if (!v.preset_rows.length) return null;
     const rows = el("div", { class: "cb-presets", "data-block": "presets" });
-    const pillsFor = (items, sel) => items.map((p) => ({ value: p.key, label: p.label, selected: p.selected,
-      disabled: false, tooltip: p.hardware ? `${p.label} on ${p.hardware}` : p.concurrency !== undefined ? `concurrency ${p.concurrency}` : "",
-      sub: p.hardware || (p.concurrency !== null && p.concurrency !== undefined ? `c=${p.concurrency}` : null), ...sel }));
-    const none = { value: "", label: "None", selected: !v.preset, disabled: false, tooltip: "Build the command yourself" };
-    rows.append(pillRow({ id: "preset", label: "Preset", kind: "radio", pills: [none, ...pillsFor(v.presets)],
-      hint: "Measured serving configurations: selecting one applies its hardware, variant, strategy and features, and shows its exact command." },
-    (p) => send({ type: "preset", value: p.value || null })));
-    if (v.preset) {
-      const cur = v.presets.find((p) => p.key === v.preset.key);
-      rows.append(pillRow({ id: "point", label: "Point", kind: "radio", nested: true, pills: pillsFor(cur.points),
-        below: v.preset.description || null }, (p) => send({ type: "point", value: p.value })));
-      rows.append(el("p", { class: "cb-below" }, el("a", { href: `#${v.preset.anchor}` }, `About ${v.preset.label}`)));
-    }
+    for (const row of v.preset_rows) rows.append(rowView(row));
+    if (v.preset) rows.append(el("p", { class: "cb-below" }, el("a", { href: `#${v.preset.anchor}` }, `About ${v.preset.label}`)));
     return rows;
   }
 
@@ -735,7 +712,7 @@
     if (presets) panel.append(presets);
     for (const row of v.rows) {
       panel.append(rowView(row));
-      if (row.id === "hardware" && v.tp_hint) panel.append(el("p", { class: "cb-hint" }, v.tp_hint));
+      if (row.note) panel.append(el("p", { class: "cb-hint" }, row.note));
     }
     if (startFailed) { panel.inert = true; panel.setAttribute("aria-disabled", "true"); }
     root.append(panel);

@@ -43,6 +43,7 @@ from .strategies import kv_store_ids, nodes_for, offered_strategies, recommended
 from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
 from .ui.facts import BuilderFacts
+from .ui.rows import pill_event
 from .ui.view import Step, builder_state, builder_step, step_view
 from .values import MAX_NODES, InvalidVersion, is_omni, version_key
 
@@ -80,6 +81,7 @@ __all__ = [
     "nodes_for",
     "offered_hardware",
     "offered_strategies",
+    "pill_event",
     "pick_fitting_variant",
     "precision_hardware_name",
     "precision_ok",

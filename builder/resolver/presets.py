@@ -9,7 +9,7 @@ from .context import RenderContext
 from .docker import docker_image
 from .features import declared_features, default_enabled_features
 from .hardware import hardware_profiles, profile_of
-from .pipeline import serve_argv
+from .layering import serve_argv
 from .records import build_record, failure_warning, resolve_core
 from .resolve import node_count_value
 from .shell import arg_units, flatten_units, format_command

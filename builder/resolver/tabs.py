@@ -33,6 +33,8 @@ def needs_host_network(record: dict[str, Any], profile: dict[str, Any]) -> bool:
 
 _TAB_LABELS = {"serve": "vLLM Serve", "vllm": "vLLM Serve", "head": "Head", "prefill": "Prefill", "decode": "Decode",
                "router": "Router"}
+POOL_TAB_ROLES = {_TAB_LABELS[role]: role for role in ("prefill", "decode")}
+"""The tab of each PD pool: its label -> the pool's role."""
 
 
 def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None) -> list[dict[str, Any]]:

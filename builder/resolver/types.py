@@ -78,6 +78,17 @@ class Record(TypedDict, total=False):
     docker_image: str
 
 
+class ClickEvent(TypedDict, total=False):
+    """One click the page sends (``ui.events.EVENT_RULES`` lists the types).  A view's row carries the
+    event its pills send without the ``value``, which each pill adds (``ui.rows.pill_event``)."""
+
+    type: str
+    value: Any
+    feature: str  # a feature's mode row
+    role: str  # a PD pool: "prefill" or "decode"
+    axis: str  # an omni task axis
+
+
 class View(TypedDict, total=False):
     """The builder's complete view for one UI state (:func:`resolver.builder_state`)."""
 
@@ -97,6 +108,8 @@ class View(TypedDict, total=False):
     tp_hint: str | None
     presets: list[JSON]
     preset: JSON | None
+    preset_rows: list[JSON]  # the Preset row and, with a preset applied, its Point row (ui.controls)
+    tabs_numbered: bool  # the command tabs are numbered steps: a new strip opens on its first tab
     placeholders: list[str]
     env: JSON  # the Env panel (POP-06): {target: [{name, example}], fields: [{name, example}], tips: [str]}
     omni: bool

@@ -164,6 +164,22 @@ def test_stored_rows_are_hardware_variant_strategy_and_more(upstream_data: dict[
     assert {"hardware", "variant", "strategy", "nodes"} <= kinds
 
 
+def test_the_stored_clicks_are_the_events_the_view_names() -> None:
+    """The row's event decides, not its id: a pill's own event wins, other types and disabled pills
+    are left out."""
+    shown = {"rows": [
+        {"id": "anything", "event": {"type": "hardware"}, "pills": [
+            {"value": "h200", "disabled": False}, {"value": "b200", "disabled": True},
+            {"value": "x", "disabled": False, "event": {"type": "hardware", "value": "y"}}]},
+        {"id": "hardware", "event": {"type": "feature"}, "pills": [{"value": "h100", "disabled": False}]},
+        {"id": "axis_stage", "event": {"type": "axis", "axis": "stage"},
+         "pills": [{"value": "one", "disabled": False}]},
+        {"id": "instances", "kind": "number", "input_event": {"type": "kv_instances"}, "pills": []}]}
+    assert one_click_events(shown) == [
+        {"type": "hardware", "value": "h200"}, {"type": "hardware", "value": "y"},
+        {"type": "axis", "axis": "stage", "value": "one"}]
+
+
 def test_event_key_is_compact_with_sorted_keys() -> None:
     assert event_key({"value": "tp", "type": "axis", "axis": "x"}) == '{"axis":"x","type":"axis","value":"tp"}'
     assert event_key({"type": "nodes", "value": 2}) == '{"type":"nodes","value":2}'

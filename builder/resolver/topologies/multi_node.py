@@ -7,7 +7,7 @@ from typing import Any
 from ..context import RenderContext
 from ..features import companion_processes
 from ..hardware import lookup_exact, lookup_generation
-from ..pipeline import Layering, layered_args, layered_env, serve_argv, single_parallel_size
+from ..layering import Layering, layered_args, layered_env, serve_argv, single_parallel_size
 from ..shell import format_command
 from ..strategies import deploy_type_of
 from ..values import as_list, get_key, int_if_integral, js_str

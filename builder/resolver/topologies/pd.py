@@ -6,7 +6,7 @@ from typing import Any
 
 from ..context import RenderContext
 from ..hardware import nvlink_spans_nodes
-from ..pipeline import Layering, layered_args, layered_env, serve_argv
+from ..layering import Layering, layered_args, layered_env, serve_argv
 from ..shell import format_command
 from ..strategies import pd_pool_modes
 from ..values import as_dict, as_list, get_key, is_num, js_str

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..hardware import gpu_count_of
 from ..shell import quote_value
-from ..tabs import builder_tabs
+from ..tabs import POOL_TAB_ROLES, builder_tabs
 from ..topologies.mooncake import mooncake_parts
 from ..values import as_dict, get_key, js_str, truthy
 from .facts import BuilderFacts
@@ -73,8 +73,10 @@ def _requires(note: str, install: Any) -> str:
     return f"{note} Requires: {js_str(install)}" if truthy(install) else note
 
 
-def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any], kv: str | None, docker: bool, endpoints: dict[str, Any]) -> list[dict[str, Any]]:
-    """CMD-11..15: the tab strip with displayed text and exact copy text."""
+def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any], kv: str | None,
+                 docker: bool, endpoints: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """CMD-11..15: the tab strip with displayed text and exact copy text, and whether its tabs are
+    numbered steps (companions or Mooncake helpers first: a new strip opens on its first tab)."""
     raw = builder_tabs(record, facts.vocab, kv if kv in facts.kv_ids else None)
     deploy = record["deploy_type"]
     g = gpu_count_of(facts.profile(state["hardware"]))
@@ -106,8 +108,8 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
             notes.append(f"# LB across {record['instances']} vLLM instances. Install: {record['router'].get('install')}")
         if kind == "serve" and deploy == "kv_store_lb":
             notes.append(_requires("# One per instance node.", record.get("vllm_install")))
-        if deploy == "pd_cluster" and label in ("Prefill", "Decode"):
-            notes.append(_pool_comment(record[label.lower()], g))
+        if deploy == "pd_cluster" and label in POOL_TAB_ROLES:
+            notes.append(_pool_comment(record[POOL_TAB_ROLES[label]], g))
             if get_key(record.get("mooncake"), "install"):  # the pools' MultiConnector loads Mooncake's store
                 notes.append(_requires("# Mooncake store connector.", record["mooncake"]["install"]))
         if deploy == "kv_store_lb" and kind == "serve" and (record.get("instances") or 1) > 1:
@@ -129,4 +131,4 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         out.append({"id": f"tab-{i}", "label": f"{i + 1}· {label}" if numbered else label, "name": label,
                     "kind": kind, "prelude": prelude, "command": command,
                     "copy": f"{prelude}\n\n{command}" if prelude else command, "client": client})
-    return out
+    return out, numbered

@@ -1,8 +1,16 @@
-"""Builder events: one click applied to the state."""
+"""Builder events: one click applied to the state, by a table of small named handlers.
+
+:data:`EVENT_RULES` (markdown-it's ruler is the model: an ordered registry of named handlers) is the
+one place that lists the clicks there are: per event ``type`` its handler, whether the click keeps an
+applied preset and whether the page stores the recipe's choices after it.  :func:`apply_event` and
+``view.builder_step`` read it; the view's rows say which event each pill sends (``row["event"]``).
+A type the table does not list changes nothing.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from ..features import available_modes
 from ..hardware import (
@@ -28,6 +36,27 @@ from .deploy import INSTALL_CHOICES
 from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts, int_or
 from .rows import feature_reason, node_reason
 from .state import clamp, enabled_features, fresh_state, pd_pools
+
+
+class Click(NamedTuple):
+    """One click as its handler sees it."""
+
+    event: dict[str, Any]  # as sent: ``{"type", "value"}`` and ``"feature"``/``"role"``/``"axis"``
+    value: Any  # ``event["value"]``
+    sid: str | None  # the active strategy before the click (None for omni)
+    out: dict[str, Any]  # ``out["prefs"]``: a new global preference to store (a hardware click)
+
+
+Handler = Callable[[BuilderFacts, dict[str, Any], Click], None]
+
+
+class EventRule(NamedTuple):
+    """One row of :data:`EVENT_RULES`."""
+
+    type: str  # the event's ``type``
+    handler: Handler  # changes the state in place
+    keeps_preset: bool  # the click leaves an applied preset (and its point) selected
+    stores_choices: bool  # the page stores this recipe's choices after the click
 
 
 def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[str, Any]) -> None:
@@ -76,6 +105,14 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
         state["strategy"] = None
 
 
+def _hardware(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    _on_hardware(facts, state, js_str(click.value), click.out)
+
+
+def _variant(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    _on_variant(facts, state, js_str(click.value))
+
+
 def _single_node_default(facts: BuilderFacts) -> bool:
     """CB-HW-06: the recipe names a single-node ``default_strategy`` (a hardware switch then returns to one
     node when the model fits); a recipe without one keeps the reader's node count."""
@@ -118,86 +155,127 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
     state.update(fresh)
 
 
-def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any], out: dict[str, Any]) -> None:
-    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state (``out["prefs"]``: a new
-    global preference to store, set by a hardware click only)."""
-    kind, value = ev.get("type"), ev.get("value")
-    if kind not in ("install", "cuda", "point", "preset", "kv_instance", "pool_rank", "refresh"):
-        state["preset"] = state["point"] = None
-    hw = state["hardware"]
-    sid = None if facts.omni else facts.active_strategy(hw, state["nodes"], state["strategy"])
-    if kind == "hardware":
-        _on_hardware(facts, state, js_str(value), out)
-    elif kind == "variant":
-        _on_variant(facts, state, js_str(value))
-    elif kind == "strategy":
-        row = facts.row_strategies(hw, state["nodes"])
-        if value in row and strategy_supported(facts.recipe, value, facts.profile(hw), hw):
-            state["strategy"] = value
-            if value != "pd_cluster" and facts.clusterable(hw):
-                state["nodes"] = max(state["nodes"], facts.floor_nodes(value, hw))
-    elif kind == "nodes":
-        n = int_or(value)
-        if n in node_pills(facts.recipe, facts.vocab, hw) and node_reason(facts, state, n) is None:
-            state["nodes"], state["strategy"] = n, None
-    elif kind in ("kv_offload", "kv_member", "topology"):
-        _on_kv(facts, state, js_str(value) if value is not None else "off", sid)
-    elif kind == "kv_instances":
-        n = int_or(value, None)
-        state["kv_instances"] = 1 if n is None else min(max(n, 1), MAX_INSTANCES)
-    elif kind == "kv_instance":
-        state["kv_instance"] = int_or(value, 1) - 1
-    elif kind == "feature":
-        key = js_str(value)
-        if key in facts.features and feature_reason(facts, state, key, sid) is None:
-            feats = enabled_features(facts, state)
-            if key in feats:
-                feats.remove(key)
-            else:
-                feats.append(key)
-                if EXCLUSIVE_FEATURES.get(key) in feats:
-                    feats.remove(EXCLUSIVE_FEATURES[key])
-            state["features"] = [f for f in facts.features if f in feats]
-    elif kind == "mode":
-        fkey = js_str(ev.get("feature"))
-        if js_str(value) in available_modes(as_dict(facts.features.get(fkey)), state["variant"], facts.profile(hw), hw):
-            state["fmode"][fkey] = js_str(value)
-    elif kind == "advanced":
-        key = js_str(value)
-        state["advanced"] = [a for a in state["advanced"] if a != key] if key in state["advanced"] else state["advanced"] + [key]
-    elif kind in ("pool_nodes", "pool_mode", "pool_rank"):
-        role = ev.get("role")
-        if role in ("prefill", "decode"):
-            pools = pd_pools(facts, state)
-            if kind == "pool_nodes":
-                state[f"{role}_nodes"] = clamp(value, 1, MAX_NODES, 1)
-                state[f"{role}_rank"] = 0
-            elif kind == "pool_mode" and value in pools[role]["modes"]:
-                state[f"{role}_mode"] = value
-                state[f"{role}_rank"] = 0
-                floor = nodes_for_strategy(facts.recipe, js_str(value), facts.profile(hw).get("gpu_count"), hw)
-                state[f"{role}_nodes"] = max(pools[role]["nodes"], floor)
-            elif kind == "pool_rank":
-                state[f"{role}_rank"] = int_or(value, 1) - 1
-    elif kind == "task":
-        state["task"] = js_str(value)
-    elif kind == "axis":
-        _on_axis(facts, state, js_str(ev.get("axis")), js_str(value))
-    elif kind == "install" and value in INSTALL_CHOICES:
-        state["install"] = value
-    elif kind == "cuda":
-        state["cuda"] = "cu129" if value == "cu129" else "default"
-    elif kind == "preset":
-        apply_preset(facts, state, value, None)
-    elif kind == "point":
-        apply_preset(facts, state, state["preset"], value)
-    elif kind == "reset":
-        keep = {k: state[k] for k in ("install", "cuda")}
-        state.clear()
-        state.update(fresh_state(), **keep)
-        # the recipe's own defaults; the stored global GPU preference is not touched (no ``out["prefs"]``)
-        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, facts.vkey(None))
-        state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
+def _strategy(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    hw, value = state["hardware"], click.value
+    if value in facts.row_strategies(hw, state["nodes"]) and strategy_supported(facts.recipe, value,
+                                                                                facts.profile(hw), hw):
+        state["strategy"] = value
+        if value != "pd_cluster" and facts.clusterable(hw):
+            state["nodes"] = max(state["nodes"], facts.floor_nodes(value, hw))
+
+
+def _nodes(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    n = int_or(click.value)
+    pills = node_pills(facts.recipe, facts.vocab, state["hardware"])
+    if n in pills and node_reason(facts, state, n) is None:
+        state["nodes"], state["strategy"] = n, None
+
+
+def _kv(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    _on_kv(facts, state, js_str(click.value) if click.value is not None else "off", click.sid)
+
+
+def _kv_instances(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    n = int_or(click.value, None)
+    state["kv_instances"] = 1 if n is None else min(max(n, 1), MAX_INSTANCES)
+
+
+def _kv_instance(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    state["kv_instance"] = int_or(click.value, 1) - 1
+
+
+def _feature(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    key = js_str(click.value)
+    if key in facts.features and feature_reason(facts, state, key, click.sid) is None:
+        feats = enabled_features(facts, state)
+        if key in feats:
+            feats.remove(key)
+        else:
+            feats.append(key)
+            if EXCLUSIVE_FEATURES.get(key) in feats:
+                feats.remove(EXCLUSIVE_FEATURES[key])
+        state["features"] = [f for f in facts.features if f in feats]
+
+
+def _mode(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    hw, fkey, mode = state["hardware"], js_str(click.event.get("feature")), js_str(click.value)
+    if mode in available_modes(as_dict(facts.features.get(fkey)), state["variant"], facts.profile(hw), hw):
+        state["fmode"][fkey] = mode
+
+
+def _advanced(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    key, chosen = js_str(click.value), state["advanced"]
+    state["advanced"] = [a for a in chosen if a != key] if key in chosen else chosen + [key]
+
+
+def _pool_role(click: Click) -> str | None:
+    """The PD pool a pool click names (``"prefill"`` or ``"decode"``), else None."""
+    role = click.event.get("role")
+    return role if role in ("prefill", "decode") else None
+
+
+def _pool_nodes(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    role = _pool_role(click)
+    if role is not None:
+        state[f"{role}_nodes"] = clamp(click.value, 1, MAX_NODES, 1)
+        state[f"{role}_rank"] = 0
+
+
+def _pool_mode(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    role, value, hw = _pool_role(click), click.value, state["hardware"]
+    if role is None:
+        return
+    pool = pd_pools(facts, state)[role]
+    if value in pool["modes"]:
+        state[f"{role}_mode"] = value
+        state[f"{role}_rank"] = 0
+        floor = nodes_for_strategy(facts.recipe, js_str(value), facts.profile(hw).get("gpu_count"), hw)
+        state[f"{role}_nodes"] = max(pool["nodes"], floor)
+
+
+def _pool_rank(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    role = _pool_role(click)
+    if role is not None:
+        state[f"{role}_rank"] = int_or(click.value, 1) - 1
+
+
+def _task(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    state["task"] = js_str(click.value)
+
+
+def _axis(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    _on_axis(facts, state, js_str(click.event.get("axis")), js_str(click.value))
+
+
+def _install(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    if click.value in INSTALL_CHOICES:
+        state["install"] = click.value
+
+
+def _cuda(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    state["cuda"] = "cu129" if click.value == "cu129" else "default"
+
+
+def _preset(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    apply_preset(facts, state, click.value, None)
+
+
+def _point(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    apply_preset(facts, state, state["preset"], click.value)
+
+
+def _reset(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    keep = {k: state[k] for k in ("install", "cuda")}
+    state.clear()
+    state.update(fresh_state(), **keep)
+    # the recipe's own defaults; the stored global GPU preference is not touched (no ``out["prefs"]``)
+    state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, facts.vkey(None))
+    state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
+    state["hw_pinned"] = False  # the hardware is the recipe's default again, not the reader's pick
+
+
+def _refresh(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    """The saved Env values changed: the same state, its commands shown again."""
 
 
 def _on_kv(facts: BuilderFacts, state: dict[str, Any], value: str, sid: str | None) -> None:
@@ -233,3 +311,52 @@ def _on_axis(facts: BuilderFacts, state: dict[str, Any], axis: str, option: str)
         (t for t in tasks if as_dict(t.get("axes")).get(axis) == option), None)
     if match is not None:
         state["task"] = match["key"]
+
+
+EVENT_RULES: tuple[EventRule, ...] = (
+    EventRule("hardware", _hardware, keeps_preset=False, stores_choices=True),
+    EventRule("variant", _variant, keeps_preset=False, stores_choices=True),
+    EventRule("strategy", _strategy, keeps_preset=False, stores_choices=True),
+    EventRule("nodes", _nodes, keeps_preset=False, stores_choices=True),
+    EventRule("kv_offload", _kv, keeps_preset=False, stores_choices=True),
+    EventRule("kv_member", _kv, keeps_preset=False, stores_choices=True),
+    EventRule("topology", _kv, keeps_preset=False, stores_choices=True),
+    EventRule("kv_instances", _kv_instances, keeps_preset=False, stores_choices=True),
+    EventRule("kv_instance", _kv_instance, keeps_preset=True, stores_choices=False),
+    EventRule("feature", _feature, keeps_preset=False, stores_choices=True),
+    EventRule("mode", _mode, keeps_preset=False, stores_choices=True),
+    EventRule("advanced", _advanced, keeps_preset=False, stores_choices=True),
+    EventRule("pool_nodes", _pool_nodes, keeps_preset=False, stores_choices=True),
+    EventRule("pool_mode", _pool_mode, keeps_preset=False, stores_choices=True),
+    EventRule("pool_rank", _pool_rank, keeps_preset=True, stores_choices=False),
+    EventRule("task", _task, keeps_preset=False, stores_choices=False),
+    EventRule("axis", _axis, keeps_preset=False, stores_choices=False),
+    EventRule("install", _install, keeps_preset=True, stores_choices=False),
+    EventRule("cuda", _cuda, keeps_preset=True, stores_choices=False),
+    EventRule("preset", _preset, keeps_preset=True, stores_choices=True),
+    EventRule("point", _point, keeps_preset=True, stores_choices=True),
+    EventRule("reset", _reset, keeps_preset=False, stores_choices=True),
+    EventRule("refresh", _refresh, keeps_preset=True, stores_choices=False),
+)
+_RULES: dict[str, EventRule] = {rule.type: rule for rule in EVENT_RULES}
+
+
+def event_rule(event: dict[str, Any]) -> EventRule | None:
+    """The rule of ``event``'s type; None for a type :data:`EVENT_RULES` does not list."""
+    kind = event.get("type")
+    return _RULES.get(kind) if isinstance(kind, str) else None
+
+
+def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any],
+                out: dict[str, Any]) -> None:
+    """Apply one click (``{"type": ..., "value": ..., ...}``) to the state by its rule of
+    :data:`EVENT_RULES` (``out["prefs"]``: a new global preference to store, set by a hardware click
+    only).  A click of a type the table does not list changes nothing, not even the applied preset."""
+    rule = event_rule(ev)
+    if rule is None:
+        return
+    if not rule.keeps_preset:
+        state["preset"] = state["point"] = None
+    sid = None if facts.omni else facts.active_strategy(state["hardware"], state["nodes"],
+                                                          state["strategy"])
+    rule.handler(facts, state, Click(ev, ev.get("value"), sid, out))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..features import available_modes, effective_mode, feature_allowed, has_companion
 from ..hardware import (
@@ -20,6 +20,7 @@ from ..hardware import (
 )
 from ..omni import omni_task_for_hardware, omni_tasks
 from ..strategies import node_pills, strategy_supported
+from ..types import ClickEvent
 from ..values import MAX_NODES, as_dict, as_list, get_key, int_if_integral, is_num, js_str, truthy
 from .facts import (
     FEATURE_ICONS,
@@ -69,9 +70,18 @@ def feature_reason(facts: BuilderFacts, state: dict[str, Any], key: str, sid: st
 
 
 def make_row(rid: str, label: str, pills: list[Any], kind: str = "radio", **extra: Any) -> dict[str, Any]:
+    """A control row of the view: ``event`` is the click its pills send (each adds its ``value``, unless
+    the pill carries an ``event`` of its own), ``input_event`` that of its number input (kinds number
+    and pool)."""
     row = {"id": rid, "label": label, "kind": kind, "pills": pills}
     row.update({k: v for k, v in extra.items() if v is not None})
     return row
+
+
+def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
+    """The click a pill of ``row`` sends (static/builder.js ``pillEvent`` is the same rule)."""
+    own = pill.get("event")
+    return cast(ClickEvent, own if own is not None else {**row["event"], "value": pill["value"]})
 
 
 def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +114,7 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         groups[-1]["pills"].append(make_pill(hw, hardware_name(facts.taxonomy, hw), hw == state["hardware"], reason,
                                          "\n\n".join(tip), sub=per_gpu_label(p), verified=mark == "verified"))
     pills = [pill for g in groups for pill in g["pills"]]
-    return make_row("hardware", "Hardware", pills, groups=groups)
+    return make_row("hardware", "Hardware", pills, groups=groups, event={"type": "hardware"})
 
 
 def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -135,6 +145,7 @@ def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | 
     hint = ("The GB figure is the minimum to load the weights (about params × bytes × 1.2), not a serving "
             "budget: long contexts and big batches need roughly 1.5-2× more for the KV cache.")
     return make_row("variant", js_str(omni.get("variant_label") or "Variant") if facts.omni else "Variant", pills,
+                event={"type": "variant"},
                 hint=js_str(omni.get("variant_hint")) if facts.omni and omni.get("variant_hint") else hint,
                 below=js_str(v.get("description")) if v.get("description") else None,
                 link=f"https://huggingface.co/{served_model_id(facts.recipe, v)}" if served_model_id(facts.recipe, v) != "unknown"
@@ -159,6 +170,7 @@ def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) ->
         suffix = "Every Mooncake instance runs this strategy."
     orient = st.get("orientation")
     return make_row("strategy", "Strategy", pills, below=below or None, suffix=suffix,
+                    event={"type": "strategy"},
                 badge={"value": orient, "label": ORIENTATION_LABELS.get(orient, js_str(orient))} if orient else None)
 
 
@@ -203,7 +215,9 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                 mpills = [make_pill(m, js_str(as_dict(options[m]).get("label") or m), m == effective, reasons[m],
                                 js_str(as_dict(options[m]).get("description") or "")) for m in members]
                 sub_rows.append(make_row("kv_member", js_str(grp.get("sub_row_label") or "Offload Tiers"), mpills,
-                                     nested=True, below=js_str(as_dict(get_key(options, effective)).get("description") or "")))
+                                     nested=True, event={"type": "kv_member"},
+                                     below=js_str(as_dict(get_key(options, effective)).get("description")
+                                                  or "")))
         else:
             reason = facts.mooncake_reason(hw)
             active = effective in facts.kv_ids
@@ -219,6 +233,7 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                     tpills.append(make_pill(t, js_str(dep.get("label") or dep.get("display_name") or t), t == effective,
                                         facts.mooncake_reason(hw, t), js_str(dep.get("description") or "").strip()))
                 sub_rows.append(make_row("topology", "Store Topology", tpills, nested=True,
+                                     event={"type": "topology"},
                                      below=js_str(as_dict(get_key(facts.strategies, effective)).get("description") or "")
                                      .strip()))
                 if sid != "pd_cluster":
@@ -230,9 +245,11 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                     sub_rows.append(make_row(
                         "instances", "Instances", [], kind="number", nested=True, value=count, min=1,
                         max=MAX_INSTANCES, input_label="Number of vLLM instances",
+                        input_event={"type": "kv_instances"},
                         text=f"× {counted(n, 'node')} × {counted(g, noun)} = {counted(count * n * g, noun)} total",
                         hint="At 2 or more instances a cache-aware router appears in front of them."))
-    row = make_row("kv_offload", "KV Offload", pills, below=js_str(below).strip() if below else None, docs=docs)
+    row = make_row("kv_offload", "KV Offload", pills, below=js_str(below).strip() if below else None,
+                   docs=docs, event={"type": "kv_offload"})
     return [row, *sub_rows]
 
 
@@ -252,6 +269,8 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
             rows.append(make_row(f"{role}_pool", role.capitalize(), mpills if len(mpills) > 1 else [], kind="pool",
                              nested=True, role=role, value=pool["nodes"], min=1, max=MAX_NODES,
                              input_label=f"{role.capitalize()} node count",
+                             event={"type": "pool_mode", "role": role},
+                             input_event={"type": "pool_nodes", "role": role},
                              text=f"× {g} = {counted(pool['nodes'] * g, noun)}"))
             total_gpus += pool["nodes"] * g
             total_nodes += pool["nodes"]
@@ -273,7 +292,7 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
                    + ". To go further, replicate the worker command with higher node / DP ranks.")
             sub = f"{n * g * count}×{noun}" if reason is None else None
         pills.append(make_pill(n, label, n == state["nodes"], reason, tip, sub=sub))
-    return [make_row("nodes", "Nodes / Instance" if mooncake else "Nodes", pills)]
+    return [make_row("nodes", "Nodes / Instance" if mooncake else "Nodes", pills, event={"type": "nodes"})]
 
 
 def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
@@ -304,11 +323,12 @@ def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -
                                     None if m in avail else "Not supported on this hardware.",
                                     js_str(md.get("description") or "")))
                 rows.append(make_row(f"mode_{key}", "Spec method" if key == "spec_decoding" else f"{label} method", mp,
-                                 nested=True, feature=key))
+                                 nested=True, feature=key, event={"type": "mode", "feature": key}))
             note = get_key(get_key(as_dict(f.get("modes")), mode), "note")
             if truthy(note):
                 notes.append(js_str(note))
-    return [make_row("features", "Features", pills, kind="toggle", below="\n".join(notes) or None), *rows]
+    return [make_row("features", "Features", pills, kind="toggle", below="\n".join(notes) or None,
+                     event={"type": "feature"}), *rows]
 
 
 def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -334,6 +354,7 @@ def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] |
                 extra["below"] = js_str(task.get("description") or "") + (f" · {js_str(need)} GB minimum"
                                                                           if need is not None else "")
             rows.append(make_row(f"axis_{aid}", js_str(axis.get("label") or aid), pills, axis=aid,
+                                 event={"type": "axis", "axis": aid},
                              hint=js_str(omni.get("task_hint")) if i == 0 and omni.get("task_hint") else None, **extra))
         return rows
     if len(tasks) <= 1:
@@ -344,6 +365,6 @@ def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] |
         pills.append(make_pill(t["key"], js_str(t["label"]), task is not None and t["key"] == task["key"], None,
                            (js_str(t.get("description") or "") + f"\n\n{t['endpoint']}").strip(),
                            sub=f"{js_str(need)} GB" if need is not None else None))
-    return [make_row("task", js_str(omni.get("task_label") or "Task"), pills,
+    return [make_row("task", js_str(omni.get("task_label") or "Task"), pills, event={"type": "task"},
                  hint=js_str(omni.get("task_hint")) if omni.get("task_hint") else None,
                  below=js_str(task.get("description")) if task and task.get("description") else None)]

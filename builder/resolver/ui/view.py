@@ -16,9 +16,9 @@ from ..hardware import (
     variant_of,
 )
 from ..install import initial_install_tab
+from ..layering import single_parallel_size
 from ..memory import import_command, memory_fallback, memory_for_record
 from ..omni import active_omni_task, omni_example, resolve_omni
-from ..pipeline import single_parallel_size
 from ..presets import resolve_preset
 from ..resolve import applicable_notes, resolve
 from ..shell import pip_view
@@ -27,9 +27,10 @@ from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .address import canonical_query, stored_choices
 from .commands import bench_command, command_tabs, curl_command, substitute_endpoints
+from .controls import add_tab_inputs, install_controls, preset_rows
 from .deploy import INSTALL_CHOICES, DeployView, deploy_view
 from .env_panel import command_values, curl_target, env_panel, placeholder_names
-from .events import apply_event, apply_preset
+from .events import apply_event, apply_preset, event_rule
 from .facts import (
     BuilderFacts,
     advanced_options,
@@ -148,13 +149,11 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     ``install``, ``cuda``, ``preset``, ``point``) and optionally ``_prefs`` (the stored global
     preference ``{"hardware": id}``), ``_stored`` (this recipe's stored choices) and ``_endpoints``
     (saved Env values).  Otherwise ``state`` is the ``state`` of the previous result (plus
-    ``_endpoints``) and ``event`` one click: ``{"type": "hardware"|"variant"|"strategy"|"nodes"|
-    "kv_offload"|"kv_member"|"topology"|"kv_instances"|"kv_instance"|"feature"|"mode"|"advanced"|
-    "pool_nodes"|"pool_mode"|"pool_rank"|"task"|"axis"|"install"|"cuda"|"preset"|"point"|"reset"|
-    "refresh", "value": ..., "feature"/"role"/"axis": ...}``.
+    ``_endpoints``) and ``event`` one click: ``{"type": ..., "value": ..., "feature"/"role"/"axis":
+    ...}`` of a type of ``events.EVENT_RULES`` (the view names the event each control sends).
 
-    Returns ``{state, query, storage, rows, install, summary, tabs, curl, bench, target, notes,
-    hardware_note, vram_warning, tp_hint, presets, preset, placeholders, omni}``.
+    Returns ``{state, query, storage, rows, install, summary, tabs, tabs_numbered, curl, bench, target,
+    notes, hardware_note, vram_warning, tp_hint, presets, preset, preset_rows, placeholders, omni}``.
 
     ``facts``: the :class:`BuilderFacts` of (``recipe``, ``vocab``), to share what they remember
     across calls (the build's stored clicks); a new one by default.
@@ -190,13 +189,11 @@ def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None, event
         if out.get("prefs"):
             current["hw_pinned"] = True
             storage["prefs"] = out["prefs"]
-        if as_dict(event).get("type") == "reset":
-            current["hw_pinned"] = False
     pinned = current.pop("hw_pinned", False)
     current = reconcile(facts, current)
     current["hw_pinned"] = pinned
-    if event is not None and as_dict(event).get("type") not in ("refresh", "install", "cuda", "kv_instance",
-                                                                "pool_rank", "task", "axis"):
+    rule = None if event is None else event_rule(as_dict(event))
+    if rule is not None and rule.stores_choices:
         storage["recipe"] = stored_choices(facts, current)
     return {"state": current, "storage": storage, "endpoints": endpoints}
 
@@ -236,7 +233,9 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         prelude, command = omni_command(facts, hw, res, install)
         prelude, command = substitute_endpoints(prelude, endpoints), substitute_endpoints(command, endpoints)
         tabs = [{"id": "tab-0", "label": "vLLM Serve", "name": "vLLM Serve", "kind": "serve", "prelude": prelude,
-                 "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command, "client": True}]
+                 "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command,
+                 "client": True, "inputs": []}]
+        numbered = False
         host = js_str(endpoints.get("VLLM_HOST") or "localhost")
         port = endpoints.get("VLLM_PORT") or 8000
         view.update({"curl": omni_example(task, host, port, res["model_id"]) if task else None,
@@ -258,7 +257,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         adv = advanced_options(facts, sid)
         rows.append(make_row("advanced", "Advanced", [
             make_pill(a["id"], a["label"], a["id"] in state["advanced"], None, a["description"], shown=a["shown"])
-            for a in adv], kind="checkbox", count=sum(1 for a in adv if a["id"] in state["advanced"] and a["shown"])))
+            for a in adv], kind="checkbox", event={"type": "advanced"},
+            count=sum(1 for a in adv if a["id"] in state["advanced"] and a["shown"])))
         enabled = [f for f in enabled_features(facts, state) if feature_reason(facts, state, f, sid) is None]
         effective = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k)) for k in facts.features}
         modes = {k: m for k, m in effective.items() if m is not None}
@@ -291,7 +291,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             view["deploy"] = deploy_view(facts, install["active"], record, selection)
             _apply_commands(install, view["deploy"])
         target = curl_target(facts, state, record)
-        tabs = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints))
+        tabs, numbered = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints))
+        add_tab_inputs(tabs, rows, state)
         tp = None
         if preset is not None:
             point_cfg = as_dict(as_dict(preset.get("points")).get(state["point"]))
@@ -318,6 +319,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
                 unit = "NUMA nodes" if cpu else f"{device_noun(p)}s"
                 view["tp_hint"] = (f"This command uses {js_str(tp)} of the node's {gpu_count_of(p)} {unit}. Raise "
                                    "--tensor-parallel-size in the command to use more.")
+                rows[0]["note"] = view["tp_hint"]  # shown under the Hardware row
     view["hardware_note"] = hardware_note(facts, hw)
     sel = {"hardware": hw, "variant": state["variant"], "strategy": sid}
     all_notes = as_list(facts.recipe.get("notes"))
@@ -342,6 +344,9 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         if name and name not in names:
             names.append(name)
     view["env"] = env_panel(target, names)
+    install_controls(install)
+    view["preset_rows"] = preset_rows(view["presets"], view["preset"])
+    view["tabs_numbered"] = numbered
     view.update({"state": state, "query": canonical_query(facts, state, sid, initial_install_tab(facts.recipe)),
                  "storage": storage, "rows": rows, "install": install, "summary": summary, "tabs": tabs,
                  "placeholders": names, "strategy": sid, "kv_offload": kv, "hf_id": facts.recipe.get("hf_id")})

@@ -3,7 +3,7 @@
 A recipe page opens on :func:`resolver.builder_state` of a URL without parameters, no stored
 preference, no stored choices and no saved endpoints (:data:`INITIAL_INPUTS`): :func:`initial_view`,
 embedded in the page's HTML (``#builder-initial``) and painted as soon as builder.js runs.  Until Pyodide
-has booted, the page answers a click on a pill of :data:`STORED_ROWS` from
+has booted, the page answers a click on a pill of a row whose event is one of :data:`STORED_EVENTS` from
 ``builder-data/<hf_id>.clicks.json`` (:class:`StoredClicks`), the resolver's own views:
 
 - ``views``: for every such pill of the initial view (the *first click*), the view after it, as a
@@ -31,9 +31,8 @@ import orjson
 
 from builder import resolver
 
-# The rows whose pills are precomputed, and the event type each sends (static/builder.js handlers).
-STORED_ROWS: dict[str, str] = {"hardware": "hardware", "variant": "variant", "strategy": "strategy",
-                               "nodes": "nodes", "task": "task"}
+# The clicks whose views are precomputed: the pills of the rows whose ``event`` is of these types.
+STORED_EVENTS: frozenset[str] = frozenset({"hardware", "variant", "strategy", "nodes", "task", "axis"})
 # What the page's inputs must be for the stored views to apply (static/builder.js pageInputs()).
 INITIAL_INPUTS: dict[str, dict[str, Any]] = {"query": {}, "prefs": {}, "stored": {}, "endpoints": {}}
 
@@ -61,16 +60,11 @@ def event_key(event: dict[str, Any]) -> str:
 
 
 def one_click_events(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """The clicks the page can send from ``view``: every enabled pill of the precomputed rows."""
-    events: list[dict[str, Any]] = []
-    for row in view.get("rows") or []:
-        kind = STORED_ROWS.get(row.get("id"))
-        if row.get("axis"):
-            events += [{"type": "axis", "axis": row["axis"], "value": p["value"]}
-                       for p in row.get("pills") or [] if not p.get("disabled")]
-        elif kind is not None:
-            events += [{"type": kind, "value": p["value"]} for p in row.get("pills") or [] if not p.get("disabled")]
-    return events
+    """The clicks the page can send from ``view``: the event of every enabled pill of the rows whose
+    event is of :data:`STORED_EVENTS` (as the page sends it: ``resolver.pill_event``)."""
+    return [dict(resolver.pill_event(row, pill)) for row in view.get("rows") or []
+            if (row.get("event") or {}).get("type") in STORED_EVENTS
+            for pill in row.get("pills") or [] if not pill.get("disabled")]
 
 
 def view_patch(before: Any, after: Any) -> Patch:
