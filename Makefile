@@ -12,7 +12,7 @@ SHARED ?= ../shared
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,perf]'
 	touch $(STAMP)
 
 node_modules/.installed: $(wildcard package.json package-lock.json)

@@ -20,6 +20,7 @@ from builder.content.fieldpaths import join_path
 from builder.content.model import Content, RecipeFile
 from builder.content.problems import Problem
 from builder.content.recipe_lints import arg_lists
+from builder.resolver.performance.store import Entry, StoredFile, entries_by_inputs, performance_for_record
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
 
@@ -59,6 +60,7 @@ class ApiBuilder:
         self.argv_lint = ArgvLint()
         self.memory_lint = MemoryLint(arg_origin)
         self.lint_problems: dict[str, list[Problem]] = {}  # hf_id -> vLLM CLI lint warnings
+        self.stored: tuple[StoredFile, dict[str, Entry]] | None = None  # the recipe's predictions, and by inputs
 
     # ── catalogues ──
 
@@ -131,18 +133,20 @@ class ApiBuilder:
             if hw == default_hw:
                 result = record
         assert result is not None
-        # the document's recommended_command keeps the record's keys but not its memory block, which stays in
-        # /<base>/hw/<hw>.json (the recipe document's keys are the seed's; architecture_config the only addition)
-        return {**{k: v for k, v in result.items() if k != "memory"}, "by_hardware": by_hardware}
+        # the document's recommended_command: the record without its memory and performance (see /<base>/hw/<hw>.json)
+        return {**{k: v for k, v in result.items() if k not in ("memory", "performance")}, "by_hardware": by_hardware}
 
     def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
         """The record (a preset point too) with its ``memory`` block appended where the recipe has architecture
-        facts; lints it."""
+        facts, and its ``performance`` block where the recipe has stored predictions; lints it."""
         variant = (data.get("variants") or {}).get(record.get("variant")) or {}
         profile = (self.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
         memory = resolver.memory_for_record(record, data, variant, profile)
         self.memory_lint.record(record, memory, preset)
-        return record if memory is None else {**record, "memory": memory}
+        record = record if memory is None else {**record, "memory": memory}
+        stored, table = self.stored or (None, None)
+        block = performance_for_record(record, data, variant, profile, stored, self.current, table)
+        return record if block is None else {**record, "performance": block}
 
     # ── recipes (json-api §3) ──
 
@@ -152,6 +156,7 @@ class ApiBuilder:
         self.current = hf_id
         self.argv_lint.start(recipe)
         self.memory_lint.start(recipe)
+        self.stored = None if recipe.performance is None else (recipe.performance, entries_by_inputs(recipe.performance))
         doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
         self.synthesise_install(doc)
         recommended = self.render_base(data, "default", hf_id, hf_id)

@@ -16,12 +16,18 @@ from builder.content.loader import load_content, reload_recipe
 from builder.content.log_text import log_text
 from builder.content.model import Content, RecipeFile
 from builder.content.problems import ContentError, Problem
-from builder.content.schemas.json_schema import SCHEMA_PATH, recipe_schema
+from builder.content.schemas.json_schema import (
+    PERFORMANCE_SCHEMA_PATH,
+    SCHEMA_PATH,
+    performance_schema,
+    recipe_schema,
+)
 from builder.output.collisions import API, check_outputs, incremental_clash
 from builder.output.forked import ForkedJob
 from builder.output.streaming import StreamedFiles
 from builder.output.writer import Staging, UnsafeOutput, UnsafePath, check_out
 from builder.resolver import memory_coverage
+from builder.resolver.performance.store import block_coverage
 
 SOURCE_KEYS = ("name", "repo", "ref", "sha", "prefix")
 
@@ -116,7 +122,8 @@ class Pipeline:
             raise ContentError(problems)
         files: MutableMapping[str, bytes] = dict(output.files) if streams is None else ChainMap(streams[1], output.files)
         schema = files[SCHEMA_PATH] = dumps(recipe_schema())
-        schema_part = ({SCHEMA_PATH: schema}, "the recipe JSON Schema")
+        performance = files[PERFORMANCE_SCHEMA_PATH] = dumps(performance_schema())
+        schema_part = ({SCHEMA_PATH: schema, PERFORMANCE_SCHEMA_PATH: performance}, "the JSON Schemas")
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if html:
@@ -270,4 +277,10 @@ def build(options: BuildOptions) -> int:
         f"{len(result.files)} files into {options.out}"
     )
     print(memory_coverage(recipe.data for recipe in result.content.recipes))
+    stored = sum(1 for recipe in result.content.recipes if recipe.performance is not None)
+    if stored:
+        bodies = [body for body in result.output.objects.values() if isinstance(body, dict)]
+        points = [body["points"] for body in bodies if isinstance(body.get("points"), dict)]
+        records = [*bodies, *(point for group in points for point in group.values())]
+        print(block_coverage(records, stored))
     return 0

@@ -84,6 +84,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--preset", metavar="P[:POINT]")
     r.add_argument("--docker", action="store_true", help="print the docker run form")
     r.add_argument("--json", action="store_true", help="print the rendering record")
+    r.add_argument("--target", metavar="ttft=S,tps_user=N[,gpus=G]",
+                   help="the command meeting a target (TTFT at most S seconds, at least N tokens/s per user, at most "
+                        "G GPUs) with the most predicted tokens/s per GPU")
+    r.add_argument("--workload", default="1k/1k", choices=["1k/1k", "8k/1k", "1k/8k"],
+                   help="with --target: input/output tokens (default 1k/1k)")
     r.add_argument("--format", choices=["text", *FORMATS], default="text",
                    help="text: the commands (default); " + "; ".join(f"{f.id}: {f.label} files" for f in DEPLOY_FORMATS))
 
@@ -99,6 +104,15 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--base-url", metavar="URL", default=None,
                    help="preview a deploy under this URL: with a path (https://you.github.io/recipes) the site is "
                         "served under that path, as the host will serve it")
+    p = sub.add_parser("predict", help="predict every published command's speed (the perf extra) and store it beside "
+                       "the recipe", description="Runs AIConfigurator (pip install 'vllm-recipes-builder[perf]') for "
+                       "every published command on a GPU it has measurements of: 1k/1k, 8k/1k and 1k/8k tokens over "
+                       "a concurrency sweep; writes models/<org>/<repo>.performance.json. --check lists stale "
+                       "predictions and writes nothing.")
+    p.add_argument("recipe", nargs="?", help="<org>/<repo>")
+    p.add_argument("--all", action="store_true", help="every recipe")
+    p.add_argument("--check", action="store_true", help="list recipes whose predictions are stale (writes nothing)")
+    p.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
     memory.add_parser(sub)
     import_command.add_parser(sub)
     diff.add_parser(sub)
@@ -158,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         return check(args.content, args.strict)
     if args.command == "resolve":
         return resolve(args)
+    if args.command == "predict":
+        from builder.cli.predict import predict
+
+        return reported(lambda: predict(args.content, args.recipe, args.all, args.check))
     if args.command == "new":
         return new(args.content, args.recipe)
     if args.command == "serve":

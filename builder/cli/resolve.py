@@ -10,6 +10,10 @@ from builder import resolver
 from builder.cli.reporting import Refused
 from builder.content.model import Content, RecipeFile
 from builder.resolver.deploy import deployment_output, pd_ranks
+from builder.resolver.performance.mapping import record_inputs
+from builder.resolver.performance.pick import Candidate, Unmet, parse_target, pick
+from builder.resolver.performance.pick import Choice as Pick
+from builder.resolver.performance.store import WORKLOADS, Performance, performance_for_record
 
 
 @dataclass
@@ -28,6 +32,8 @@ class Choice:
     docker: bool = False
     as_json: bool = False
     output: str = "text"  # text or a deployment format id (builder.resolver.deploy.FORMATS)
+    target: str | None = None  # "ttft=2,tps_user=50[,gpus=8]": the command for this target
+    workload: str = "1k/1k"
 
 
 def _check(kind: str, value: str, valid: list[str], where: str) -> None:
@@ -145,8 +151,13 @@ def resolve_command(content: Content, choice: Choice) -> str:
         if choice.as_json:
             return json.dumps({title: record for title, record in records}, indent=2, ensure_ascii=False)
         return "\n\n".join(f"# {title}\n{command_text(record, vocab, choice.docker)}" for title, record in records)
+    if choice.target is not None:
+        return target_text(content, choice)
     recipe, selection = selection_for(content, choice)
     record = resolver.resolve(recipe.data, vocab, selection)
+    performance = record_performance(content, recipe, record)
+    if performance is not None:
+        record["performance"] = performance
     if choice.output != "text":
         return deploy_text(record, vocab, choice.output, pd_ranks(recipe.data, vocab, selection, record))  # type: ignore[arg-type]
     if choice.as_json:
@@ -154,3 +165,69 @@ def resolve_command(content: Content, choice: Choice) -> str:
     text = command_text(record, vocab, choice.docker)
     memory = record.get("memory")
     return f"{text}\n\n# {memory['summary']}" if memory else text
+
+
+def record_performance(content: Content, recipe: RecipeFile, record: dict[str, Any]) -> Performance | None:
+    """A record's ``performance`` block from the recipe's stored predictions (None without any)."""
+    variant = (recipe.data.get("variants") or {}).get(record.get("variant")) or {}
+    profile = (content.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
+    return performance_for_record(record, recipe.data, variant, profile, recipe.performance, recipe.hf_id)
+
+
+def candidates(content: Content, recipe: RecipeFile) -> list[Candidate]:
+    """Every published command of a recipe with its predictions and GPU count."""
+    from builder.cli.predict import published_records
+
+    out = []
+    profiles = content.vocab.taxonomy.get("hardware_profiles") or {}
+    for record in published_records(recipe, content):
+        performance = record_performance(content, recipe, record)
+        variant = (recipe.data.get("variants") or {}).get(record.get("variant")) or {}
+        inputs = record_inputs(record, recipe.data, variant, profiles.get(record.get("hardware")) or {})
+        if performance is None or "unavailable" in inputs:
+            continue
+        gpus = inputs["tp"] * inputs["pp"] * inputs["attention_dp"]  # type: ignore[typeddict-item]
+        out.append(Candidate(record["hardware"], record["variant"], record["strategy"], gpus, performance))
+    return out
+
+
+def pick_answer(content: Content, choice: Choice) -> tuple[RecipeFile, Pick | Unmet]:
+    """The recipe and the pick for ``--target`` on ``--workload``."""
+    if choice.workload not in WORKLOADS:
+        raise Refused(f"unknown workload {choice.workload!r}; valid: {', '.join(WORKLOADS)}")
+    target = parse_target(choice.target or "")
+    if isinstance(target, str):
+        raise Refused(f"--target: {target}")
+    recipe, _ = find_recipe(content, choice.recipe)
+    if recipe.performance is None:
+        raise Refused(f"{recipe.hf_id} has no stored predictions: run vllm-recipes predict {recipe.hf_id}")
+    return recipe, pick(candidates(content, recipe), choice.workload, target)
+
+
+def target_text(content: Content, choice: Choice) -> str:
+    """``resolve --target``: the command that meets the target with the most tok/s per GPU, or what is unmet."""
+    recipe, answer = pick_answer(content, choice)
+    if choice.as_json:
+        return json.dumps({"pick": answer}, indent=2, ensure_ascii=False)
+    if "unmet" in answer:
+        miss = answer["unmet"]  # type: ignore[typeddict-item]
+        if miss["constraint"] == "workload":
+            return f"no command of {recipe.hf_id} has a prediction for {choice.workload}"
+        closest = miss["closest"]
+        near = (f"; closest: {closest['hardware']} {closest['variant']} {closest['strategy']} at concurrency "
+                f"{closest['concurrency']}: {point_text(closest['point'])}") if closest else ""
+        return f"no command meets {miss['constraint']} (target {miss['target']:g}){near}"
+    found: Pick = answer  # type: ignore[assignment]
+    selected = Choice(recipe=choice.recipe, hardware=found["hardware"], variant=found["variant"],
+                      strategy=found["strategy"], docker=choice.docker)
+    _, selection = selection_for(content, selected)
+    record = resolver.resolve(recipe.data, content.vocab.resolver_vocab(), selection)
+    text = command_text(record, content.vocab.resolver_vocab(), choice.docker)
+    return (f"{text}\n\n# pick: {found['hardware']}, variant {found['variant']}, strategy {found['strategy']}; "
+            f"predicted at concurrency {found['concurrency']} ({choice.workload}): {point_text(found['point'])}")
+
+
+def point_text(point: Any) -> str:
+    """A predicted point in one line."""
+    return (f"TTFT {point['ttft_ms']:,.0f} ms, TPOT {point['tpot_ms']:.1f} ms, "
+            f"{point['tokens_per_s_per_user']:,.1f} tok/s per user, {point['tokens_per_s_per_gpu']:,.0f} tok/s per GPU")

@@ -31,6 +31,7 @@ from builder.content.problems import ContentError, Problem
 from builder.content.schemas.errors import number_problems, validation_problems
 from builder.content.shell_safety import document_problems as shell_problems
 from builder.content.validate import validate_recipe
+from builder.resolver.performance.store import StoredFile, stored_path
 
 
 def check_model(
@@ -151,7 +152,23 @@ def load_recipe(root: Path, rel: str, out: Collector) -> RecipeFile | None:
         for orel, odata, olines in mappings_in(root, f"overlays/{hf_id}", out, (".yaml", ".yml")):
             data = merge_overlay(data, odata, "", locations, orel, olines)
             overlays.append(orel)
-    return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays)
+    return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays,
+                      performance=read_performance(root, hf_id, out))
+
+
+def read_performance(root: Path, hf_id: str, out: Collector) -> StoredFile | None:
+    """The predictions stored beside a recipe (``models/<org>/<repo>.performance.json``), validated; None
+    when there are none or they are broken (reported to ``out``)."""
+    rel = stored_path(hf_id)
+    if not (root / rel).is_file():
+        return None
+    loaded = read_mapping(root, rel, out)  # JSON is YAML 1.2: problems get their line
+    if loaded is None:
+        return None
+    data, lines = loaded
+    if check_model(schemas.PerformanceFile, data, rel, _where_in(rel, lines), out) is None:
+        return None
+    return data  # type: ignore[return-value]
 
 
 def read_recipe(

@@ -7,6 +7,7 @@ from typing import Any
 
 from builder.content.fieldpaths import locate
 from builder.resolver import Vocab
+from builder.resolver.performance.store import StoredFile
 from builder.resolver.presets import ResolvedPreset
 
 
@@ -21,6 +22,8 @@ class RecipeFile:
     overlays: list[str] = field(default_factory=list)  # overlay files merged onto data, in order
     # json-api §11.7 presets rendered by the validation, handed to the API so each point renders once
     resolved_presets: dict[str, ResolvedPreset] = field(default_factory=dict)
+    # the predictions stored beside the recipe (``<repo>.performance.json``, validated); None without one
+    performance: StoredFile | None = None
 
     def where(self, field_path: str) -> tuple[str, int]:
         """The file and line of ``field_path`` (or of its nearest located ancestor)."""

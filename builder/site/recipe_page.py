@@ -22,12 +22,13 @@ from builder.site.index import HF, SITE_NAME, SiteIndex
 from builder.site.jinja import Page
 from builder.site.markdown import Slugger, render_markdown
 from builder.site.matrix import support_matrix
+from builder.site.performance_panel import PanelView, panel
 from builder.site.views import RecipeView, text
 
 # Ids of the recipe page's own sections, reserved so that Markdown headings get other slugs.
 PAGE_IDS = frozenset(
     {"main", "builder", "command", "deploy", "install", "matrix", "guide", "presets", "notes", "variants",
-     "related", "api", "self-host", "top", "search", "sidebar"}
+     "related", "api", "self-host", "top", "search", "sidebar", "performance", "perf-title"}
 )
 HTTP_URL = re.compile(r"^https?://")
 
@@ -59,6 +60,7 @@ class RecipePage:
     api_links: list[tuple[str, str]]
     issues_url: str
     memory: dict[str, str] | None = None  # the memory line under the default command
+    performance: PanelView | None = None  # the default command's predicted speed
     deploy: list[DeployView] = field(default_factory=list)  # the default configuration's Kubernetes/Compose files
 
 
@@ -282,6 +284,7 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
         api_links=api_links,
         issues_url=f"{index.repo_url}/issues",
         memory=memory_note(r, default_record(index, rc)),
+        performance=panel(default_record(index, rc), command["hardware_label"]) if command else None,
         deploy=default_deployments(index, r),
     )
     return Page("recipe.html", body, title=f"{r.hf_id} | {SITE_NAME}", description=r.description or r.title,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import shutil
 import time
@@ -112,3 +113,19 @@ def test_serve_ignores_dropped_connections(server) -> None:
     assert drop_connections(port, "/MiniMaxAI/MiniMax-M3") == 16  # a page the dev server writes itself
     assert get(port, "/Qwen/Qwen3-8B/")[0] == 200
     assert lines[printed:] == []
+
+
+def test_serve_rebuilds_a_recipe_whose_predictions_change(server) -> None:
+    port, content, out, _ = server
+    stored = content / "models" / "Qwen" / "Qwen3-8B.performance.json"
+    text = stored.read_text()
+    first = '"ttft_ms": '
+    value = text[text.index(first) + len(first):].split(",")[0]
+    stored.write_text(text.replace(f"{first}{value},", f"{first}12345.0,", 1))
+
+    def b200() -> dict:
+        return json.loads(get(port, "/Qwen/Qwen3-8B/hw/b200.json")[1])
+
+    eventually(lambda: b200()["performance"]["workloads"]["1k/1k"][0]["ttft_ms"] == 12345.0)
+    stored.unlink()  # no predictions: no block (a full rebuild)
+    eventually(lambda: "performance" not in b200())

@@ -15,7 +15,7 @@ from builder.cli.main import main
 from builder.content import yaml12
 from builder.content.loader import load_content
 from builder.content.problems import ContentError
-from builder.content.schemas.json_schema import SCHEMA_PATH
+from builder.content.schemas.json_schema import PERFORMANCE_SCHEMA_PATH, SCHEMA_PATH
 from builder.output.writer import MARKER, MARKER_TEXT
 from tests.support.paths import ROOT, UPSTREAM, need_shared
 
@@ -187,7 +187,7 @@ def test_two_builds_are_byte_identical(tmp_path: Path, upstream_build: dict[str,
     assert main(["build", "--content", str(UPSTREAM), "--out", str(out), "--json-only"]) == 0
     second = {rel: digest for rel, digest in tree_digest(out).items() if rel != MARKER}
     first = {rel: hashlib.sha256(upstream_build["pages"].get(rel) or upstream_build["output"].files[rel]).hexdigest()
-             for rel in [*upstream_build["output"].files, SCHEMA_PATH]}
+             for rel in [*upstream_build["output"].files, SCHEMA_PATH, PERFORMANCE_SCHEMA_PATH]}
     assert len(second) > 13_000 and second == first
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from builder.content import schemas
-from builder.content.schemas.json_schema import recipe_schema
+from builder.content.schemas.json_schema import performance_schema, recipe_schema
 
 
 def defined_models() -> list[type[BaseModel]]:
@@ -46,8 +46,8 @@ def undescribed_properties(schema: Any, path: str = "$") -> list[str]:
 
 def test_every_field_of_every_model_has_a_description() -> None:
     models = defined_models()
-    assert len(models) == 48
-    assert sum(len(m.model_fields) for m in models) == 375
+    assert len(models) == 58
+    assert sum(len(m.model_fields) for m in models) == 415
     assert [name for model in models for name in undocumented(model)] == []
 
 
@@ -79,6 +79,7 @@ def test_inherited_fields_keep_their_description() -> None:
 def test_the_published_schema_describes_every_property() -> None:
     schema = recipe_schema()
     assert undescribed_properties(schema) == []
+    assert undescribed_properties(performance_schema()) == []
     assert list(schema)[:4] == ["$schema", "$id", "title", "description"]
     assert (schema["title"], schema["description"]) == ("vLLM recipe", "One model's serving recipe: models/<org>/<repo>.yaml")
     assert schema["$defs"]["Variant"]["properties"]["supported_hardware"]["description"] == (

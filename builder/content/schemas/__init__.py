@@ -55,6 +55,18 @@ from builder.content.schemas.common import (
 from builder.content.schemas.features import ArgsBlock, Companion, Feature, Mode
 from builder.content.schemas.notes import HardwareNote, Note, NoteLink, NoteWhen
 from builder.content.schemas.overrides import HardwareBlock, PoolRole, StrategyOverride
+from builder.content.schemas.performance import (
+    BlockPredictor,
+    PerformanceFile,
+    PredictedBlock,
+    StoredDatabase,
+    StoredEntry,
+    StoredInputs,
+    StoredPoint,
+    StoredTool,
+    Strict,
+    UnavailableBlock,
+)
 from builder.content.schemas.presets import Preset, PresetImage, PresetPoint, PresetSelect, PresetSource
 from builder.content.schemas.recipe import Dependency, Install, InstallStep, Meta, Model, Recipe, Variant
 from builder.content.schemas.site_settings import Quickstart, Site, SourceSettings
@@ -76,6 +88,8 @@ from builder.content.schemas.vocabulary import (
 )
 
 __all__ = [
+    "BlockPredictor", "PerformanceFile", "PredictedBlock", "StoredDatabase", "StoredEntry", "StoredInputs",
+    "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
     "MAX_ARGS", "MAX_CONCURRENCY", "MAX_ENTRIES", "MAX_GPUS_PER_NODE", "MAX_INSTANCES", "MAX_MARKDOWN",
     "MAX_MIN_GPUS", "MAX_NODES", "MAX_PARALLEL_SIZE", "MAX_POINTS", "MAX_PRESETS", "MAX_TEXT",
     "MAX_VARIANT_VRAM_GB", "MAX_VARIANTS", "MAX_VRAM_GB",

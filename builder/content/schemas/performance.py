@@ -1,0 +1,162 @@
+"""``models/<org>/<repo>.performance.json``: the predictions ``vllm-recipes predict`` stores beside a recipe.
+
+Written by the tool, read by every build (which never runs the predictor): shapes and bounds are
+strict (unknown keys are errors), and names that reach a page or a log line are plain tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+from builder.content.schemas.common import MAX_CONCURRENCY, MAX_PARALLEL_SIZE, Text
+from builder.resolver.performance.store import WORKLOADS
+
+Token = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")]
+RepoId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")]
+Size = Annotated[int, Field(ge=1, le=MAX_PARALLEL_SIZE)]
+Figure = Annotated[float, Field(ge=0, le=1e12)]
+Workload = Literal["1k/1k", "8k/1k", "1k/8k"]
+assert set(Workload.__args__) == set(WORKLOADS)  # type: ignore[attr-defined]
+
+
+class Strict(BaseModel):
+    """Base: strict types, finite numbers, no unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, use_attribute_docstrings=True)
+
+
+class StoredPoint(Strict):
+    """One predicted operating point."""
+
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)]
+    """Requests in flight."""
+    ttft_ms: Figure
+    """Time to the first token (ms)."""
+    tpot_ms: Figure
+    """Time per output token after the first (ms)."""
+    tokens_per_s_per_user: Figure
+    """Output tokens per second seen by one request."""
+    tokens_per_s_per_gpu: Figure
+    """Output tokens per second of the deployment, per GPU."""
+
+
+class StoredDatabase(Strict):
+    """The predictor's kernel measurements."""
+
+    system: Token
+    """GPU system, e.g. h200_sxm."""
+    backend: Token
+    """Serving framework the kernels were measured with (vllm)."""
+    version: Token
+    """Version of the framework the measurements belong to."""
+
+
+class StoredTool(Strict):
+    """The predictor that wrote the file."""
+
+    name: Token
+    """Distribution name (aiconfigurator-core)."""
+    version: Token
+    """Its version."""
+
+
+class StoredInputs(Strict):
+    """What the predictor was asked (builder.resolver.performance.mapping.PredictorInputs)."""
+
+    model: RepoId
+    """Repository whose config.json the predictor read."""
+    revision: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")] | None
+    """Commit of that config (the facts' revision); null when the facts are unpinned."""
+    system: Token
+    """Predictor system of the hardware."""
+    backend: Token
+    """Serving framework (vllm)."""
+    tp: Size
+    """Tensor parallel size."""
+    pp: Size
+    """Pipeline parallel size."""
+    attention_dp: Size
+    """Data parallel size (attention)."""
+    moe_tp: Size
+    """Tensor parallel size of the experts."""
+    moe_ep: Size
+    """Expert parallel size."""
+    gemm_quant: Token
+    """GEMM quantization mode."""
+    moe_quant: Token
+    """MoE quantization mode."""
+    kv_cache_quant: Token
+    """KV cache quantization mode."""
+    nextn: Annotated[int, Field(ge=0, le=16)]
+    """Speculative tokens per step (0: none)."""
+    nextn_accepted: Annotated[float, Field(ge=0, le=16)]
+    """Mean accepted draft tokens per step."""
+    acceptance_source: Text | None
+    """Where the acceptance rate comes from."""
+    max_num_seqs: Annotated[int, Field(ge=1, le=1 << 20)]
+    """Sequences per engine (caps the concurrency sweep)."""
+    max_num_batched_tokens: Annotated[int, Field(ge=1, le=1 << 34)]
+    """Tokens per scheduler step."""
+    kv_tokens: Annotated[int, Field(ge=1, le=1 << 40)]
+    """KV cache tokens per engine (memory model)."""
+
+
+class StoredEntry(Strict):
+    """One prediction: its inputs and either the database and workloads or why the predictor gave none."""
+
+    inputs: StoredInputs
+    """The predictor's inputs (the key a command finds its prediction by)."""
+    database: StoredDatabase | None = None
+    """The measurements used."""
+    workloads: dict[Workload, Annotated[list[StoredPoint], Field(max_length=64)]] | None = None
+    """Points per workload (input/output tokens), by increasing concurrency."""
+    unavailable: Text | None = None
+    """Why the predictor could not answer."""
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> StoredEntry:
+        answered = self.database is not None and self.workloads is not None
+        if answered == (self.unavailable is not None) or (self.unavailable is not None and self.database is not None):
+            raise ValueError("an entry has database and workloads, or unavailable")
+        return self
+
+
+class PerformanceFile(Strict):
+    """A recipe's stored predictions."""
+
+    predictor: StoredTool
+    """The predictor and its version."""
+    predictions: Annotated[list[StoredEntry], Field(max_length=10_000)]
+    """One entry per distinct set of inputs."""
+
+
+# ── the ``performance`` block of a JSON API rendering record (published at /schema/performance.json) ──
+
+
+class BlockPredictor(StoredTool):
+    """The predictor and the kernel measurements it read."""
+
+    database: StoredDatabase
+    """GPU system, backend and backend version of the measurements."""
+
+
+class PredictedBlock(Strict):
+    """Predicted speed of the record's command."""
+
+    predictor: BlockPredictor
+    """Which predictor made these figures (they are predictions, not measurements)."""
+    workloads: dict[Workload, list[StoredPoint]]
+    """Points per workload (input/output tokens: 1k/1k, 8k/1k, 1k/8k), by increasing concurrency."""
+
+
+class UnavailableBlock(Strict):
+    """Why the record's command has no prediction."""
+
+    unavailable: Text
+    """The reason, e.g. "the predictor has no AMD data"."""
+
+
+PerformanceBlock = TypeAdapter(PredictedBlock | UnavailableBlock)
+"""A rendering record's ``performance``: predicted TTFT, TPOT and tokens/s, or why there are none."""

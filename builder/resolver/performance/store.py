@@ -1,0 +1,146 @@
+"""Stored predictions (``models/<org>/<repo>.performance.json``) and the ``performance`` block a
+rendering record publishes from them.
+
+A recipe's file holds one entry per distinct predictor input (records that map to the same inputs
+share it), so a record finds its prediction by computing its inputs again (:mod:`.mapping`, cheap)
+and looking them up: a recipe or facts change that alters a command's inputs leaves it without a
+match, which ``predict --check`` reports as stale and the page as "no stored prediction".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
+
+from .mapping import PredictorInputs, record_inputs
+
+# name -> (input tokens, output tokens): the standard workloads, in the order pages show them
+WORKLOADS: dict[str, tuple[int, int]] = {"1k/1k": (1024, 1024), "8k/1k": (8192, 1024), "1k/8k": (1024, 8192)}
+SUFFIX = ".performance.json"
+
+
+class Point(TypedDict):
+    """One predicted operating point."""
+
+    concurrency: int
+    ttft_ms: float
+    tpot_ms: float
+    tokens_per_s_per_user: float
+    tokens_per_s_per_gpu: float
+
+
+class Database(TypedDict):
+    """The predictor's kernel measurements: GPU system, serving backend and its version."""
+
+    system: str
+    backend: str
+    version: str
+
+
+class Tool(TypedDict):
+    """The predictor that made a file: its distribution name and version."""
+
+    name: str
+    version: str
+
+
+class Predictor(Tool):
+    """The predictor of one block, with the database it read."""
+
+    database: Database
+
+
+class Entry(TypedDict, total=False):
+    """One stored prediction: its inputs and either the database and workloads or why it failed."""
+
+    inputs: PredictorInputs
+    database: Database
+    workloads: dict[str, list[Point]]
+    unavailable: str
+
+
+class StoredFile(TypedDict):
+    """A recipe's ``.performance.json``."""
+
+    predictor: Tool
+    predictions: list[Entry]
+
+
+class Performance(TypedDict, total=False):
+    """A record's ``performance`` block: the predictor and the workloads, or why there is none."""
+
+    predictor: Predictor
+    workloads: dict[str, list[Point]]
+    unavailable: str
+
+
+def stored_path(hf_id: str) -> str:
+    """Where a recipe's predictions live, relative to the content root (hf ids are validated paths)."""
+    return f"models/{hf_id}{SUFFIX}"
+
+
+def inputs_key(inputs: Mapping[str, Any]) -> str:
+    """The one identity of a set of predictor inputs (2.0 and 2 are one number: YAML 1.2 reads the file)."""
+    plain = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in inputs.items()}
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"))
+
+
+def entries_by_inputs(stored: StoredFile) -> dict[str, Entry]:
+    """The stored entries keyed by :func:`inputs_key`."""
+    return {inputs_key(entry["inputs"]): entry for entry in stored["predictions"]}
+
+
+def concurrencies(inputs: PredictorInputs, workload: str) -> list[int]:
+    """1, 2, 4 ... per engine, up to what the KV cache holds at the workload's full length, capped by
+    ``--max-num-seqs``."""
+    isl, osl = WORKLOADS[workload]
+    limit = min(inputs["max_num_seqs"], inputs["kv_tokens"] // (isl + osl))
+    out, value = [], 1
+    while value <= limit:
+        out.append(value)
+        value *= 2
+    return out
+
+
+def block_of(entry: Entry, tool: Tool) -> Performance:
+    """The published block of a stored entry."""
+    if "unavailable" in entry:
+        return Performance(unavailable=entry["unavailable"])
+    predictor = Predictor(name=tool["name"], version=tool["version"], database=entry["database"])
+    return Performance(predictor=predictor, workloads=entry["workloads"])
+
+
+def missing(hf_id: str) -> Performance:
+    """The block of a command whose inputs have no stored prediction."""
+    return Performance(unavailable=f"no stored prediction for this command: run vllm-recipes predict {hf_id}")
+
+
+def performance_for_record(
+    record: Mapping[str, Any],
+    recipe: Mapping[str, Any],
+    variant: Mapping[str, Any],
+    profile: Mapping[str, Any],
+    stored: StoredFile | None,
+    hf_id: str,
+    by_inputs: Mapping[str, Entry] | None = None,
+) -> Performance | None:
+    """A record's block; None when the recipe has no stored predictions (omni records never have one)."""
+    if stored is None or record.get("deploy_type") == "omni":
+        return None
+    inputs = record_inputs(record, recipe, variant, profile)
+    if "unavailable" in inputs:
+        return Performance(unavailable=inputs["unavailable"])  # type: ignore[typeddict-item]
+    table = by_inputs if by_inputs is not None else entries_by_inputs(stored)
+    entry = table.get(inputs_key(inputs))
+    return missing(hf_id) if entry is None else block_of(entry, stored["predictor"])
+
+
+
+def block_coverage(records: Iterable[Any], recipes: int) -> str:
+    """The build's coverage line: predicted and unavailable blocks among the records it keeps (each hardware's
+    recommended record and the preset points; alternatives are counted by ``predict``)."""
+    blocks = [r["performance"] for r in records if isinstance(r, Mapping) and isinstance(r.get("performance"), Mapping)]
+    predicted = sum(1 for block in blocks if "predictor" in block)
+    return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with a named reason, "
+            f"in {recipes} recipes with stored predictions")

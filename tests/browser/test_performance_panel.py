@@ -1,0 +1,60 @@
+"""The Performance panel of a recipe page in Chromium: readable without JavaScript, axe clean in light and
+dark on a phone, and a named reason where there is no prediction."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.browser.test_axe import AXE
+from tests.support.paths import ROOT
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: run `npm ci` at the project root")
+    return AXE.read_text(encoding="utf-8")
+
+
+def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str) -> None:
+    page_nojs.goto(f"{presets_server}/Qwen/Qwen3-8B")
+    panel = page_nojs.locator("section.perf")
+    assert panel.locator("h3").text_content() == "Performance (predicted)"
+    assert panel.locator(".perf-for").inner_text() == "For the default command: H200 · Tensor Parallel"
+    assert panel.locator(".perf-source").inner_text().startswith("Predicted by aiconfigurator-core 0.12.0 from ")
+    assert panel.locator("details").count() == 3
+    first = panel.locator("details").first
+    assert first.locator("svg[role=img]").is_visible()
+    stored = json.loads((ROOT / "recipes/models/Qwen/Qwen3-8B.performance.json").read_text())
+    [h200] = [e for e in stored["predictions"]
+              if e["inputs"]["system"] == "h200_sxm" and e["inputs"]["gemm_quant"] == "bfloat16"]
+    one = h200["workloads"]["1k/1k"][0]
+    assert first.locator("tbody tr").first.locator("td").all_inner_texts() == [
+        "1", f"{one['ttft_ms']:,.0f}", f"{one['tpot_ms']:.1f}", f"{one['tokens_per_s_per_user']:,.0f}",
+        f"{one['tokens_per_s_per_gpu']:,.0f}"]
+    page_nojs.goto(f"{presets_server}/Google/gemma-2-9b-it")
+    assert page_nojs.locator("section.perf .perf-unavailable").inner_text() == (
+        "No prediction for H200: the predictor has no model of the 'gemma2' architecture.")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, axe_source: str, scheme: str) -> None:
+    ctx = chromium.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"{presets_server}/Qwen/Qwen3-8B")
+        page.wait_for_load_state("load")
+        chart = page.locator("section.perf svg").first.bounding_box()
+        assert chart is not None and 0 < chart["width"] <= 390
+        page.add_script_tag(content=axe_source)
+        result = page.evaluate("() => axe.run('section.perf', {resultTypes: ['violations']})")
+        serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        assert serious == []
+        assert errors == []
+    finally:
+        ctx.close()
