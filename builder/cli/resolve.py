@@ -146,6 +146,9 @@ def resolve_command(content: Content, choice: Choice) -> str:
     vocab = content.vocab.resolver_vocab()
     if choice.preset:
         records = preset_records(content, choice)
+        recipe, _ = find_recipe(content, choice.recipe)
+        for _, point in records:
+            with_performance(content, recipe, point)
         if choice.output != "text":
             return "\n\n".join(f"# {title}\n{deploy_text(record, vocab, choice.output)}" for title, record in records)
         if choice.as_json:
@@ -154,10 +157,7 @@ def resolve_command(content: Content, choice: Choice) -> str:
     if choice.target is not None:
         return target_text(content, choice)
     recipe, selection = selection_for(content, choice)
-    record = resolver.resolve(recipe.data, vocab, selection)
-    performance = record_performance(content, recipe, record)
-    if performance is not None:
-        record["performance"] = performance
+    record = with_performance(content, recipe, resolver.resolve(recipe.data, vocab, selection))
     if choice.output != "text":
         return deploy_text(record, vocab, choice.output, pd_ranks(recipe.data, vocab, selection, record))  # type: ignore[arg-type]
     if choice.as_json:
@@ -165,6 +165,14 @@ def resolve_command(content: Content, choice: Choice) -> str:
     text = command_text(record, vocab, choice.docker)
     memory = record.get("memory")
     return f"{text}\n\n# {memory['summary']}" if memory else text
+
+
+def with_performance(content: Content, recipe: RecipeFile, record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its ``performance`` block added where the recipe has stored predictions."""
+    performance = record_performance(content, recipe, record)
+    if performance is not None:
+        record["performance"] = performance
+    return record
 
 
 def record_performance(content: Content, recipe: RecipeFile, record: dict[str, Any]) -> Performance | None:

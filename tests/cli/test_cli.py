@@ -108,6 +108,19 @@ def test_resolve_preset_point(capsys) -> None:
     assert "vllm serve MiniMaxAI/MiniMax-M3-MXFP8 \\\n" in out
 
 
+def test_resolve_preset_json_carries_the_published_performance_blocks(capsys, tmp_path: Path) -> None:
+    """``resolve --preset P --json`` gives each point the ``performance`` block the JSON API publishes for it."""
+    assert run(capsys, "build", "--out", str(tmp_path / "site"), "--json-only")[0] == 0
+    published = json.loads((tmp_path / "site" / "MiniMaxAI" / "MiniMax-M3" / "presets" / "b200_agentx.json").read_text())
+    status, out, _ = run(capsys, "resolve", "MiniMaxAI/MiniMax-M3", "--preset", "b200_agentx", "--json")
+    assert status == 0
+    points = json.loads(out)
+    assert [title.split(" ")[0] for title in points] == [f"b200_agentx:{key}" for key in published["points"]]
+    blocks = [point["performance"] for point in points.values()]
+    assert blocks == [point["performance"] for point in published["points"].values()]
+    assert blocks and all("workloads" in block for block in blocks)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
