@@ -59,6 +59,7 @@ from builder.content.schemas.performance import (
     BlockPredictor,
     PerformanceFile,
     PredictedBlock,
+    PublishedPoint,
     StoredDatabase,
     StoredEntry,
     StoredInputs,
@@ -88,8 +89,8 @@ from builder.content.schemas.vocabulary import (
 )
 
 __all__ = [
-    "BlockPredictor", "PerformanceFile", "PredictedBlock", "StoredDatabase", "StoredEntry", "StoredInputs",
-    "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
+    "BlockPredictor", "PerformanceFile", "PredictedBlock", "PublishedPoint", "StoredDatabase", "StoredEntry",
+    "StoredInputs", "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
     "MAX_ARGS", "MAX_CONCURRENCY", "MAX_ENTRIES", "MAX_GPUS_PER_NODE", "MAX_INSTANCES", "MAX_MARKDOWN",
     "MAX_MIN_GPUS", "MAX_NODES", "MAX_PARALLEL_SIZE", "MAX_POINTS", "MAX_PRESETS", "MAX_TEXT",
     "MAX_VARIANT_VRAM_GB", "MAX_VARIANTS", "MAX_VRAM_GB",
