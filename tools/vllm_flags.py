@@ -73,7 +73,7 @@ def build_bench_serve_parser() -> tuple[argparse.ArgumentParser, argparse.Argume
     and benchmark/main.py build them when the command line starts with ``bench``."""
     try:
         import einops  # noqa: F401
-    except ImportError:  # install.sh's CPU venv lacks it; vision kernels import it, the bench parser never uses it
+    except ImportError:  # install.sh's CPU venv lacks it: vision kernels import it, the bench parser never does
         import types
 
         sys.modules["einops"] = types.ModuleType("einops")
@@ -200,7 +200,7 @@ def describe(a: argparse.Action, strings: list[str]) -> dict[str, Any]:
     if optional:
         entry["optional"] = True
     if a.choices is not None:
-        choices = sorted(a.choices) if isinstance(a.choices, (set, frozenset)) else a.choices  # sets: stable order
+        choices = sorted(a.choices) if isinstance(a.choices, (set, frozenset)) else a.choices  # a stable order
         entry["choices"] = [None if c is None else str(c) for c in choices]
     if type(a).__name__ not in ("_StoreAction",):
         entry["action"] = type(a).__name__
@@ -402,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{cat['counts']['json_valued']} JSON-valued, start-up names "
           f"{', '.join(f'{k} {n}' for k, n in cat['counts']['names'].items())}, in {time.perf_counter() - t0:.1f} s")
     bench = build_bench_catalogue()
-    bench_out = ns.bench_out or ROOT / "builder" / "data" / f"vllm-{bench['vllm_version']}-bench-serve-flags.json"
+    bench_name = f"vllm-{bench['vllm_version']}-bench-serve-flags.json"
+    bench_out = ns.bench_out or ROOT / "builder" / "data" / bench_name
     _write(bench_out, bench)
     print(f"wrote {bench_out}: {bench['counts']['options']} vllm bench serve flags, "
           f"{bench['counts']['option_strings']} option strings, in {time.perf_counter() - t0:.1f} s")

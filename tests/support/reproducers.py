@@ -39,7 +39,8 @@ def published_points(root: Path) -> list[Published]:
     out = []
     for label, record in _records(objects):
         for workload, points in (record["performance"].get("workloads") or {}).items():
-            out.extend(Published(f"{label} {workload} c{p['concurrency']}", record, workload, p) for p in points)
+            out.extend(Published(f"{label} {workload} c{p['concurrency']}", record, workload, p)
+                       for p in points)
     return out
 
 

@@ -12,16 +12,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from builder.resolver.memory.rendering import record_argvs
 from builder.resolver.performance.store import WORKLOADS
 from tests.support.paths import RECIPES
 from tests.support.reproducers import Published, argv_of, published_points
-from tests.vllm_real.test_real_parser import VENV, real_verdicts
+from tests.vllm_real.test_real_parser import pytestmark as real_parser_mark
+from tests.vllm_real.test_real_parser import real_verdicts
 
-pytestmark = pytest.mark.skipif(
-    not VENV, reason="set VLLM_VENV to a venv with vLLM 0.33.0 (make test-vllm) to compare with the real parser")
+pytestmark = real_parser_mark  # skipped without VLLM_VENV, as the serve parser's suite
 BENCH_SCRIPT = Path(__file__).resolve().parent / "bench_argv.py"
 
 
@@ -41,9 +39,10 @@ def intended(published: Published) -> dict[str, Any]:
     concurrency = published.point["concurrency"]
     served = _value(serve, "--served-model-name", "")
     return {"subparser": "bench", "bench_type": "serve", "backend": "vllm", "model": serve[2],
-            "served_model_name": served or None, "host": "localhost", "port": int(_value(serve, "--port", "8000")),
-            "dataset_name": "random", "random_input_len": isl, "random_output_len": osl, "random_range_ratio": "0.0",
-            "max_concurrency": concurrency, "num_prompts": min(max(10 * concurrency, 32), 16384), "ignore_eos": True,
+            "served_model_name": served or None, "host": "localhost",
+            "port": int(_value(serve, "--port", "8000")), "dataset_name": "random", "random_input_len": isl,
+            "random_output_len": osl, "random_range_ratio": "0.0", "max_concurrency": concurrency,
+            "num_prompts": min(max(10 * concurrency, 32), 16384), "ignore_eos": True,
             "percentile_metrics": "ttft,tpot,itl,e2el", "save_result": True, "result_dir": "."}
 
 
@@ -60,7 +59,8 @@ def metadata_problems(published: Published, namespace: dict[str, Any]) -> list[s
                 "ep": str(tp * dp if "--enable-expert-parallel" in serve else 1)}
     if record.get("docker_image"):
         expected["image"] = record["docker_image"]
-    problems = [f"metadata {k}={items.get(k)!r}, expected {v!r}" for k, v in expected.items() if items.get(k) != v]
+    problems = [f"metadata {k}={items.get(k)!r}, expected {v!r}"
+                for k, v in expected.items() if items.get(k) != v]
     name = (rf"[A-Za-z0-9][A-Za-z0-9._-]*__{record['hardware']}__{record['variant']}__{record['strategy']}__"
             rf"{workload.replace('/', '-')}__c{published.point['concurrency']}\.json")
     if not re.fullmatch(name, namespace["result_filename"]):

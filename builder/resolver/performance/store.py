@@ -144,9 +144,10 @@ def with_reproducers(block: Performance, hf_id: str, record: Mapping[str, Any]) 
     if "workloads" not in block:
         return block
     target = bench_target(hf_id, record)
-    workloads = {name: [Point(**point, reproducer=command_text(bench_groups(target, name, point["concurrency"])))
-                        for point in points]
-                 for name, points in block["workloads"].items()}
+    workloads = {
+        name: [Point(**point, reproducer=command_text(bench_groups(target, name, point["concurrency"])))
+               for point in points]
+        for name, points in block["workloads"].items()}
     return Performance(predictor=block["predictor"], workloads=workloads)
 
 
