@@ -13,6 +13,8 @@ import pytest
 from builder.checks.vllm_lint import CATALOGUE_PATH
 from builder.resolver.performance.reproducer import num_prompts, reproducer, reproducer_argv
 from builder.resolver.performance.workloads import WORKLOADS
+from builder.resolver.ui.bench import bench_text, selected_point
+from builder.resolver.ui.commands import bench_command
 from tests.support.reproducers import argv_of
 
 BENCH_CATALOGUE = CATALOGUE_PATH.with_name("vllm-0.33.0-bench-serve-flags.json")
@@ -136,3 +138,44 @@ def test_every_flag_is_a_bench_serve_flag_with_a_value_of_its_type(record: dict[
         assert len(seen) == len(set(seen))  # no flag given twice
         assert {"max_concurrency", "num_prompts", "random_input_len", "random_output_len", "save_result",
                 "result_filename", "metadata", "ignore_eos", "percentile_metrics"} <= set(seen)
+
+
+BLOCK = {"predictor": {}, "workloads": {
+    "1k/1k": [{"concurrency": 1}, {"concurrency": 4}],
+    "8k/1k": [{"concurrency": 2}],
+    "1k/8k": []}}
+VLLM_TARGET = {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}
+ROUTER_TARGET = {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": 30080}
+
+
+@pytest.mark.parametrize(("state", "expected"), [
+    ({}, ("1k/1k", 1)),
+    ({"perf_workload": "1k/1k", "perf_concurrency": 4}, ("1k/1k", 4)),
+    ({"perf_workload": "8k/1k", "perf_concurrency": 4}, ("8k/1k", 2)),  # not in the sweep: the first point
+    ({"perf_workload": "1k/8k"}, None),  # no point
+    ({"perf_workload": "<img>"}, None),
+])
+def test_the_bench_tab_measures_the_selected_point(state: dict[str, Any], expected: Any) -> None:
+    chosen = selected_point(BLOCK, state)
+    assert (chosen and (chosen[0], chosen[1]["concurrency"])) == expected
+    text = bench_text("Qwen/Qwen3-8B", SINGLE, BLOCK, state, VLLM_TARGET, {}, "Qwen/Qwen3-8B-FP8")
+    if expected is None:
+        assert text == bench_command("localhost", 8000, "Qwen/Qwen3-8B-FP8")
+    else:
+        assert text == reproducer("Qwen/Qwen3-8B", SINGLE, expected[0], expected[1])
+
+
+def test_the_bench_tab_without_a_prediction_is_the_bare_command() -> None:
+    saved = {"VLLM_HOST": "gpu-1"}
+    text = bench_text("Qwen/Qwen3-8B", SINGLE, None, {}, VLLM_TARGET, saved, "Qwen/Qwen3-8B-FP8")
+    assert text == bench_command("gpu-1", 8000, "Qwen/Qwen3-8B-FP8")
+    assert text.startswith("vllm bench serve --model Qwen/Qwen3-8B-FP8 \\\n  --host gpu-1 --port 8000")
+
+
+def test_the_bench_tab_uses_the_env_panels_server_but_not_a_router() -> None:
+    saved = {"VLLM_HOST": "10.1.2.3", "VLLM_PORT": "8123", "ROUTER_HOST": "lb", "ROUTER_PORT": "30000"}
+    text = bench_text("org/Model", ALIASED, BLOCK, {}, VLLM_TARGET, saved, "deepseek-ai/DeepSeek-V3")
+    assert text == reproducer("org/Model", ALIASED, "1k/1k", 1, host="10.1.2.3", port="8123")
+    assert "--host 10.1.2.3 --port 8123" in text
+    routed = bench_text("org/Model", ALIASED, BLOCK, {}, ROUTER_TARGET, saved, "deepseek-ai/DeepSeek-V3")
+    assert "--host localhost --port 8011" in routed  # one instance, as predicted
