@@ -34,11 +34,16 @@ def selected_point(block: Any, state: Mapping[str, Any]) -> tuple[str, Point] | 
     return workload, next((p for p in points if p.get("concurrency") == wanted), points[0])  # type: ignore[return-value]
 
 
+def client_endpoint(target: Mapping[str, Any], endpoints: Mapping[str, Any]) -> tuple[str, Any]:
+    """(host, port) the curl and bench commands reach: the Env panel's saved values, else the target's."""
+    host = js_str(endpoints.get(target["host_var"]) or "localhost")
+    return host, endpoints.get(target["port_var"]) or target["port"]
+
+
 def bench_text(hf_id: str, record: Mapping[str, Any], block: Any, state: Mapping[str, Any],
                target: Mapping[str, Any], endpoints: Mapping[str, Any], model: str) -> str:
     """The Bench popover's command for ``record`` and its ``performance`` block (None: no prediction)."""
-    host = js_str(endpoints.get(target["host_var"]) or "localhost")
-    port = endpoints.get(target["port_var"]) or target["port"]
+    host, port = client_endpoint(target, endpoints)
     chosen = selected_point(block, state)
     if chosen is None:
         return bench_command(host, port, model)
