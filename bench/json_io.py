@@ -70,7 +70,8 @@ def their_tree(repo: Path, commit: str, folder: Path, node_modules: Path | None)
         (tree / "node_modules").symlink_to(node_modules.resolve())
     else:
         subprocess.run(
-            ["npm", "install", "--no-save", "--no-package-lock", "--ignore-scripts", "--prefix", str(tree), JS_YAML],
+            ["npm", "install", "--no-save", "--no-package-lock", "--ignore-scripts", "--prefix", str(tree),
+             JS_YAML],
             check=True, capture_output=True,
         )
     return tree
@@ -85,14 +86,15 @@ def their_build(tree: Path, run: Path) -> Run:
 
 
 def our_build(run: Path) -> Run:
-    argv = [sys.executable, "-m", "builder", "build", "--json-only", "--content", str(UPSTREAM), "--out", str(run / "site")]
+    argv = [sys.executable, "-m", "builder", "build", "--json-only", "--content", str(UPSTREAM),
+            "--out", str(run / "site")]
     return timed(argv, ROOT, run / "site")
 
 
 def report(label: str, runs: list[Run]) -> None:
     wall, user, system = (statistics.median(getattr(r, k) for r in runs) for k in ("wall", "user", "system"))
-    print(f"{label}: median {wall:.2f} s wall, {user:.2f} s user, {system:.2f} s system; {runs[0].files} files; "
-          f"walls {[round(r.wall, 2) for r in runs]}")
+    print(f"{label}: median {wall:.2f} s wall, {user:.2f} s user, {system:.2f} s system; "
+          f"{runs[0].files} files; walls {[round(r.wall, 2) for r in runs]}")
 
 
 def main() -> None:
@@ -131,7 +133,8 @@ def main() -> None:
     report("ours  ", ours)
     report("theirs", theirs)
     ratios = sorted(o.wall / t.wall for o, t in zip(ours, theirs, strict=True))
-    print(f"ours / theirs (wall, per pair): median {statistics.median(ratios):.2f}, {[round(r, 2) for r in ratios]}")
+    print(f"ours / theirs (wall, per pair): median {statistics.median(ratios):.2f}, "
+          f"{[round(r, 2) for r in ratios]}")
 
 
 if __name__ == "__main__":

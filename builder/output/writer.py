@@ -24,7 +24,7 @@ from pathlib import Path
 
 from builder.content.identifiers import output_path_problem
 from builder.output.discard import discard
-from builder.output.writer_process import WriterProcess
+from builder.output.writer_process import Writers
 
 MARKER = ".vllm-recipes-site"
 MARKER_PREFIX = b"vllm-recipes site"
@@ -278,9 +278,9 @@ class Staging:
 
     Refuses an unsafe ``out`` (:func:`check_out`), removes stale staging folders of killed
     builds, creates folders with the umask's modes and writes :data:`MARKER` first. With
-    ``background``, the files this process writes are handed to a
-    :class:`~builder.output.writer_process.WriterProcess` (forked children of the build write theirs
-    inline); :meth:`commit` waits for it and refuses to swap when any write failed."""
+    ``background``, the files this process writes are handed to
+    :class:`~builder.output.writer_process.Writers` (forked children of the build write theirs
+    inline); :meth:`commit` waits for them and refuses to swap when any write failed."""
 
     def __init__(self, out: Path, background: bool = False):
         check_out(out)
@@ -295,15 +295,15 @@ class Staging:
         self.made: set[str] = set()
         self.error: BaseException | None = None
         self._owner = os.getpid()
-        self._writer = WriterProcess.start(self._put, self._remove) if background else None
+        self.writer = Writers.start(self._put, self._remove) if background else None
 
     def __enter__(self) -> Staging:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._writer is not None and os.getpid() == self._owner:
-            self._writer.stop()
-            self._writer = None
+        if self.writer is not None and os.getpid() == self._owner:
+            self.writer.stop()
+            self.writer = None
         if self.folder.exists():
             shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -340,16 +340,16 @@ class Staging:
 
     def commit(self) -> None:
         """Swap the staging folder in place of ``out``."""
-        writer, self._writer = self._own_writer(), None
+        writer, self.writer = self._own_writer(), None
         if writer is not None:
             self.error = self.error or writer.finish()
         if self.error is not None:
             raise self.error
         swap_in(self.folder, self.out)
 
-    def _own_writer(self) -> WriterProcess | None:
-        """The writer process, in the process that started it (a forked child writes inline)."""
-        return self._writer if os.getpid() == self._owner else None
+    def _own_writer(self) -> Writers | None:
+        """The writer processes, in the process that started them (a forked child writes inline)."""
+        return self.writer if os.getpid() == self._owner else None
 
     def _put(self, target: str, data: bytes) -> None:
         parent = os.path.dirname(target)
