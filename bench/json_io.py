@@ -128,13 +128,14 @@ def main() -> None:
                 theirs.append(their_build(tree, their_run))
                 ours.append(our_build(mine))
             print(f"pair {pair + 1}: ours {ours[-1].wall:.2f} s, theirs {theirs[-1].wall:.2f} s", flush=True)
-    mode = "over the previous output" if args.replace else "into a fresh folder"
-    print(f"--json-only of {UPSTREAM.name}, {args.pairs} pairs, each build {mode}:")
-    report("ours  ", ours)
-    report("theirs", theirs)
-    ratios = sorted(o.wall / t.wall for o, t in zip(ours, theirs, strict=True))
-    print(f"ours / theirs (wall, per pair): median {statistics.median(ratios):.2f}, "
-          f"{[round(r, 2) for r in ratios]}")
+        # printed before the outputs are deleted (minutes on this disk)
+        mode = "over the previous output" if args.replace else "into a fresh folder"
+        print(f"--json-only of {UPSTREAM.name}, {args.pairs} pairs, each build {mode}:")
+        report("ours  ", ours)
+        report("theirs", theirs)
+        ratios = sorted(o.wall / t.wall for o, t in zip(ours, theirs, strict=True))
+        print(f"ours / theirs (wall, per pair): median {statistics.median(ratios):.2f}, "
+              f"{[round(r, 2) for r in ratios]}")
 
 
 if __name__ == "__main__":
