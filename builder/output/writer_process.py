@@ -28,6 +28,7 @@ from builder.output.forked import can_fork
 HEADER = struct.Struct("<cIQ")  # operation, path length, data length
 WRITE, REMOVE, SYNC, END = b"W", b"D", b"S", b"E"
 PIPE_BYTES = 1 << 20  # the pipe's capacity: the renderer runs ahead of the disk by up to this much
+CHUNK = 1 << 18  # bytes per pipe read or write (files are ~8 KiB: one wake-up of a writer per ~30 files)
 F_SETPIPE_SZ = 1031  # Linux fcntl (not in the fcntl module before Python 3.10)
 LOST = "the writer process ended before writing every file"
 WRITERS = 2
@@ -58,13 +59,14 @@ class WriterProcess:
                 for fd in (down_write, up_read, *(p.fileno() for o in others for p in (o.inbox, o.answers))):
                     os.close(fd)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; EOF stops us
-                with os.fdopen(down_read, "rb") as inbox, os.fdopen(up_write, "wb") as answers:
+                inbox = os.fdopen(down_read, "rb", buffering=CHUNK)
+                with inbox, os.fdopen(up_write, "wb") as answers:
                     status = _serve(inbox, answers, put, remove)
             finally:
                 os._exit(status)
         os.close(down_read)
         os.close(up_write)
-        return cls(pid, os.fdopen(down_write, "wb"), os.fdopen(up_read, "rb"))
+        return cls(pid, os.fdopen(down_write, "wb", buffering=CHUNK), os.fdopen(up_read, "rb"))
 
     def write(self, path: str, data: bytes) -> None:
         """Queue ``data`` for the absolute ``path`` (raises OSError once the child is gone)."""
