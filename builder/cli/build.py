@@ -255,7 +255,7 @@ def build(options: BuildOptions) -> int:
         print(log_text(f"error: {exc}"), file=sys.stderr)
         return 2
     try:
-        with Staging(options.out) as staging:
+        with Staging(options.out, background=True) as staging:
             result = Pipeline(options).run(parallel=True, staging=staging)
             for problem in result.problems:
                 print(problem, file=sys.stderr)

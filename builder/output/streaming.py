@@ -35,6 +35,7 @@ class StreamedFiles(MutableMapping[str, bytes]):
         """The bytes written for ``path`` (read back from the staging folder)."""
         if path not in self.paths:
             raise KeyError(path)
+        self.staging.flush()
         return inside(self.staging.folder, path).read_bytes()
 
     def __contains__(self, path: object) -> bool:
@@ -60,7 +61,7 @@ class StreamedFiles(MutableMapping[str, bytes]):
             return  # after a failed write: write nothing more
         try:
             if data is None:
-                inside(self.staging.folder, path).unlink(missing_ok=True)
+                self.staging.remove_file(path)
             else:
                 self.staging.write_file(path, data)
         except BaseException as exc:  # re-raised by Staging.commit()

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from builder.content.identifiers import output_path_problem
+from builder.output.discard import discard
+from builder.output.writer_process import Writers
 
 MARKER = ".vllm-recipes-site"
 MARKER_PREFIX = b"vllm-recipes site"
@@ -31,6 +33,7 @@ LEGACY_STALE_SECONDS = 3600  # staging folders of builds before pid names: remov
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
+CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
 class UnsafeOutput(Exception):
@@ -247,7 +250,7 @@ def exchange(first: Path, second: Path) -> bool:
 
 
 def swap_in(staging: Path, out: Path) -> None:
-    """Put ``staging`` in place of ``out`` and delete the old tree.
+    """Put ``staging`` in place of ``out`` and delete the old tree (in the background: :func:`discard`).
 
     On Linux the two trees are exchanged atomically, so ``out`` always holds a whole site.
     Elsewhere ``out`` is renamed aside, then ``staging`` renamed in: a crash between those two
@@ -257,7 +260,7 @@ def swap_in(staging: Path, out: Path) -> None:
         os.rename(staging, out)
         return
     if exchange(staging, out):
-        shutil.rmtree(staging, ignore_errors=True)  # now the old tree
+        discard(staging, out)  # now the old tree
         return
     retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
     os.rename(out, retired / "site")
@@ -267,16 +270,19 @@ def swap_in(staging: Path, out: Path) -> None:
         os.rename(retired / "site", out)
         os.rmdir(retired)
         raise
-    shutil.rmtree(retired, ignore_errors=True)
+    discard(retired, out)
 
 
 class Staging:
     """A staging folder beside ``out`` that replaces it on :meth:`commit` (and vanishes otherwise).
 
     Refuses an unsafe ``out`` (:func:`check_out`), removes stale staging folders of killed
-    builds, creates folders with the umask's modes and writes :data:`MARKER` first."""
+    builds, creates folders with the umask's modes and writes :data:`MARKER` first. With
+    ``background``, the files this process writes are handed to
+    :class:`~builder.output.writer_process.Writers` (forked children of the build write theirs
+    inline); :meth:`commit` waits for them and refuses to swap when any write failed."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, background: bool = False):
         check_out(out)
         self.out = Path(os.path.realpath(out))
         mode = 0o777 & ~current_umask()
@@ -288,11 +294,16 @@ class Staging:
         (self.folder / MARKER).write_bytes(MARKER_TEXT)
         self.made: set[str] = set()
         self.error: BaseException | None = None
+        self._owner = os.getpid()
+        self.writer = Writers.start(self._put, self._remove) if background else None
 
     def __enter__(self) -> Staging:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.writer is not None and os.getpid() == self._owner:
+            self.writer.stop()
+            self.writer = None
         if self.folder.exists():
             shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -304,18 +315,61 @@ class Staging:
     def write_file(self, rel: str, data: bytes) -> None:
         """Write one file (an output-relative path) into the staging folder."""
         target = _inside(self._base, rel)
+        writer = self._own_writer()
+        if writer is None:
+            self._put(target, data)
+        else:
+            writer.write(target, data)
+
+    def remove_file(self, rel: str) -> None:
+        """Delete one file written before (absent is fine)."""
+        target = _inside(self._base, rel)
+        writer = self._own_writer()
+        if writer is None:
+            self._remove(target)
+        else:
+            writer.remove(target)
+
+    def flush(self) -> None:
+        """Wait until every file written so far is in the folder (raises the first failed write)."""
+        writer = self._own_writer()
+        error = writer.sync() if writer is not None else None
+        if error is not None:
+            self.error = self.error or error
+            raise error
+
+    def commit(self) -> None:
+        """Swap the staging folder in place of ``out``."""
+        writer, self.writer = self._own_writer(), None
+        if writer is not None:
+            self.error = self.error or writer.finish()
+        if self.error is not None:
+            raise self.error
+        swap_in(self.folder, self.out)
+
+    def _own_writer(self) -> Writers | None:
+        """The writer processes, in the process that started them (a forked child writes inline)."""
+        return self.writer if os.getpid() == self._owner else None
+
+    def _put(self, target: str, data: bytes) -> None:
         parent = os.path.dirname(target)
         if parent not in self.made:
             os.makedirs(parent, exist_ok=True)
             self.made.add(parent)
-        with open(target, "wb") as handle:
-            handle.write(data)
+        handle = os.open(target, CREATE, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view):]
+        finally:
+            os.close(handle)
 
-    def commit(self) -> None:
-        """Swap the staging folder in place of ``out``."""
-        if self.error is not None:
-            raise self.error
-        swap_in(self.folder, self.out)
+    @staticmethod
+    def _remove(target: str) -> None:
+        try:
+            os.unlink(target)
+        except FileNotFoundError:
+            pass
 
 
 def write_tree(files: dict[str, bytes], out: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from builder.cli.main import main
 from builder.output import writer
+from builder.output.discard import wait_for_discards
 from builder.output.writer import MARKER, MARKER_TEXT, UnsafeOutput, UnsafePath, update_tree, write_tree
 from tests.support.paths import RECIPES
 
@@ -66,7 +67,9 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 def build(capsys: pytest.CaptureFixture[str], content: Path, out: Path | str) -> tuple[int, str, str]:
+    """One build, and the deletion of the site it replaced (a detached process) done."""
     status = main(["build", "--content", str(content), "--out", str(out), "--json-only"])
+    wait_for_discards()
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
@@ -344,6 +347,7 @@ def test_swap_in_leaves_neither_the_staging_folder_nor_the_old_tree(place: Place
     staging.mkdir()
     (staging / "index.html").write_bytes(b"new")
     writer.swap_in(staging, out)
+    wait_for_discards()
     assert tree(out) == {"index.html": b"new"}
     assert not staging.exists() and old_inode not in inodes(place.root)
 

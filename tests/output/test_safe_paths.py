@@ -19,6 +19,7 @@ from builder.cli.build import BuildOptions
 from builder.cli.main import main
 from builder.cli.serve import SiteState, on_changes
 from builder.content.identifiers import output_path_problem, segment_problem
+from builder.output.discard import wait_for_discards
 from builder.output.writer import Staging, UnsafePath, update_tree
 from tests.support.paths import RECIPES, need_runtime
 from tests.support.trees import linked_copy
@@ -360,6 +361,7 @@ def serve_edit(case: Case, capsys: pytest.CaptureFixture[str], old: str, new: st
     """Start serve's state on the copy, edit the Qwen recipe, apply the change: refused, nothing written."""
     state = SiteState(BuildOptions(content=case.content, out=case.out, html=False))
     state.full()
+    wait_for_discards()  # the site state.full() replaced is deleted by a detached process
     case.edit(QWEN, old, new)
     before = snapshot(case.top)
     capsys.readouterr()
