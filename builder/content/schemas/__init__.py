@@ -56,12 +56,18 @@ from builder.content.schemas.features import ArgsBlock, Companion, Feature, Mode
 from builder.content.schemas.notes import HardwareNote, Note, NoteLink, NoteWhen
 from builder.content.schemas.overrides import HardwareBlock, PoolRole, StrategyOverride
 from builder.content.schemas.performance import (
+    BenchmarksFile,
     BlockPredictor,
+    MeasuredBlock,
+    MeasuredFigures,
+    MeasuredPoint,
+    MeasuredProvenance,
     PerformanceFile,
     PredictedBlock,
     StoredDatabase,
     StoredEntry,
     StoredInputs,
+    StoredMeasured,
     StoredPoint,
     StoredTool,
     Strict,
@@ -88,7 +94,8 @@ from builder.content.schemas.vocabulary import (
 )
 
 __all__ = [
-    "BlockPredictor", "PerformanceFile", "PredictedBlock", "StoredDatabase", "StoredEntry", "StoredInputs",
+    "BenchmarksFile", "BlockPredictor", "MeasuredBlock", "MeasuredFigures", "MeasuredPoint", "MeasuredProvenance",
+    "PerformanceFile", "PredictedBlock", "StoredDatabase", "StoredEntry", "StoredInputs", "StoredMeasured",
     "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
     "MAX_ARGS", "MAX_CONCURRENCY", "MAX_ENTRIES", "MAX_GPUS_PER_NODE", "MAX_INSTANCES", "MAX_MARKDOWN",
     "MAX_MIN_GPUS", "MAX_NODES", "MAX_PARALLEL_SIZE", "MAX_POINTS", "MAX_PRESETS", "MAX_TEXT",

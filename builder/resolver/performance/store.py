@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
 from .mapping import PredictorInputs, record_inputs
+from .measured import Measured
 
 # name -> (input tokens, output tokens): the standard workloads, in the order pages show them
 WORKLOADS: dict[str, tuple[int, int]] = {"1k/1k": (1024, 1024), "8k/1k": (8192, 1024), "1k/8k": (1024, 8192)}
@@ -68,11 +69,13 @@ class StoredFile(TypedDict):
 
 
 class Performance(TypedDict, total=False):
-    """A record's ``performance`` block: the predictor and the workloads, or why there is none."""
+    """A record's ``performance`` block: the predictor and the workloads, or why there is none; and the
+    measured results of its command (:mod:`.results`)."""
 
     predictor: Predictor
     workloads: dict[str, list[Point]]
     unavailable: str
+    measured: list[Measured]
 
 
 def stored_path(hf_id: str) -> str:
@@ -141,6 +144,7 @@ def block_coverage(records: Iterable[Any], recipes: int) -> str:
     """The build's coverage line: predicted and unavailable blocks among the records it keeps (each hardware's
     recommended record and the preset points; alternatives are counted by ``predict``)."""
     blocks = [r["performance"] for r in records if isinstance(r, Mapping) and isinstance(r.get("performance"), Mapping)]
+    blocks = [block for block in blocks if "predictor" in block or "unavailable" in block]  # not measured alone
     predicted = sum(1 for block in blocks if "predictor" in block)
     return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with a named reason, "
             f"in {recipes} recipes with stored predictions")
