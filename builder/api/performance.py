@@ -11,7 +11,8 @@ from builder.resolver.performance.store import Performance, entries_by_inputs, p
 
 
 class RecipePerformance:
-    """What one recipe stores beside it (predictions keyed by inputs, measured results) and each record's block.
+    """What one recipe stores beside it (predictions keyed by inputs, measured results) and each record's
+    block.
 
     Measured results name a selection (hardware, variant, strategy), so they join the records of that
     selection; a preset point is a command of its own and gets its prediction only.
@@ -26,5 +27,6 @@ class RecipePerformance:
     def block(self, record: Mapping[str, Any], data: Mapping[str, Any], variant: Mapping[str, Any],
               profile: Mapping[str, Any], preset: bool = False) -> Performance | None:
         """The record's block; None when the recipe stores nothing for it."""
-        block = performance_for_record(record, data, variant, profile, self.stored, self.hf_id, self.by_inputs)
+        stored, hf_id, by_inputs = self.stored, self.hf_id, self.by_inputs
+        block = performance_for_record(record, data, variant, profile, stored, hf_id, by_inputs)
         return with_measured(block, record, [] if preset else self.measured)

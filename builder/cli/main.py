@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.cli import diff, import_command, memory
+from builder.cli import diff, import_command, memory, results
 from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.cli.new import new_recipe
 from builder.cli.reporting import Refused, reported
@@ -113,18 +113,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="every recipe")
     p.add_argument("--check", action="store_true", help="list recipes whose predictions are stale (writes nothing)")
     p.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
-    a = sub.add_parser("add-benchmark", help="store measured results beside a recipe (vllm bench serve --save-result "
-                       "files, InferenceX rows)", description="Reads vllm bench serve --save-result JSON files (the "
-                       "selection from --metadata gpu=, variant=, strategy=) and InferenceX result rows, checks them "
-                       "against the recipe and the commands it publishes, and stores them with their provenance in "
-                       "models/<org>/<repo>.benchmarks.json. A bad file: file: field: message, exit 1, nothing written.")
-    a.add_argument("recipe", help="<org>/<repo>")
-    a.add_argument("files", nargs="+", type=Path, metavar="RESULT.json")
-    a.add_argument("--hardware", help="hardware profile id (when a file does not name one)")
-    a.add_argument("--variant", help="variant key (when a file does not name one)")
-    a.add_argument("--strategy", help="strategy id (when a file does not name one)")
-    a.add_argument("--source", metavar="URL", help="where the files are published (an http(s) URL, kept as provenance)")
-    a.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
+    results.add_parser(sub, DEFAULT_CONTENT, CONTENT_HELP)
     memory.add_parser(sub)
     import_command.add_parser(sub)
     diff.add_parser(sub)
@@ -189,10 +178,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return reported(lambda: predict(args.content, args.recipe, args.all, args.check))
     if args.command == "add-benchmark":
-        from builder.cli.results.command import Options, add_benchmark
-
-        options = Options(args.recipe, args.files, args.content, args.hardware, args.variant, args.strategy, args.source)
-        return reported(lambda: add_benchmark(options))
+        return results.run(args)
     if args.command == "new":
         return new(args.content, args.recipe)
     if args.command == "serve":

@@ -179,7 +179,7 @@ def with_performance(content: Content, recipe: RecipeFile, record: dict[str, Any
 
 def record_performance(content: Content, recipe: RecipeFile, record: dict[str, Any], preset: bool = False
                        ) -> Performance | None:
-    """A record's ``performance`` block from the recipe's stored predictions and results (None without any)."""
+    """A record's ``performance`` block from the recipe's stored predictions and results (None without)."""
     variant = (recipe.data.get("variants") or {}).get(record.get("variant")) or {}
     profile = (content.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
     return RecipePerformance(recipe).block(record, recipe.data, variant, profile, preset)

@@ -182,8 +182,8 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool
 
 
 def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
-    """The known recipe files a batch edited in place (a recipe's stored predictions and results count as the recipe),
-    or None when anything else changed.
+    """The known recipe files a batch edited in place (a recipe's stored predictions and results count as
+    the recipe), or None when anything else changed.
 
     Editors save through temporary and swap files: files the build does not read are ignored.
     """
@@ -192,7 +192,8 @@ def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
     root = Path(os.path.realpath(state.options.content))
     known = {Path(os.path.realpath(root / r.rel_path)): r.rel_path for r in state.content.recipes}
     for beside in (stored_path, results_path):
-        known.update({Path(os.path.realpath(root / beside(r.hf_id))): r.rel_path for r in state.content.recipes})
+        known.update({Path(os.path.realpath(root / beside(r.hf_id))): r.rel_path
+                      for r in state.content.recipes})
     edited = []
     for path in sorted(paths):
         if path in known and path.exists():
@@ -203,7 +204,8 @@ def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
 
 
 def _is_source(path: Path, root: Path) -> bool:
-    """A file the site is built from: content YAML, stored predictions and results, or a template or static file."""
+    """A file the site is built from: content YAML, stored predictions and results, or a template or static
+    file."""
     if not path.is_relative_to(root):
         return not path.name.startswith(".") and not path.name.endswith("~")
     beside = path.name.endswith((SUFFIX, RESULTS_SUFFIX))

@@ -154,7 +154,8 @@ def load_recipe(root: Path, rel: str, out: Collector) -> RecipeFile | None:
             data = merge_overlay(data, odata, "", locations, orel, olines)
             overlays.append(orel)
     return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays,
-                      performance=read_performance(root, hf_id, out), benchmarks=read_benchmarks(root, hf_id, out))
+                      performance=read_performance(root, hf_id, out),
+                      benchmarks=read_benchmarks(root, hf_id, out))
 
 
 def _read_beside(root: Path, rel: str, model: type[BaseModel], out: Collector) -> Any:

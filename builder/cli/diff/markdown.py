@@ -113,8 +113,8 @@ def _result_lines(change: RecipeChange) -> Block:
     lines = []
     for result in change["results"][:MAX_LIST]:
         figures = f": {_listed(result['figures'])}" if result["figures"] else ""
-        lines.append(f"- Measured result {result['change']}: {code(result['point'])} from {code(result['source'])}"
-                     f"{figures}")
+        lines.append(f"- Measured result {result['change']}: {code(result['point'])} from "
+                     f"{code(result['source'])}{figures}")
     if len(change["results"]) > MAX_LIST:
         lines.append(f"- Measured results: {len(change['results']) - MAX_LIST} more changes")
     return lines

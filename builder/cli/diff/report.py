@@ -216,7 +216,7 @@ class RecipeDiff:
         if memory_changed(before, after):
             was, now = memory_line(before), memory_line(after)
             self.memory.setdefault((was, now), {"endpoints": [], "before": was, "after": now})["endpoints"].append(endpoint)
-        for result in result_changes(before, after):  # one result shows in one record; a preset's points repeat
+        for result in result_changes(before, after):  # listed once however many records show it
             if result not in self.change["results"]:
                 self.change["results"].append(result)
 

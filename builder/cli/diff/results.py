@@ -59,10 +59,11 @@ def result_changes(before: Any, after: Any) -> list[ResultChange]:
     out: list[ResultChange] = []
     for key in [*was, *(k for k in now if k not in was)]:
         old, new = was.get(key), now.get(key)
-        if old is None and new is not None:
-            out.append({"change": "added", "point": _point(record, new), "source": _source(new), "figures": []})
-        elif new is None and old is not None:
-            out.append({"change": "removed", "point": _point(record, old), "source": _source(old), "figures": []})
-        elif old is not None and new is not None and (moved := _moved(old, new)):
-            out.append({"change": "changed", "point": _point(record, new), "source": _source(new), "figures": moved})
+        shown = new if new is not None else old
+        assert shown is not None
+        change = "added" if old is None else "removed" if new is None else "changed"
+        moved = _moved(old, new) if old is not None and new is not None else []
+        if change != "changed" or moved:
+            out.append({"change": change, "point": _point(record, shown), "source": _source(shown),
+                        "figures": moved})
     return out

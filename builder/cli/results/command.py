@@ -1,4 +1,5 @@
-"""``vllm-recipes add-benchmark <org>/<repo> RESULT.json... [--hardware H --variant V --strategy S] [--source URL]``.
+"""``vllm-recipes add-benchmark <org>/<repo> RESULT.json... [--hardware H --variant V --strategy S]
+[--source URL]``.
 
 Every file is read and checked before anything is written: the model must be the recipe's or one of its
 variants', the selection (from the file's ``--metadata`` or the flags; a flag may fill in what a file lacks,
@@ -56,25 +57,27 @@ def source_fields(reading: Reading) -> dict[str, str]:
     tpot = "median_tpot_ms" if vllm else "median_tpot" if reading["tpot_ms"] else "median_intvty"
     return {"ttft_ms": "median_ttft_ms" if vllm else "median_ttft", "tpot_ms": tpot,
             "tokens_per_s_per_user": "median_tpot_ms" if vllm else "median_intvty",
-            "tokens_per_s_per_gpu": reading["throughput_field"], "concurrency": "max_concurrency" if vllm else "conc",
+            "tokens_per_s_per_gpu": reading["throughput_field"],
+            "concurrency": "max_concurrency" if vllm else "conc",
             "input_tokens": "total_input_tokens" if vllm else "isl",
             "output_tokens": "total_output_tokens" if vllm else "osl",
             "provenance.gpu": reading["gpu_field"], "provenance.image": "image",
-            "provenance.vllm_version": "vllm_version", "provenance.date": "date", "provenance.file": "file name"}
+            "provenance.vllm_version": "vllm_version", "provenance.date": "date",
+            "provenance.file": "file name"}
 
 
 class Checker:
     """Checks the readings of one recipe's files and turns them into stored results."""
 
-    def __init__(self, recipe: RecipeFile, records: dict[Selection, dict[str, Any]], profiles: Mapping[str, Any],
-                 options: Options) -> None:
+    def __init__(self, recipe: RecipeFile, records: dict[Selection, dict[str, Any]],
+                 profiles: Mapping[str, Any], options: Options) -> None:
         self.recipe, self.records, self.profiles, self.options = recipe, records, profiles, options
         model = recipe.data.get("model") or {}
         variants = recipe.data.get("variants") or {}
         ids = [recipe.hf_id, model.get("model_id"), *((v or {}).get("model_id") for v in variants.values())]
         self.models = sorted({i for i in ids if isinstance(i, str)})
         self.problems: list[Problem] = []
-        self.shown = ""
+        self.shown, self.first = "", 0  # the file being checked, and its first problem's index
 
     def problem(self, field: str, message: str) -> None:
         self.problems.append(Problem(self.shown, 0, field, message))
@@ -108,50 +111,64 @@ class Checker:
         selection = (hardware, variant, strategy)
         record = self.records.get(selection)
         if record is None:
-            listed = [" ".join(s) for s in self.records]
-            more = f" and {len(listed) - 6} more" if len(listed) > 6 else ""
-            self.problem("selection", f"{' '.join(s[:64] for s in selection)} is not a command {self.recipe.hf_id} "
-                                      f"publishes (it publishes {', '.join(listed[:6])}{more})")
+            self.problem("selection", f"{' '.join(s[:64] for s in selection)} is not a command "
+                                      f"{self.recipe.hf_id} publishes ({self.offered(selection)})")
             return None
         return selection, record
+
+    def offered(self, selection: Selection) -> str:
+        """What the recipe publishes nearest to a selection it does not: its hardware, the variants on that
+        hardware, or the strategies of that hardware and variant."""
+        hardware, variant, _ = selection
+        for depth, noun in ((2, "strategies"), (1, "variants"), (0, "hardware")):
+            found = list(dict.fromkeys(s[depth] for s in self.records if s[:depth] == selection[:depth]))
+            if found:
+                where = {2: f" of {hardware} {variant}", 1: f" on {hardware}", 0: ""}[depth]
+                return f"its {noun}{where}: {', '.join(found)}"
+        return "it publishes none"
 
     def gpus(self, reading: Reading, selection: Selection, record: Mapping[str, Any]) -> int:
         """The command's GPU count (TP x PP x DP); the sizes the file declares must be the command's."""
         commands = record_argvs(record)
         settings = argv_settings(commands[0][1]) if commands else {}
-        sizes = {key: settings.get(key) if isinstance(settings.get(key), int) else 1 for key in ("tp", "pp", "dp")}
+        sizes = {key: settings.get(key) for key in ("tp", "pp", "dp")}
+        sizes = {key: value if isinstance(value, int) else 1 for key, value in sizes.items()}
         count = sizes["tp"] * sizes["pp"] * sizes["dp"]
         command = " ".join(selection)
         for key, declared in reading["gpus"].items():
             if reading["format"] == "inferencex-row" and declared and declared != count:
                 self.problem(key, f"the row ran on {declared} GPU(s), the command {command} on {count}")
             elif reading["format"] == "vllm-bench-serve" and declared != sizes[key]:
-                self.problem(key, f"the file says {key} {declared}, the command {command} runs {key} {sizes[key]}")
+                self.problem(key, f"the file says {key} {declared}, the command {command} runs {key} "
+                                  f"{sizes[key]}")
         return count
 
     def result(self, source_name: str, sha256: str, reading: Reading) -> StoredResult | None:
         """The stored result of one file, or None after recording its problems."""
         if reading["model"] and reading["model"] not in self.models:
             self.problem(reading["model_field"], f"{reading['model'][:100]!r} is not the model of "
-                                                 f"{self.recipe.hf_id} or its variants ({', '.join(self.models)})")
+                         f"{self.recipe.hf_id} or its variants ({', '.join(self.models)})")
+        vllm = reading["format"] == "vllm-bench-serve"
         if reading["vllm_version"] is None and reading["image"] is None:
-            hint = " (--metadata image=<image> or vllm_version=<version>)" if reading["format"] == "vllm-bench-serve" else ""
+            hint = " (--metadata image=<image> or vllm_version=<version>)" if vllm else ""
             self.problem("image", f"missing: say which vLLM ran the benchmark{hint}")
         chosen = self.selection(reading)
         if chosen is None:
             return None
         selection, record = chosen
         gpus = self.gpus(reading, selection, record)
-        per_gpu = reading["throughput"] / gpus if reading["format"] == "vllm-bench-serve" else reading["throughput"]
+        per_gpu = reading["throughput"] / gpus if vllm else reading["throughput"]
         provenance = Provenance(format=reading["format"], file=source_name, sha256=sha256,
                                 vllm_version=reading["vllm_version"], image=reading["image"],
-                                gpu=reading["gpu"] or selection[0], date=reading["date"], source=self.options.source)
+                                gpu=reading["gpu"] or selection[0], date=reading["date"],
+                                source=self.options.source)
         result = StoredResult(
             hardware=selection[0], variant=selection[1], strategy=selection[2],
             workload=workload_name(reading["input_tokens"], reading["output_tokens"]),
             input_tokens=reading["input_tokens"], output_tokens=reading["output_tokens"],
             concurrency=reading["concurrency"], ttft_ms=round(reading["ttft_ms"], 3),
-            tpot_ms=round(reading["tpot_ms"], 3), tokens_per_s_per_user=round(reading["tokens_per_s_per_user"], 3),
+            tpot_ms=round(reading["tpot_ms"], 3),
+            tokens_per_s_per_user=round(reading["tokens_per_s_per_user"], 3),
             tokens_per_s_per_gpu=round(per_gpu, 3), provenance=provenance)
         return result if self.valid(result, reading) else None
 
@@ -161,25 +178,26 @@ class Checker:
         for key, bound in MEASURED_BOUNDS.items():
             value = result[key]  # type: ignore[literal-required]
             if value > bound:
-                self.problem(fields[key], f"{LABELS[key]} {value:,.6g} is above {bound:,.0f}: not a plausible "
-                                          "measurement")
-        if self.problems:
+                self.problem(fields[key], f"{LABELS[key]} {value:,.6g} is above {bound:,.0f}: not a "
+                                          "plausible measurement")
+        if len(self.problems) > self.first:
             return False
         try:
             StoredMeasured.model_validate(result)
         except ValidationError as exc:
             for error in exc.errors():
                 path = ".".join(str(part) for part in error["loc"])
-                shown = repr(error["input"])[:80] if error["type"] == "string_pattern_mismatch" else ""
-                message = "must be a plain name (letters, digits, . _ - and the like), got " + shown if shown \
-                    else error["msg"]
+                plain = error["type"] == "string_pattern_mismatch"
+                shown = ("must be a plain name (letters, digits, . _ - and the like), got "
+                         f"{error['input']!r:.80}")
+                message = shown if plain else error["msg"]
                 self.problem(fields.get(path, path), message)
             return False
         return True
 
     def check(self, path: Path) -> StoredResult | None:
         """One file read and checked."""
-        self.shown = str(path)
+        self.shown, self.first = str(path), len(self.problems)
         try:
             source = read_source(path)
         except SourceError as exc:
@@ -200,8 +218,8 @@ def dump_results(results: list[StoredResult]) -> str:
 
 def described(result: StoredResult) -> str:
     """A stored result in one line."""
-    return (f"{result['hardware']} {result['variant']} {result['strategy']}, {result['workload']} at concurrency "
-            f"{result['concurrency']}: {result['tokens_per_s_per_gpu']:,.1f} tok/s/GPU, "
+    return (f"{result['hardware']} {result['variant']} {result['strategy']}, {result['workload']} at "
+            f"concurrency {result['concurrency']}: {result['tokens_per_s_per_gpu']:,.1f} tok/s/GPU, "
             f"{result['tokens_per_s_per_user']:,.1f} tok/s/user, TTFT {result['ttft_ms']:,.1f} ms "
             f"({result['provenance']['format']} {result['provenance']['file']})")
 
@@ -227,7 +245,8 @@ def add_benchmark(options: Options) -> int:
             continue
         earlier = new.get(point_key(result))
         if earlier is not None:
-            checker.problem("max_concurrency" if result["provenance"]["format"] == "vllm-bench-serve" else "conc",
+            vllm = result["provenance"]["format"] == "vllm-bench-serve"
+            checker.problem("max_concurrency" if vllm else "conc",
                             f"measures the same point as {earlier[0]} ({described(result).split(':')[0]})")
         new[point_key(result)] = (path, result)
     if checker.problems:

@@ -133,7 +133,8 @@ def vllm_bench_serve(source: Source) -> tuple[Reading, list[Problem]]:
     f = Fields(source)
     completed = f.integer("completed") or 0
     if (f.data.get("failed") or 0) != 0:
-        f.problem("failed", f"{f.data['failed']} request(s) failed: the figures would not measure the command")
+        f.problem("failed", f"{f.data['failed']} request(s) failed: the figures would not measure the "
+                            "command")
     concurrency = 0
     if f.data.get("max_concurrency") is None:
         f.problem("max_concurrency", "missing: run vllm bench serve with --max-concurrency")
@@ -145,9 +146,11 @@ def vllm_bench_serve(source: Source) -> tuple[Reading, list[Problem]]:
         format="vllm-bench-serve", model=f.text("model_id", required=True) or "", model_field="model_id",
         gpu=f.text("gpu"), gpu_field="gpu", variant=f.text("variant"), strategy=f.text("strategy"),
         gpus={key: value for key, value in sizes.items() if value is not None},
-        input_tokens=_mean(f, "total_input_tokens", completed), output_tokens=_mean(f, "total_output_tokens", completed),
+        input_tokens=_mean(f, "total_input_tokens", completed),
+        output_tokens=_mean(f, "total_output_tokens", completed),
         concurrency=concurrency,
-        ttft_ms=f.number("median_ttft_ms"), tpot_ms=tpot, tokens_per_s_per_user=1000.0 / tpot if tpot else 0.0,
+        ttft_ms=f.number("median_ttft_ms"), tpot_ms=tpot,
+        tokens_per_s_per_user=1000.0 / tpot if tpot else 0.0,
         throughput=f.number("output_throughput"), throughput_field="output_throughput",
         vllm_version=f.text("vllm_version"), image=f.text("image"), date=_vllm_date(f))
     return reading, f.problems
@@ -164,7 +167,8 @@ def inferencex_row(source: Source) -> tuple[Reading, list[Problem]]:
             f.problem(key, "disaggregated and multi-node rows are not read")
     total, output = f.number("tput_per_gpu"), f.number("output_tput_per_gpu")
     if output > total > 0:
-        f.problem("output_tput_per_gpu", f"{output:g} is more than tput_per_gpu ({total:g}), which includes it")
+        f.problem("output_tput_per_gpu", f"{output:g} is more than tput_per_gpu ({total:g}), which "
+                                         "includes it")
     tpot_s = f.number("median_tpot") if "median_tpot" in f.data else None
     per_user = f.number("median_intvty")
     date = f.text("date")
@@ -175,7 +179,8 @@ def inferencex_row(source: Source) -> tuple[Reading, list[Problem]]:
     reading = Reading(
         format="inferencex-row", model=f.text("model", required=True) or "", model_field="model",
         gpu=f.text("hw", required=True), gpu_field="hw", variant=None, strategy=None, gpus={"tp": tp or 0},
-        input_tokens=f.integer("isl") or 0, output_tokens=f.integer("osl") or 0, concurrency=f.integer("conc") or 0,
+        input_tokens=f.integer("isl") or 0, output_tokens=f.integer("osl") or 0,
+        concurrency=f.integer("conc") or 0,
         ttft_ms=f.number("median_ttft") * 1000.0,
         tpot_ms=tpot_s * 1000.0 if tpot_s is not None else (1000.0 / per_user if per_user else 0.0),
         tokens_per_s_per_user=per_user, throughput=output, throughput_field="output_tput_per_gpu",
@@ -190,6 +195,7 @@ def read_format(source: Source) -> tuple[Reading | None, list[Problem]]:
         return vllm_bench_serve(source)
     if "tput_per_gpu" in data or "hw" in data:
         return inferencex_row(source)
-    problem = Problem(source.shown, 0, "", "neither a vllm bench serve --save-result file (no output_throughput) "
+    problem = Problem(source.shown, 0, "", "neither a vllm bench serve --save-result file (no "
+                      "output_throughput) "
                       "nor an InferenceX row (no tput_per_gpu)")
     return None, [problem]

@@ -21,7 +21,8 @@ MAX_BYTES = 1 << 20  # a --save-result file without --save-detailed is a few kB
 
 
 class NonFinite(str):
-    """A number JSON cannot hold (``NaN``, ``Infinity``, an overflowing exponent), kept to be reported where it is."""
+    """A number JSON cannot hold (``NaN``, ``Infinity``, an overflowing exponent), kept to be reported
+    where it is."""
 
 
 class _DuplicateKey(ValueError):
@@ -65,8 +66,8 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def read_bytes(path: Path, shown: str) -> bytes:
-    """The bytes of a regular file of at most :data:`MAX_BYTES`; a link, a folder, a device or a larger file is
-    refused before its content is read."""
+    """The bytes of a regular file of at most :data:`MAX_BYTES`; a link, a folder, a device or a larger
+    file is refused before its content is read."""
     try:
         info = os.lstat(path)
     except OSError as exc:
@@ -95,7 +96,8 @@ def parse_json(data: bytes, shown: str) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _refuse(shown, f"not JSON: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+        where = f"byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        raise _refuse(shown, f"not JSON: not UTF-8 text ({where})") from None
     try:
         return json.loads(text, parse_constant=NonFinite, parse_float=_float, object_pairs_hook=_pairs)
     except _DuplicateKey as exc:

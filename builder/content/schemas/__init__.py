@@ -94,7 +94,8 @@ from builder.content.schemas.vocabulary import (
 )
 
 __all__ = [
-    "BenchmarksFile", "BlockPredictor", "MeasuredBlock", "MeasuredFigures", "MeasuredPoint", "MeasuredProvenance",
+    "BenchmarksFile", "BlockPredictor", "MeasuredBlock", "MeasuredFigures", "MeasuredPoint",
+    "MeasuredProvenance",
     "PerformanceFile", "PredictedBlock", "StoredDatabase", "StoredEntry", "StoredInputs", "StoredMeasured",
     "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
     "MAX_ARGS", "MAX_CONCURRENCY", "MAX_ENTRIES", "MAX_GPUS_PER_NODE", "MAX_INSTANCES", "MAX_MARKDOWN",

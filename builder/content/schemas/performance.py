@@ -140,7 +140,8 @@ Image = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,255}$")]
 GpuName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,63}$")]
 RunDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2})?$")]
 Tokens = Annotated[int, Field(ge=1, le=1 << 24)]
-# bounds of a measured figure: beyond them a file is wrong, not fast (an hour to the first token, a minute per token)
+# bounds of a measured figure: beyond them a file is wrong, not fast (an hour to the first token, a minute
+# per token)
 MEASURED_BOUNDS = {"ttft_ms": 3_600_000.0, "tpot_ms": 60_000.0, "tokens_per_s_per_user": 100_000.0,
                    "tokens_per_s_per_gpu": 1_000_000.0}
 
@@ -199,7 +200,8 @@ class MeasuredFigures(Strict):
 
 
 class StoredMeasured(MeasuredFigures):
-    """One measured result: the command it measured (a selection the recipe publishes), figures, provenance."""
+    """One measured result: the command it measured (a selection the recipe publishes), its figures and
+    provenance."""
 
     hardware: Token
     """Hardware profile id of the command."""
@@ -225,7 +227,8 @@ class MeasuredPoint(MeasuredFigures):
     """A measured result of the record's command."""
 
     measured_over_predicted: Annotated[float, Field(ge=0)] | None
-    """Measured over predicted tokens/s per GPU at the same workload and concurrency; null without a prediction."""
+    """Measured over predicted tokens/s per GPU at the same workload and concurrency; null without a
+    prediction there."""
     provenance: MeasuredProvenance
     """Where the result comes from."""
 

@@ -1,6 +1,6 @@
-"""The shapes of measured results: a line of ``models/<org>/<repo>.benchmarks.json`` (written by ``vllm-recipes
-add-benchmark``) and a point of a record's ``performance.measured`` (:mod:`.results` joins them). Standard
-library only."""
+"""The shapes of measured results: a line of ``models/<org>/<repo>.benchmarks.json`` (written by
+``vllm-recipes add-benchmark``) and a point of a record's ``performance.measured`` (:mod:`.results` joins
+them). Standard library only."""
 
 from __future__ import annotations
 

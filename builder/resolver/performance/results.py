@@ -17,7 +17,8 @@ LENGTH_TOLERANCE = 0.01  # measured mean lengths within 1 % of a standard worklo
 def workload_name(input_tokens: int, output_tokens: int) -> str:
     """The standard workload these lengths are (within :data:`LENGTH_TOLERANCE`), else ``"<in>/<out>"``."""
     for name, (isl, osl) in WORKLOADS.items():
-        if abs(input_tokens - isl) <= isl * LENGTH_TOLERANCE and abs(output_tokens - osl) <= osl * LENGTH_TOLERANCE:
+        near = abs(input_tokens - isl) <= isl * LENGTH_TOLERANCE
+        if near and abs(output_tokens - osl) <= osl * LENGTH_TOLERANCE:
             return name
     return f"{input_tokens}/{output_tokens}"
 
@@ -34,7 +35,8 @@ def result_order(result: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def point_key(result: Mapping[str, Any]) -> tuple[str, str, str, str, int]:
     """The one point a result measures: a newer result at the same point replaces it."""
-    return (result["hardware"], result["variant"], result["strategy"], result["workload"], result["concurrency"])
+    return (result["hardware"], result["variant"], result["strategy"], result["workload"],
+            result["concurrency"])
 
 
 def ratio(figures: Figures, workloads: Mapping[str, Sequence[Point]] | None) -> float | None:

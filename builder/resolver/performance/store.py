@@ -144,7 +144,7 @@ def block_coverage(records: Iterable[Any], recipes: int) -> str:
     """The build's coverage line: predicted and unavailable blocks among the records it keeps (each hardware's
     recommended record and the preset points; alternatives are counted by ``predict``)."""
     blocks = [r["performance"] for r in records if isinstance(r, Mapping) and isinstance(r.get("performance"), Mapping)]
-    blocks = [block for block in blocks if "predictor" in block or "unavailable" in block]  # not measured alone
+    blocks = [b for b in blocks if "predictor" in b or "unavailable" in b]  # not results alone
     predicted = sum(1 for block in blocks if "predictor" in block)
     return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with a named reason, "
             f"in {recipes} recipes with stored predictions")
