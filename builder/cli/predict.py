@@ -31,21 +31,10 @@ from builder.resolver.performance.mapping import PredictorInputs, record_inputs
 from builder.resolver.performance.store import Entry, StoredFile, Tool, inputs_key, stored_path
 
 
-def matrix_records(recipe: RecipeFile, content: Content) -> Iterator[dict[str, Any]]:
-    """The records of every selection a recipe publishes: per variant and hardware the recommended and each
-    alternative strategy (none for an omni recipe)."""
-    data, vocab = recipe.data, content.vocab.resolver_vocab()
-    if resolver.is_omni(data):
-        return
-    for variant_key in data.get("variants") or {}:
-        for entry in resolver.render_matrix(data, vocab, variant_key, recipe.hf_id)["hardware"]:
-            yield from [entry["recommended"], *(alt for _, alt in entry["alternatives"])]
-
-
 def published_records(recipe: RecipeFile, content: Content) -> Iterator[dict[str, Any]]:
-    """Every rendering record a recipe publishes or its builder offers first: the :func:`matrix_records`, then
-    every preset point; a record whose hardware, variant and vLLM commands equal an earlier one's is the same
-    command (counted and predicted once)."""
+    """Every rendering record a recipe publishes or its builder offers first: per variant and hardware the
+    recommended and each alternative strategy, then every preset point; a record whose hardware, variant and
+    vLLM commands equal an earlier one's is the same command (counted and predicted once)."""
     data, vocab = recipe.data, content.vocab.resolver_vocab()
     if resolver.is_omni(data):
         return
@@ -58,7 +47,11 @@ def published_records(recipe: RecipeFile, content: Content) -> Iterator[dict[str
         seen.add(key)
         return True
 
-    yield from filter(fresh, matrix_records(recipe, content))
+    for variant_key in data.get("variants") or {}:
+        for entry in resolver.render_matrix(data, vocab, variant_key, recipe.hf_id)["hardware"]:
+            for record in [entry["recommended"], *(alt for _, alt in entry["alternatives"])]:
+                if fresh(record):
+                    yield record
     for key in data.get("presets") or {}:
         resolved = recipe.resolved_presets.get(key) or resolver.resolve_preset(data, vocab, key)
         for record in resolved["points"].values():

@@ -18,14 +18,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from builder import resolver
 from builder.cli.import_config import write_atomically
-from builder.cli.predict import matrix_records
 from builder.cli.reporting import Refused, recipe_file
 from builder.cli.results.formats import Reading, read_format
 from builder.cli.results.source import SourceError, read_source
 from builder.content.loader import load_content
 from builder.content.log_text import log_text
-from builder.content.model import RecipeFile
+from builder.content.model import Content, RecipeFile
 from builder.content.problems import ContentError, Problem
 from builder.content.schemas.performance import MEASURED_BOUNDS, StoredMeasured
 from builder.content.urls import MAX_URL_LENGTH, is_absolute_http
@@ -210,6 +210,17 @@ class Checker:
         return self.result(source.name, source.sha256, reading)
 
 
+def matrix_records(recipe: RecipeFile, content: Content) -> dict[Selection, dict[str, Any]]:
+    """The record of every selection the recipe publishes: per variant and hardware the recommended and each
+    alternative strategy (none for an omni recipe)."""
+    vocab, out = content.vocab.resolver_vocab(), {}
+    for variant_key in [] if resolver.is_omni(recipe.data) else recipe.data.get("variants") or {}:
+        for entry in resolver.render_matrix(recipe.data, vocab, variant_key, recipe.hf_id)["hardware"]:
+            for record in [entry["recommended"], *(alt for _, alt in entry["alternatives"])]:
+                out[(record["hardware"], record["variant"], record["strategy"])] = record
+    return out
+
+
 def dump_results(results: list[StoredResult]) -> str:
     """The results file's text: one line per result, so an added run reads as a one-line diff."""
     rows = ",\n".join(f"  {json.dumps(result, ensure_ascii=False)}" for result in results)
@@ -234,7 +245,7 @@ def add_benchmark(options: Options) -> int:
     recipe = next((r for r in content.recipes if r.hf_id == options.recipe), None)
     if recipe is None:
         raise Refused(f"no recipe {options.recipe} in this content root")
-    records = {(r["hardware"], r["variant"], r["strategy"]): r for r in matrix_records(recipe, content)}
+    records = matrix_records(recipe, content)
     if not records:
         raise Refused(f"{recipe.hf_id} publishes no serving command to benchmark")
     checker = Checker(recipe, records, content.vocab.taxonomy.get("hardware_profiles") or {}, options)
