@@ -26,7 +26,7 @@ HF_ID = "Qwen/Qwen3-8B"
 RESULTS = f"models/{HF_ID}.benchmarks.json"
 SOURCE = "https://example.com/runs/40"
 IMAGE = "vllm/vllm-openai:v0.33.0"
-VLLM_SHA = "bd5942abdc0ba5ce1b1551132b63ab9649ab02b4837e1cf75ce7a9c0fcc084ca"
+VLLM_SHA = "7cf12e9d093ffb130756224bfd0caf17199f32fb12abd074966e90742d3d5217"
 ROW_SHA = "3c764b278913fc48aabc4c54d983e3262df946c9b5efa269f93e508e437d81eb"
 MEASURED = [
     {"workload": "1k/1k", "input_tokens": 1024, "output_tokens": 1024, "concurrency": 8, "ttft_ms": 88.4,
@@ -229,6 +229,15 @@ BAD_FILES = {
                          ["image: must be a plain name (letters, digits, . _ - and the like), got "
                           "'<img src=x onerror=alert(1)>'"]),
     "a symbolic link": (_link, ["a symbolic link: pass the file it points to (links are not followed)"]),
+    # beyond the ten: what the reproducer's --metadata declares must be the command and the run
+    "parallel sizes of another command": (
+        _vllm(tp="2", ep="2"), ["tp: the file says tp 2, the command h200 default single_node_tp runs tp 1",
+                                "ep: the file says ep 2, the command h200 default single_node_tp runs ep 1"]),
+    "lengths the metadata does not declare": (
+        _vllm(isl="8192", workload="8k/1k"),
+        ["total_input_tokens: the requests averaged 1,024 tokens, --metadata isl=8192"]),
+    "another recipe's run": (_vllm(recipe="Qwen/Qwen3-14B"),
+                             ["recipe: the file measured 'Qwen/Qwen3-14B', not Qwen/Qwen3-8B"]),
 }
 
 

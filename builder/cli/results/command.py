@@ -128,17 +128,20 @@ class Checker:
         return "it publishes none"
 
     def gpus(self, reading: Reading, selection: Selection, record: Mapping[str, Any]) -> int:
-        """The command's GPU count (TP x PP x DP); the sizes the file declares must be the command's."""
+        """The command's GPU count (TP x PP x DP); the sizes the file declares must be the command's (EP:
+        TP x DP with ``--enable-expert-parallel``, else 1, as the reproducer's ``--metadata ep=`` says)."""
         commands = record_argvs(record)
         settings = argv_settings(commands[0][1]) if commands else {}
         sizes = {key: settings.get(key) for key in ("tp", "pp", "dp")}
         sizes = {key: value if isinstance(value, int) else 1 for key, value in sizes.items()}
+        sizes["ep"] = sizes["tp"] * sizes["dp"] if settings.get("expert_parallel") else 1
         count = sizes["tp"] * sizes["pp"] * sizes["dp"]
         command = " ".join(selection)
         for key, declared in reading["gpus"].items():
-            if reading["format"] == "inferencex-row" and declared and declared != count:
-                self.problem(key, f"the row ran on {declared} GPU(s), the command {command} on {count}")
-            elif reading["format"] == "vllm-bench-serve" and declared != sizes[key]:
+            if reading["format"] == "inferencex-row" and key == "tp":
+                if declared and declared != count:
+                    self.problem(key, f"the row ran on {declared} GPU(s), the command {command} on {count}")
+            elif declared != sizes[key]:
                 self.problem(key, f"the file says {key} {declared}, the command {command} runs {key} "
                                   f"{sizes[key]}")
         return count
@@ -149,6 +152,8 @@ class Checker:
             self.problem(reading["model_field"], f"{reading['model'][:100]!r} is not the model of "
                          f"{self.recipe.hf_id} or its variants ({', '.join(self.models)})")
         vllm = reading["format"] == "vllm-bench-serve"
+        if reading["recipe"] is not None and reading["recipe"] not in self.models:
+            self.problem("recipe", f"the file measured {reading['recipe'][:100]!r}, not {self.recipe.hf_id}")
         if reading["vllm_version"] is None and reading["image"] is None:
             hint = " (--metadata image=<image> or vllm_version=<version>)" if vllm else ""
             self.problem("image", f"missing: say which vLLM ran the benchmark{hint}")

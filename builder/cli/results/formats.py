@@ -4,9 +4,10 @@
   (``%Y%m%d-%H%M%S``), ``max_concurrency``, ``completed``, ``failed``, ``total_input_tokens``,
   ``total_output_tokens`` (mean lengths per request), ``output_throughput`` (output tokens/s of the whole
   deployment), ``median_ttft_ms``, ``median_tpot_ms``; and the ``--metadata KEY=VALUE`` pairs it copies
-  to the top level: ``gpu``, ``variant``, ``strategy``, ``tp``, ``pp``, ``dp``, ``image``, ``vllm_version``.
+  to the top level: ``recipe``, ``gpu``, ``variant``, ``strategy``, ``tp``, ``pp``, ``dp``, ``ep``, ``image``,
+  ``vllm_version``, ``workload``, ``isl``, ``osl`` (what the reproducer of a predicted point passes).
 - an InferenceX result row (``agg_*.json`` of its ``process_result.py``; perf.vllm.ai draws the same rows):
-  ``hw``, ``model``, ``framework``, ``conc``, ``isl``, ``osl``, ``tp``, ``image``, ``disagg``,
+  ``hw``, ``model``, ``framework``, ``conc``, ``isl``, ``osl``, ``tp``, ``ep``, ``image``, ``disagg``,
   ``is_multinode``, ``tput_per_gpu`` (input and output tokens/s per GPU, checked against the next),
   ``output_tput_per_gpu``, ``median_ttft`` and ``median_tpot`` (seconds), ``median_intvty`` (tokens/s per
   user), and ``date`` when a row carries one.
@@ -23,6 +24,7 @@ from typing import Any, Literal, TypedDict
 
 from builder.cli.results.source import NonFinite, Source
 from builder.content.problems import Problem
+from builder.resolver.performance.results import LENGTH_TOLERANCE, workload_name
 
 
 class Reading(TypedDict):
@@ -31,11 +33,12 @@ class Reading(TypedDict):
     format: Literal["vllm-bench-serve", "inferencex-row"]
     model: str
     model_field: str  # the key the model id came from
+    recipe: str | None  # the recipe the file says it measured (the reproducer's --metadata recipe=)
     gpu: str | None  # the GPU as the file names it
     gpu_field: str
     variant: str | None
     strategy: str | None
-    gpus: dict[str, int]  # the parallel sizes the file declares: tp, pp, dp (a row: tp, its GPU count)
+    gpus: dict[str, int]  # the parallel sizes the file declares: tp, pp, dp, ep (a row: tp, its GPU count)
     input_tokens: int
     output_tokens: int
     concurrency: int
@@ -112,9 +115,17 @@ def _kind(value: Any) -> str:
     return {dict: "an object", list: "an array"}.get(type(value), f"number {value}")
 
 
-def _mean(fields: Fields, total: str, completed: int) -> int:
+def _mean(fields: Fields, total: str, completed: int, declared: str) -> int:
+    """Tokens per request: the run's mean, or the length ``--metadata`` declares when the mean is within
+    :data:`LENGTH_TOLERANCE` of it (random prompts re-tokenised drift by a token or two)."""
     value = fields.integer(total) or 0
-    return max(1, round(value / completed)) if completed else 0
+    mean = max(1, round(value / completed)) if completed else 0
+    length = fields.integer(declared, required=False)
+    if length is None or not mean:
+        return mean
+    if abs(mean - length) > length * LENGTH_TOLERANCE:
+        fields.problem(total, f"the requests averaged {mean:,} tokens, --metadata {declared}={length}")
+    return length
 
 
 def _vllm_date(fields: Fields) -> str | None:
@@ -141,13 +152,18 @@ def vllm_bench_serve(source: Source) -> tuple[Reading, list[Problem]]:
     else:
         concurrency = f.integer("max_concurrency") or 0
     tpot = f.number("median_tpot_ms")
-    sizes = {key: f.integer(key, required=False) for key in ("tp", "pp", "dp")}
+    sizes = {key: f.integer(key, required=False) for key in ("tp", "pp", "dp", "ep")}
+    lengths = (_mean(f, "total_input_tokens", completed, "isl"),
+               _mean(f, "total_output_tokens", completed, "osl"))
+    named = f.text("workload")
+    if named is not None and all(lengths) and named != workload_name(*lengths):
+        f.problem("workload", f"{named[:40]!r} does not match the lengths ({workload_name(*lengths)})")
     reading = Reading(
         format="vllm-bench-serve", model=f.text("model_id", required=True) or "", model_field="model_id",
+        recipe=f.text("recipe"),
         gpu=f.text("gpu"), gpu_field="gpu", variant=f.text("variant"), strategy=f.text("strategy"),
         gpus={key: value for key, value in sizes.items() if value is not None},
-        input_tokens=_mean(f, "total_input_tokens", completed),
-        output_tokens=_mean(f, "total_output_tokens", completed),
+        input_tokens=lengths[0], output_tokens=lengths[1],
         concurrency=concurrency,
         ttft_ms=f.number("median_ttft_ms"), tpot_ms=tpot,
         tokens_per_s_per_user=1000.0 / tpot if tpot else 0.0,
@@ -175,10 +191,11 @@ def inferencex_row(source: Source) -> tuple[Reading, list[Problem]]:
     if date is not None and not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", date):
         f.problem("date", f"expected YYYY-MM-DD, got {date[:40]!r}")
         date = None
-    tp = f.integer("tp")
+    sizes = {"tp": f.integer("tp") or 0, "ep": f.integer("ep", required=False)}
     reading = Reading(
-        format="inferencex-row", model=f.text("model", required=True) or "", model_field="model",
-        gpu=f.text("hw", required=True), gpu_field="hw", variant=None, strategy=None, gpus={"tp": tp or 0},
+        format="inferencex-row", model=f.text("model", required=True) or "", model_field="model", recipe=None,
+        gpu=f.text("hw", required=True), gpu_field="hw", variant=None, strategy=None,
+        gpus={key: value for key, value in sizes.items() if value is not None},
         input_tokens=f.integer("isl") or 0, output_tokens=f.integer("osl") or 0,
         concurrency=f.integer("conc") or 0,
         ttft_ms=f.number("median_ttft") * 1000.0,
