@@ -54,7 +54,7 @@ $(VLLM_VENV)/bin/vllm:
 test-vllm: $(STAMP) $(VLLM_VENV)/bin/vllm
 	VLLM_VENV=$(CURDIR)/$(VLLM_VENV) $(PY) -m pytest -q tests/vllm_real
 
-# Regenerate builder/data/vllm-<version>-flags.json from the installed release.
+# Regenerate builder/data/vllm-<version>-flags.json and -bench-serve-flags.json from the installed release.
 vllm-flags: $(VLLM_VENV)/bin/vllm
 	$(VLLM_VENV)/bin/python tools/vllm_flags.py
 

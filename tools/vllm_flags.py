@@ -8,7 +8,9 @@ nothing is started, no GPU needed). The next release is one command away:
     /work/vllm-venv/bin/python tools/vllm_flags.py            # -> builder/data/vllm-<ver>-flags.json
     # or: make vllm-flags VLLM_VENV=/work/vllm-venv
 
-Options: ``--out PATH`` (default ``builder/data/vllm-<installed version>-flags.json``).
+Options: ``--out PATH`` (default ``builder/data/vllm-<installed version>-flags.json``) and
+``--bench-out PATH`` (default ``builder/data/vllm-<installed version>-bench-serve-flags.json``, the
+second catalogue: every option of ``vllm bench serve``, which the performance reproducers use).
 
 The catalogue is read from vLLM's real parser: the top-level ``FlexibleArgumentParser``
 (prog ``vllm``) with the real ``serve`` subcommand (``ServeSubcommand.subparser_init``).
@@ -63,6 +65,30 @@ def build_serve_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentPars
     cmd = serve_mod.cmd_init()[0]
     serve = cmd.subparser_init(subparsers)
     serve.set_defaults(dispatch_function=cmd.cmd)
+    return parser, serve
+
+
+def build_bench_serve_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """Return (top-level ``vllm`` parser, ``bench serve`` subparser), built like vllm/entrypoints/cli/main.py
+    and benchmark/main.py build them when the command line starts with ``bench``."""
+    try:
+        import einops  # noqa: F401
+    except ImportError:  # install.sh's CPU venv lacks it: vision kernels import it, the bench parser never does
+        import types
+
+        sys.modules["einops"] = types.ModuleType("einops")
+    from vllm.entrypoints.cli.benchmark.serve import BenchmarkServingSubcommand
+    from vllm.entrypoints.common.startup import VLLM_SUBCMD_PARSER_EPILOG
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    parser = FlexibleArgumentParser(prog="vllm", description="vLLM CLI")
+    subparsers = parser.add_subparsers(required=False, dest="subparser")
+    bench = subparsers.add_parser("bench", usage="vllm bench <bench_type> [options]")
+    bench_types = bench.add_subparsers(required=True, dest="bench_type")
+    serve = bench_types.add_parser("serve", usage="vllm bench serve [options]")
+    serve.set_defaults(dispatch_function=BenchmarkServingSubcommand.cmd)
+    BenchmarkServingSubcommand.add_cli_args(serve)
+    serve.epilog = VLLM_SUBCMD_PARSER_EPILOG.format(subcmd="bench serve")
     return parser, serve
 
 
@@ -174,7 +200,8 @@ def describe(a: argparse.Action, strings: list[str]) -> dict[str, Any]:
     if optional:
         entry["optional"] = True
     if a.choices is not None:
-        entry["choices"] = [None if c is None else str(c) for c in a.choices]
+        choices = sorted(a.choices) if isinstance(a.choices, (set, frozenset)) else a.choices  # a stable order
+        entry["choices"] = [None if c is None else str(c) for c in choices]
     if type(a).__name__ not in ("_StoreAction",):
         entry["action"] = type(a).__name__
     if type(a).__name__ == "LoRAParserAction":  # items: name=path, or JSON of LoRAModulePath fields
@@ -292,20 +319,39 @@ def startup_names(parser: argparse.ArgumentParser, serve: argparse.ArgumentParse
     return out
 
 
-def build_catalogue() -> dict[str, Any]:
-    """Build the catalogue dict from the installed vLLM."""
-    parser, serve = build_serve_parser()
+def describe_options(sub: argparse.ArgumentParser) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(options, positionals) of a subparser: one :func:`describe` entry per action, hidden strings too."""
     strings_of: dict[int, list[str]] = {}
-    for s, a in serve._option_string_actions.items():
+    for s, a in sub._option_string_actions.items():
         strings_of.setdefault(id(a), []).append(s)
     options = []
     positionals = []
-    for a in serve._actions:
+    for a in sub._actions:
         if not a.option_strings:
             positionals.append({"dest": a.dest, "nargs": a.nargs})
             continue
         ordered = list(dict.fromkeys([*a.option_strings, *strings_of.get(id(a), [])]))
         options.append(describe(a, ordered))
+    return options, positionals
+
+
+def build_bench_catalogue() -> dict[str, Any]:
+    """The ``vllm bench serve`` catalogue: every option as :func:`describe` records it."""
+    _parser, serve = build_bench_serve_parser()
+    options, _positionals = describe_options(serve)
+    return {
+        "vllm_version": importlib.metadata.version("vllm"),
+        "command": "vllm bench serve",
+        "generated_by": "tools/vllm_flags.py (run with the python of a venv that has vLLM installed)",
+        "counts": {"options": len(options), "option_strings": sum(len(o["strings"]) for o in options)},
+        "options": options,
+    }
+
+
+def build_catalogue() -> dict[str, Any]:
+    """Build the catalogue dict from the installed vLLM."""
+    parser, serve = build_serve_parser()
+    options, positionals = describe_options(serve)
     import torch
     from vllm.platforms import current_platform
 
@@ -330,26 +376,37 @@ def build_catalogue() -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """CLI entry point."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    ap.add_argument("--out", type=Path, default=None)
-    ns = ap.parse_args(argv)
-    t0 = time.perf_counter()
-    cat = build_catalogue()
-    out = ns.out or ROOT / "builder" / "data" / f"vllm-{cat['vllm_version']}-flags.json"
+def _write(out: Path, cat: dict[str, Any]) -> None:
+    """``cat`` as compact JSON with one option per line (diffs stay readable between releases)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(cat, indent=None, separators=(",", ":"), ensure_ascii=False)
-    # one option per line: compact, yet diffs stay readable between releases
     text = text.replace(',{"strings"', ',\n{"strings"').replace('"options":[', '"options":[\n', 1)
-    for kind in cat["names"]:  # one line per kind of start-up name
+    for kind in cat.get("names", {}):  # one line per kind of start-up name
         text = text.replace(f'"{kind}":{{"case"', f'\n"{kind}":{{"case"', 1)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(text + "\n", encoding="utf-8")
     tmp.replace(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI entry point."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--bench-out", type=Path, default=None)
+    ns = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    cat = build_catalogue()
+    out = ns.out or ROOT / "builder" / "data" / f"vllm-{cat['vllm_version']}-flags.json"
+    _write(out, cat)
     print(f"wrote {out}: {cat['counts']['options']} flags, {cat['counts']['option_strings']} option strings, "
           f"{cat['counts']['json_valued']} JSON-valued, start-up names "
           f"{', '.join(f'{k} {n}' for k, n in cat['counts']['names'].items())}, in {time.perf_counter() - t0:.1f} s")
+    bench = build_bench_catalogue()
+    bench_name = f"vllm-{bench['vllm_version']}-bench-serve-flags.json"
+    bench_out = ns.bench_out or ROOT / "builder" / "data" / bench_name
+    _write(bench_out, bench)
+    print(f"wrote {bench_out}: {bench['counts']['options']} vllm bench serve flags, "
+          f"{bench['counts']['option_strings']} option strings, in {time.perf_counter() - t0:.1f} s")
     return 0
 
 

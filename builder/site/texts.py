@@ -57,7 +57,8 @@ def llms(index: SiteIndex) -> bytes:
              f"JSON API index: {index.base_url}/models.json",
              "Predicted speed: a rendering record's `performance` block gives TTFT, TPOT and tokens/s per user and "
              "per GPU for the 1k/1k, 8k/1k and 1k/8k workloads over a concurrency sweep, predicted by AIConfigurator "
-             "from kernel measurements (not measured), or `unavailable` with the reason; schema: "
+             "from kernel measurements (not measured), each point with the `vllm bench serve` command that "
+             "measures it (`reproducer`), or `unavailable` with the reason; schema: "
              f"{index.base_url}/schema/performance.json", ""]
     for org in index.orgs.values():
         lines.append(f"## {org['name']} ({org['id']})")

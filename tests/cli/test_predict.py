@@ -20,6 +20,7 @@ import pytest
 from builder.api.publish import ApiBuilder
 from builder.content.loader import load_content
 from builder.content.schemas.json_schema import performance_schema
+from builder.resolver.performance.reproducer import reproducer
 from tests.cli.test_hub_import import OWN_FACTS, hub_config, recipe_data
 from tests.support.hub_server import HubServer, shared_hub
 from tests.support.paths import ROOT
@@ -162,6 +163,10 @@ def test_api_records_carry_the_block_and_it_validates(predicted: tuple[Path, str
     assert h200["predictor"] == {"name": "aiconfigurator-core", "version": "0.12.0",
                                  "database": {"system": "h200_sxm", "backend": "vllm", "version": "0.24.0"}}
     assert list(h200["workloads"]) == ["1k/1k", "8k/1k", "1k/8k"]
+    record = objects[f"{HF_ID}/hw/h200.json"]
+    assert [p["reproducer"] for p in h200["workloads"]["8k/1k"]] == [
+        reproducer(HF_ID, record, "8k/1k", p["concurrency"]) for p in h200["workloads"]["8k/1k"]]
+    assert "--random-input-len 8192 --random-output-len 1024" in h200["workloads"]["8k/1k"][0]["reproducer"]
     assert blocks[f"{HF_ID}/hw/mi355x.json"] == {"unavailable": "the predictor has no AMD data"}
     assert blocks[f"{HF_ID}/hw/rtx_5090.json"] == {"unavailable": "the predictor has no kernel measurements of this GPU"}
     assert "performance" not in objects[f"{HF_ID}.json"]["recommended_command"]  # the document keeps the seed's keys

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from builder.resolver.performance.pick import Candidate, parse_target, pick
+from builder.resolver.performance.reproducer import reproducer
 from builder.resolver.performance.store import (
     Performance,
     Point,
@@ -78,8 +79,11 @@ def test_a_record_finds_its_stored_prediction_by_its_inputs() -> None:
     stored: Any = {"predictor": tool, "predictions": [
         {"inputs": {**inputs, "nextn_accepted": 0}, "database": database, "workloads": {"1k/1k": [point(1, 50, 150, 150)]}}]}
     assert inputs_key({**inputs, "nextn_accepted": 0}) == inputs_key(inputs)  # the file is read as YAML 1.2
+    bench = reproducer("Qwen/Qwen3-8B", record, "1k/1k", 1)
     assert performance_for_record(record, data, {"precision": "bf16"}, H100, stored, "Qwen/Qwen3-8B") == {
-        "predictor": {**tool, "database": database}, "workloads": {"1k/1k": [point(1, 50, 150, 150)]}}
+        "predictor": {**tool, "database": database},
+        "workloads": {"1k/1k": [{**point(1, 50, 150, 150), "reproducer": bench}]}}
+    assert stored["predictions"][0]["workloads"]["1k/1k"] == [point(1, 50, 150, 150)]  # the stored point is kept
     other = {**record, "argv": [*record["argv"], "--max-num-seqs", "8"]}
     assert performance_for_record(other, data, {"precision": "bf16"}, H100, stored, "Qwen/Qwen3-8B") == {
         "unavailable": "no stored prediction for this command: run vllm-recipes predict Qwen/Qwen3-8B"}

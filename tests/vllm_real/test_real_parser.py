@@ -159,12 +159,16 @@ def test_golden_startup_names_agree_with_vllm(golden: tuple[dict, dict]) -> None
 
 
 def test_committed_catalogue_matches_venv(tmp_path: Path) -> None:
-    """builder/data/vllm-0.33.0-flags.json is what tools/vllm_flags.py writes from this venv."""
-    out = tmp_path / "flags.json"
+    """builder/data/vllm-0.33.0-flags.json and its ``bench serve`` twin are what tools/vllm_flags.py writes
+    from this venv."""
+    out, bench = tmp_path / "flags.json", tmp_path / "bench.json"
     proc = subprocess.run([str(Path(VENV) / "bin" / "python"), str(ROOT / "tools" / "vllm_flags.py"),
-                           "--out", str(out)], capture_output=True, text=True, check=False, timeout=600)
+                           "--out", str(out), "--bench-out", str(bench)],
+                          capture_output=True, text=True, check=False, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert out.read_text(encoding="utf-8") == vllm_lint.CATALOGUE_PATH.read_text(encoding="utf-8")
+    committed = vllm_lint.CATALOGUE_PATH.with_name("vllm-0.33.0-bench-serve-flags.json")
+    assert bench.read_text(encoding="utf-8") == committed.read_text(encoding="utf-8")
 
 
 CONFIG_SCRIPT = Path(__file__).resolve().parent / "config_files.py"

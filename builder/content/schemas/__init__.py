@@ -64,6 +64,7 @@ from builder.content.schemas.performance import (
     MeasuredProvenance,
     PerformanceFile,
     PredictedBlock,
+    PublishedPoint,
     StoredDatabase,
     StoredEntry,
     StoredInputs,
@@ -95,9 +96,9 @@ from builder.content.schemas.vocabulary import (
 
 __all__ = [
     "BenchmarksFile", "BlockPredictor", "MeasuredBlock", "MeasuredFigures", "MeasuredPoint",
-    "MeasuredProvenance",
-    "PerformanceFile", "PredictedBlock", "StoredDatabase", "StoredEntry", "StoredInputs", "StoredMeasured",
-    "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
+    "MeasuredProvenance", "PerformanceFile", "PredictedBlock", "PublishedPoint", "StoredDatabase",
+    "StoredEntry", "StoredInputs", "StoredMeasured", "StoredPoint", "StoredTool", "Strict",
+    "UnavailableBlock",
     "MAX_ARGS", "MAX_CONCURRENCY", "MAX_ENTRIES", "MAX_GPUS_PER_NODE", "MAX_INSTANCES", "MAX_MARKDOWN",
     "MAX_MIN_GPUS", "MAX_NODES", "MAX_PARALLEL_SIZE", "MAX_POINTS", "MAX_PRESETS", "MAX_TEXT",
     "MAX_VARIANT_VRAM_GB", "MAX_VARIANTS", "MAX_VRAM_GB",

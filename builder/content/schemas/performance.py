@@ -19,6 +19,7 @@ RepoId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z
 Size = Annotated[int, Field(ge=1, le=MAX_PARALLEL_SIZE)]
 Figure = Annotated[float, Field(ge=0, le=1e12)]
 Workload = Literal["1k/1k", "8k/1k", "1k/8k"]
+MAX_REPRODUCER = 4000
 assert set(Workload.__args__) == set(WORKLOADS)  # type: ignore[attr-defined]
 
 
@@ -243,12 +244,22 @@ class BlockPredictor(StoredTool):
     """GPU system, backend and backend version of the measurements."""
 
 
+class PublishedPoint(StoredPoint):
+    """One predicted operating point, with the benchmark that measures it."""
+
+    reproducer: Annotated[str, Field(max_length=MAX_REPRODUCER)]
+    """The ``vllm bench serve`` command (shell text, one flag group per line) measuring this point against the
+    record's command: random prompts of the workload's lengths, ``--max-concurrency`` this point's, its result
+    saved under a file name naming the recipe, GPU, variant, strategy, workload and concurrency, with
+    ``--metadata`` for the GPU, the parallel sizes, the image and the selection."""
+
+
 class PredictedBlock(Strict):
     """Predicted speed of the record's command."""
 
     predictor: BlockPredictor
     """Which predictor made these figures (they are predictions, not measurements)."""
-    workloads: dict[Workload, list[StoredPoint]]
+    workloads: dict[Workload, list[PublishedPoint]]
     """Points per workload (input/output tokens: 1k/1k, 8k/1k, 1k/8k), by increasing concurrency."""
     measured: Measured | None = None
     """Measured results of this command (``vllm-recipes add-benchmark``)."""

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .measured import FIGURE_KEYS, Figures, Measured, StoredResult
-from .store import WORKLOADS, Performance, Point
+from .store import Performance, Point
+from .workloads import WORKLOADS
 
 LENGTH_TOLERANCE = 0.01  # measured mean lengths within 1 % of a standard workload's are that workload
 

@@ -11,24 +11,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from .mapping import PredictorInputs, record_inputs
 from .measured import Measured
+from .reproducer import bench_groups, bench_target, command_text
+from .workloads import WORKLOADS
 
-# name -> (input tokens, output tokens): the standard workloads, in the order pages show them
-WORKLOADS: dict[str, tuple[int, int]] = {"1k/1k": (1024, 1024), "8k/1k": (8192, 1024), "1k/8k": (1024, 8192)}
 SUFFIX = ".performance.json"
 
 
 class Point(TypedDict):
-    """One predicted operating point."""
+    """One predicted operating point (a published one carries the ``vllm bench serve`` that measures it)."""
 
     concurrency: int
     ttft_ms: float
     tpot_ms: float
     tokens_per_s_per_user: float
     tokens_per_s_per_gpu: float
+    reproducer: NotRequired[str]
 
 
 class Database(TypedDict):
@@ -136,7 +137,21 @@ def performance_for_record(
         return Performance(unavailable=inputs["unavailable"])  # type: ignore[typeddict-item]
     table = by_inputs if by_inputs is not None else entries_by_inputs(stored)
     entry = table.get(inputs_key(inputs))
-    return missing(hf_id) if entry is None else block_of(entry, stored["predictor"])
+    if entry is None:
+        return missing(hf_id)
+    return with_reproducers(block_of(entry, stored["predictor"]), hf_id, record)
+
+
+def with_reproducers(block: Performance, hf_id: str, record: Mapping[str, Any]) -> Performance:
+    """``block`` with each point's reproducer (new point objects: records share their entry's lists)."""
+    if "workloads" not in block:
+        return block
+    target = bench_target(hf_id, record)
+    workloads = {
+        name: [Point(**point, reproducer=command_text(bench_groups(target, name, point["concurrency"])))
+               for point in points]
+        for name, points in block["workloads"].items()}
+    return Performance(predictor=block["predictor"], workloads=workloads)
 
 
 

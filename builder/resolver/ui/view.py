@@ -26,7 +26,8 @@ from ..strategies import deploy_type_of, is_multi_node, node_pills
 from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .address import canonical_query, stored_choices
-from .commands import bench_command, command_tabs, curl_command, substitute_endpoints
+from .bench import bench_text, client_endpoint
+from .commands import command_tabs, curl_command, substitute_endpoints
 from .controls import add_tab_inputs, install_controls, preset_rows
 from .deploy import INSTALL_CHOICES, DeployView, deploy_view
 from .env_panel import command_values, curl_target, env_panel, placeholder_names
@@ -299,11 +300,11 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
         ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args, tp)
         summary = _summary(facts, state, sid, kv, ctx, None)
-        host = js_str(endpoints.get(target["host_var"]) or "localhost")
-        port = endpoints.get(target["port_var"]) or target["port"]
+        host, port = client_endpoint(target, endpoints)
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
-        view.update({"curl": curl_command(host, port, model), "bench": bench_command(host, port, model),
-                     "target": target})
+        hf_id, block = js_str(facts.recipe.get("hf_id")), record.get("performance")
+        bench = bench_text(hf_id, record, block, state, target, endpoints, model)
+        view.update({"curl": curl_command(host, port, model), "bench": bench, "target": target})
         variant = variant_of(facts.recipe, state["variant"])
         need = variant.get("vram_minimum_gb")
         if state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node" and not fits_single_node(p, variant):
