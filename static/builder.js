@@ -24,6 +24,7 @@
   const siteUrl = (path) => (document.documentElement.dataset.base || "").replace(/\/+$/, "") + path;
   // the recipe page names its builder data (versioned: ?v=<hash>)
   const { builderData: dataUrl, builderVocab: vocabUrl, builderClicks: clicksUrl } = section.dataset;
+  const perfUrl = section.dataset.builderPerformance || null; // the stored predictions, loaded after the first view
   const pyodideUrl = section.dataset.pyodide || siteUrl("/pyodide/");
   const resolverUrl = section.dataset.resolver || siteUrl("/static/resolver.zip");
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
@@ -62,7 +63,8 @@
     const id = ++seq;
     return new Promise((resolve, reject) => {
       waiting.set(id, { resolve, reject });
-      worker.post({ ...msg, type: "view", id });
+      const perf = ready && perfUrl && msg.hfId === hfId ? { performanceUrl: perfUrl } : {}; // after the first view
+      worker.post({ ...msg, ...perf, type: "view", id });
     });
   }
 
@@ -687,6 +689,84 @@
     return el("p", { class: `cb-memory${kind}`, "data-block": "memory", role: bad ? "alert" : null }, text, command);
   }
 
+
+  // ── the Performance panel (#performance, drawn at build time for the default view): the view's
+  // performance section as it is, its chart an element list (builder/resolver/performance/chart.py) ──
+  const perfBox = document.getElementById("performance");
+  const perfBody = perfBox && perfBox.querySelector("[data-perf-body]");
+  let perfQuery = perfBox ? perfBox.dataset.perfQuery : null; // the view whose figures the panel shows
+  let perfShown = null;
+  let pickOpen = false;
+  function svgNode([tag, attrs, content]) {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, val] of Object.entries(attrs)) node.setAttribute(k, String(val));
+    if (Array.isArray(content)) for (const child of content) node.append(svgNode(child));
+    else node.textContent = content;
+    return node;
+  }
+  function perfTable(p) {
+    const body = el("tbody");
+    for (const row of p.rows) {
+      const first = row.event ? el("button", { type: "button", class: "perf-point-btn", "aria-pressed": String(row.current),
+        "data-perf": `c${row.event.value}`, "aria-label": `Select concurrency ${row.cells[0]}` }, row.cells[0]) : row.cells[0];
+      if (row.event) first.addEventListener("click", () => send(row.event));
+      body.append(el("tr", { class: `${row.current ? "is-current" : ""}${row.measured ? " perf-measured-row" : ""}` || null },
+        el("td", {}, first), ...row.cells.slice(1).map((c) => el("td", {}, c))));
+    }
+    return el("table", { class: "perf-table" }, el("caption", {}, p.caption),
+      el("thead", {}, el("tr", {}, ...p.columns.map((c) => el("th", { scope: "col" }, c)))), body);
+  }
+  function perfPrice(price) {
+    const input = el("input", { type: "number", class: "cb-num perf-price-input", min: price.min, max: price.max,
+      step: price.step, value: price.value, inputmode: "decimal", "data-perf": "price" });
+    input.addEventListener("change", () => send({ ...price.input_event, value: input.value }));
+    return el("p", { class: "perf-price" }, el("label", {}, `${price.label} `, input), " ", el("span", { class: "perf-note" }, price.note));
+  }
+  function perfPick(pick) {
+    const details = el("details", { class: "perf-pick", "data-block": "pick" });
+    details.open = pickOpen || Boolean(pick.answer);
+    details.addEventListener("toggle", () => { pickOpen = details.open; });
+    const form = el("form", { class: "perf-pick-form" });
+    const inputs = pick.fields.map((f) => el("input", { type: "number", min: "0", step: "any", name: f.name,
+      value: f.value, inputmode: "decimal", "data-perf": `pick-${f.name}` }));
+    pick.fields.forEach((f, i) => form.append(el("label", { class: "perf-field" }, `${f.label} `, inputs[i])));
+    form.append(el("button", { type: "submit", class: "cb-btn", "data-perf": "pick" }, pick.submit));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      send({ ...pick.event, value: Object.fromEntries(inputs.map((i) => [i.name, i.value])) });
+    });
+    details.append(el("summary", {}, pick.label), form);
+    if (pick.answer) details.append(el("p", { class: `perf-answer${pick.answer.ok ? "" : " perf-miss"}`, role: "status" }, pick.answer.text));
+    return details;
+  }
+  function renderPerformance(v) {
+    const p = v.performance;
+    if (!perfBody || !p) return;
+    const stale = p.status === "loading" && v.query !== perfQuery; // the shown figures are another selection's
+    perfBox.classList.toggle("perf-stale", stale);
+    if (stale) perfBox.setAttribute("aria-busy", "true"); else perfBox.removeAttribute("aria-busy");
+    const json = JSON.stringify(p);
+    if (p.status === "loading" || json === perfShown) return;
+    perfShown = json;
+    perfQuery = v.query;
+    const active = perfBox.contains(document.activeElement) ? document.activeElement : null;
+    const focus = active && (active.dataset.perf || active.dataset.value);
+    const parts = [el("p", { class: "perf-for" }, p.heading)];
+    if (p.text) parts.push(el("p", { class: "perf-unavailable", role: "status" }, p.text));
+    if (p.source) parts.push(el("p", { class: "perf-source" }, p.source, " ", el("span", { class: "perf-badge" }, p.badge)));
+    parts.push(rowView(p.workloads));
+    if (p.chart) {
+      parts.push(el("div", { class: "perf-figure" }, svgNode(p.chart)),
+        el("ul", { class: "perf-legend" }, ...p.legend.map((k) => el("li", { class: `${k.class}${k.selected ? " is-selected" : ""}` },
+          el("span", { class: "perf-key", "aria-hidden": "true" }), k.measured ? `${k.label} (filled)` : k.label))),
+        perfTable(p));
+    }
+    parts.push(perfPrice(p.price), perfPick(p.pick));
+    perfBody.replaceChildren(...parts);
+    const target = focus && perfBody.querySelector(`[data-perf="${CSS.escape(focus)}"],[data-value="${CSS.escape(focus)}"]`);
+    if (target) target.focus();
+  }
+
   function render() {
     const v = view;
     if (!v) return;
@@ -718,6 +798,7 @@
     root.append(panel);
     const notes = renderNotes(v);
     if (notes) root.append(notes);
+    renderPerformance(v);
     if (openPopover) {
       const btn = root.querySelector(`[data-pop="${CSS.escape(openPopover)}"]`);
       const pop = btn && document.getElementById(btn.getAttribute("aria-controls"));
@@ -833,6 +914,7 @@
         else apply(first, null, !queue.length); // a click that waited is answered next
       }
       section.dataset.builderReady = "1";
+      if (perfUrl && perfBody) queue.push({ type: "refresh" }); // the predictions: named now, drawn by this view
     } catch (err) {
       if (!startFailed && (await published)) failStart(err); // without data start() keeps the static commands
       return;

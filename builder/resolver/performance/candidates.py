@@ -71,7 +71,7 @@ def candidates(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str, stored: Stor
         if choice in seen:
             continue
         seen.add(choice)
-        variant = as_dict(as_dict(data.get("variants")).get(record.get("variant")))
+        variant = as_dict(as_dict(data.get("variants")).get(str(record.get("variant"))))
         profile = profile_of(taxonomy, record.get("hardware"))
         inputs = record_inputs(record, data, variant, profile)
         if "unavailable" in inputs:
@@ -79,6 +79,6 @@ def candidates(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str, stored: Stor
         block = performance_for_record(record, data, variant, profile, stored, hf_id, table)
         if block is None or "predictor" not in block:
             continue
-        gpus = inputs["tp"] * inputs["pp"] * inputs["attention_dp"]  # type: ignore[typeddict-item]
+        gpus = inputs["tp"] * inputs["pp"] * inputs["attention_dp"]
         out.append(Candidate(record["hardware"], record["variant"], record["strategy"], gpus, block))
     return out
