@@ -713,7 +713,7 @@
       body.append(el("tr", { class: `${row.current ? "is-current" : ""}${row.measured ? " perf-measured-row" : ""}` || null },
         el("td", {}, first), ...row.cells.slice(1).map((c) => el("td", {}, c))));
     }
-    return el("table", { class: "perf-table" }, el("caption", {}, p.caption),
+    return el("table", { class: "perf-table", tabindex: "0" }, el("caption", {}, p.caption),
       el("thead", {}, el("tr", {}, ...p.columns.map((c) => el("th", { scope: "col" }, c)))), body);
   }
   function perfPrice(price) {

@@ -98,5 +98,13 @@ def chart_elements(curves: list[Curve], title: str) -> Element:
             if marker["label"]:
                 group.append(["text", {"class": "perf-point-label", "x": x + 4, "y": y - 5}, marker["label"]])
         children.append(["g", {"class": f"perf-curve {kind}{selected}", "data-curve": curve["name"]}, group])
-    return ["svg", {"class": "perf-chart", "viewBox": f"0 0 {WIDTH} {HEIGHT}", "role": "img",
-                    "aria-label": title}, children]
+    svg: Element = ["svg", {"class": "perf-chart", "viewBox": f"0 0 {WIDTH} {HEIGHT}", "role": "img",
+                            "aria-label": title}, children]
+    return _plain(svg)
+
+
+def _plain(element: Element) -> Element:
+    """Whole coordinates as integers (``113``, not ``113.0``: the text a browser gives a JSON number)."""
+    tag, attributes, content = element
+    attrs = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in attributes.items()}
+    return [tag, attrs, [_plain(child) for child in content] if isinstance(content, list) else content]
