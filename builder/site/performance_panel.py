@@ -41,7 +41,8 @@ def panel(recipe: dict[str, Any], vocab: dict[str, Any], stored: Any) -> PanelVi
     """The panel of the builder's default view; None when the recipe has no stored predictions."""
     if stored is None:
         return None
-    views = [resolver.builder_state(recipe, vocab, {"perf_workload": name}, predictions=stored) for name in WORKLOADS]
+    views = [resolver.builder_state(recipe, vocab, {"perf_workload": name}, predictions=stored)
+             for name in WORKLOADS]
     sections = [v["performance"] for v in views]
     if not sections[0]:
         return None

@@ -154,8 +154,8 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
 
 def test_performance_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any) -> None:
     """The Performance panel's cases of tests/resolver/test_performance_view.py (the view's performance
-    section, the workload, price and point events, Pick for me) with the recipes' stored predictions, which the
-    worker loads as it loads them from builder-data/<hf_id>.performance.json."""
+    section, the workload, price and point events, Pick for me) with the recipes' stored predictions,
+    which the worker loads as it loads them from builder-data/<hf_id>.performance.json."""
     from tests.resolver.test_performance_view import PERF_CASES, predictions
 
     files = builder_site["files"]
@@ -166,7 +166,8 @@ def test_performance_cases_agree_in_pyodide(builder_site: dict[str, Any], page: 
         state = query if event is None else resolver.builder_state(recipe, vocab, query,
                                                                    predictions=predictions(hf_id))["state"]
         cases.append({"hfId": hf_id, "state": state, "event": event})
-    data = {c["hfId"]: [json.dumps(_load(files, c["hfId"])), json.dumps(predictions(c["hfId"]))] for c in cases}
+    data = {hf: [json.dumps(_load(files, hf)), json.dumps(predictions(hf))]
+            for hf in {c["hfId"] for c in cases}}
     open_builder(page, PAGE)
     got = page.evaluate(
         """async ({cases, data}) => {

@@ -1,4 +1,5 @@
-"""The Performance panel of a recipe page in Chromium: drawn at build time, readable without JavaScript, axe clean in light and
+"""The Performance panel of a recipe page in Chromium: drawn at build time, readable without JavaScript,
+axe clean in light and
 dark on a phone, and a named reason where there is no prediction."""
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str)
     assert panel.locator(".perf-table").first.locator("tbody tr").first.locator("td").all_inner_texts() == [
         "1", f"{one['ttft_ms']:,.0f}", f"{one['tpot_ms']:.1f}", f"{one['tokens_per_s_per_user']:,.1f}",
         f"{one['tokens_per_s_per_gpu']:,.0f}", f"${1.41e6 / (one['tokens_per_s_per_gpu'] * 3600):,.3f}"]
-    assert panel.locator(".perf-price").inner_text().startswith("GPU-hour price (USD) 1.41 Default $1.41 per GPU-hour")
+    assert panel.locator(".perf-price").inner_text().startswith(
+        "GPU-hour price (USD) 1.41 Default $1.41 per GPU-hour")
     more = panel.locator("details.perf-more")
     assert more.locator("caption").all_text_contents() == [
         "Predicted speed at 8k/1k tokens (input/output), by concurrency",

@@ -35,10 +35,11 @@ def preset_view() -> dict[str, Any]:
 
 @functools.cache
 def control_views() -> tuple[dict[str, Any], ...]:
-    """The views of :data:`CONTROL_CASES`, MiniMax-M3 with a preset applied and Qwen3-8B with its predictions (the
-    Performance panel's controls)."""
+    """The views of :data:`CONTROL_CASES`, MiniMax-M3 with a preset applied and Qwen3-8B with its predictions
+    (the Performance panel's controls)."""
+    qwen = "Qwen/Qwen3-8B"
     return (*(R.builder_state(recipe(hf), vocab(), query) for hf, query in CONTROL_CASES), preset_view(),
-            R.builder_state(project_recipe("Qwen/Qwen3-8B"), project_vocab(), {}, predictions=predictions("Qwen/Qwen3-8B")))
+            R.builder_state(project_recipe(qwen), project_vocab(), {}, predictions=predictions(qwen)))
 
 
 def sent_events(view: dict[str, Any]) -> list[ClickEvent]:

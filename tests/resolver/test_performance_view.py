@@ -1,5 +1,6 @@
-"""Issue #39: the builder view's ``performance`` section (the selection's predicted speed, per strategy of the
-Strategy row, with the workload switch, the table, the GPU-hour price) and the "Pick for me" event, in CPython.
+"""Issue #39: the builder view's ``performance`` section (the selection's predicted speed, per strategy of
+the Strategy row, with the workload switch, the table, the GPU-hour price) and the "Pick for me" event, in
+CPython.
 The same cases run in Pyodide (tests/browser/test_parity.py imports :data:`PERF_CASES`)."""
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def view(hf_id: str, query: dict[str, Any], event: dict[str, Any] | None = None)
 
 def stored_points(hf_id: str, system: str, workload: str, **inputs: Any) -> list[dict[str, Any]]:
     """The stored points of the one entry of ``system`` whose inputs include ``inputs``."""
-    [entry] = [e for e in predictions(hf_id)["predictions"] if e["inputs"]["system"] == system and "workloads" in e
+    [entry] = [e for e in predictions(hf_id)["predictions"]
+               if e["inputs"]["system"] == system and "workloads" in e
                and all(e["inputs"][k] == v for k, v in inputs.items())]
     return entry["workloads"][workload]
 
@@ -59,7 +61,8 @@ def curves(section: dict[str, Any]) -> dict[str, bool]:
 
 
 def test_before_the_predictions_arrive_the_section_says_loading() -> None:
-    assert resolver.builder_state(project_recipe(M3), project_vocab(), {})["performance"] == {"status": "loading"}
+    before = resolver.builder_state(project_recipe(M3), project_vocab(), {})
+    assert before["performance"] == {"status": "loading"}
 
 
 def test_one_curve_per_strategy_the_row_offers_the_selected_one_emphasised() -> None:
@@ -67,8 +70,8 @@ def test_one_curve_per_strategy_the_row_offers_the_selected_one_emphasised() -> 
     assert section["status"] == "ready"
     assert section["heading"] == "For this selection: H200 · Tensor Parallel · BF16"
     assert curves(section) == {"Tensor Parallel": True}
-    assert section["source"] == ("Predicted by aiconfigurator-core 0.12.0 from h200_sxm kernel measurements of vllm "
-                                 "0.24.0: predictions, not measurements.")
+    assert section["source"] == ("Predicted by aiconfigurator-core 0.12.0 from h200_sxm kernel measurements "
+                                 "of vllm 0.24.0: predictions, not measurements.")
     m3 = view(M3, {}, {"type": "strategy", "value": "single_node_tep"})
     assert m3["strategy"] == "single_node_tep"
     assert curves(m3["performance"]) == {"Tensor Parallel": False, "Tensor + Expert Parallel": True}
@@ -81,9 +84,10 @@ def test_the_table_shows_the_selected_strategys_points_and_their_cost() -> None:
                                   "$ per M output tokens"]
     sixteen = next(p for p in points if p["concurrency"] == 16)
     [current] = [row for row in section["rows"] if row["current"]]
+    gpu = sixteen["tokens_per_s_per_gpu"]
     assert current["cells"] == ["16", f"{sixteen['ttft_ms']:,.0f}", f"{sixteen['tpot_ms']:.1f}",
-                                f"{sixteen['tokens_per_s_per_user']:,.1f}", f"{sixteen['tokens_per_s_per_gpu']:,.0f}",
-                                f"${1.41e6 / (sixteen['tokens_per_s_per_gpu'] * 3600):,.3f}"]
+                                f"{sixteen['tokens_per_s_per_user']:,.1f}", f"{gpu:,.0f}",
+                                f"${1.41e6 / (gpu * 3600):,.3f}"]
     assert current["event"] == {"type": "perf_concurrency", "value": 16}
     assert section["price"]["value"] == "1.41" and section["price"]["note"].startswith(
         "Default $1.41 per GPU-hour for H200: InferenceX's owning-at-hyperscaler-volume cost")
@@ -128,9 +132,10 @@ def test_pick_for_me_applies_the_command_with_the_most_tok_s_per_gpu() -> None:
     assert (state["hardware"], state["variant"], after["strategy"], state["perf_concurrency"]) == (
         want["hardware"], want["variant"], want["strategy"], want["concurrency"])
     answer = after["performance"]["pick"]["answer"]
-    assert answer["ok"] is True and answer["text"].startswith("Picked GB300 NVL4 · Multi-Node Data + Expert Parallel")
+    assert answer["ok"] is True
+    assert answer["text"].startswith("Picked GB300 NVL4 · Multi-Node Data + Expert Parallel")
     [current] = [row for row in after["performance"]["rows"] if row["current"]]
-    assert current["cells"][4] == f"{want['point']['tokens_per_s_per_gpu']:,.0f}"  # the panel shows the picked point
+    assert current["cells"][4] == f"{want['point']['tokens_per_s_per_gpu']:,.0f}"  # the picked point
     assert [f["value"] for f in after["performance"]["pick"]["fields"]] == ["2", "50", ""]
     assert after["storage"]["recipe"] is not None  # a pick stores the recipe's choices like a click
     # the answer stays for the next view only
@@ -141,7 +146,8 @@ def test_pick_for_me_applies_the_command_with_the_most_tok_s_per_gpu() -> None:
 def test_pick_for_me_says_which_constraint_no_command_meets() -> None:
     before = view(M3, {})
     after = view(M3, {}, {"type": "pick", "value": {"ttft": "0.001"}})
-    assert (after["state"]["hardware"], after["strategy"]) == (before["state"]["hardware"], before["strategy"])
+    assert after["state"]["hardware"] == before["state"]["hardware"]
+    assert after["strategy"] == before["strategy"]
     answer = after["performance"]["pick"]["answer"]
     assert answer["ok"] is False
     assert answer["text"].startswith("No command meets TTFT at most 0.001 s at 1k/1k. Closest: ")
@@ -163,8 +169,8 @@ def test_a_gpu_budget_is_a_constraint() -> None:
     assert after["performance"]["pick"]["answer"]["ok"] is True
 
 
-MEASURED = {"workload": "1k/1k", "input_tokens": 1024, "output_tokens": 1024, "concurrency": 16, "ttft_ms": 180.0,
-            "tpot_ms": 17.5, "tokens_per_s_per_user": 55.0, "tokens_per_s_per_gpu": 110.0,
+MEASURED = {"workload": "1k/1k", "input_tokens": 1024, "output_tokens": 1024, "concurrency": 16,
+            "ttft_ms": 180.0, "tpot_ms": 17.5, "tokens_per_s_per_user": 55.0, "tokens_per_s_per_gpu": 110.0,
             "measured_over_predicted": 0.9,
             "provenance": {"format": "vllm-bench-serve", "file": "bench/h200.json", "sha256": "ab" * 32,
                            "vllm_version": "0.24.0", "image": None, "gpu": "H200", "date": "2026-11-30",
@@ -185,8 +191,10 @@ def test_measured_points_are_drawn_filled_with_their_provenance(monkeypatch: pyt
     [dot] = group[2]
     assert dot[0] == "circle" and dot[1]["class"] == "perf-dot"
     title = dot[2][0][2]
-    assert "0.90x the prediction" in title and "vllm-bench-serve, bench/h200.json, 0.24.0, H200, 2026-11-30" in title
+    assert "0.90x the prediction" in title
+    assert "vllm-bench-serve, bench/h200.json, 0.24.0, H200, 2026-11-30" in title
     assert title.endswith("https://example.org/run")
     [row] = [r for r in section["rows"] if r["measured"]]
     assert row["cells"][:5] == ["16 (measured)", "180", "17.5", "55.0", "110"] and row["event"] is None
-    assert {"label": "Measured", "selected": False, "measured": True, "class": "perf-measured"} in section["legend"]
+    key = {"label": "Measured", "selected": False, "measured": True, "class": "perf-measured"}
+    assert key in section["legend"]

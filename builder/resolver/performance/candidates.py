@@ -40,8 +40,8 @@ def matrix_records(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str) -> Itera
 def published_records(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str,
                       preset: Callable[[str], Any] | None = None) -> Iterator[Record]:
     """Every rendering record a recipe publishes or its builder offers first: the matrix records, then every
-    preset point (``preset(key)``: its resolved points, default :func:`resolve_preset`); a record whose hardware,
-    variant and vLLM commands equal an earlier one's is the same command (yielded once)."""
+    preset point (``preset(key)``: its resolved points, default :func:`resolve_preset`); a record whose
+    hardware, variant and vLLM commands equal an earlier one's is the same command (yielded once)."""
     data = dict(recipe)
     if is_omni(data):
         return
@@ -59,7 +59,8 @@ def published_records(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str,
             yield record
 
 
-def candidates(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str, stored: StoredFile | None) -> list[Candidate]:
+def candidates(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str,
+               stored: StoredFile | None) -> list[Candidate]:
     """Every matrix command of a recipe that has a prediction, with its GPU count."""
     if stored is None:
         return []

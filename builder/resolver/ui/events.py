@@ -291,7 +291,8 @@ def _perf(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
 
 def _pick(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
     """"Pick for me": the command meeting the reader's target with the most tok/s per GPU, applied as the
-    selection (variant, hardware, node count, strategy and point), or the note saying what no command meets."""
+    selection (variant, hardware, node count, strategy and point), or the note saying what no command
+    meets."""
     choice, note = pick_outcome(facts, state["perf_workload"], click.value)
     if choice is not None:
         _on_variant(facts, state, choice["variant"])

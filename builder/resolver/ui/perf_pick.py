@@ -38,7 +38,8 @@ def target_of(value: Any) -> Target | str:
 
 def _named(facts: BuilderFacts, choice: Choice) -> str:
     variant = variant_of_key(facts, choice["variant"])
-    strategy = js_str(as_dict(facts.strategies.get(choice["strategy"])).get("display_name") or choice["strategy"])
+    sid = choice["strategy"]
+    strategy = js_str(as_dict(facts.strategies.get(sid)).get("display_name") or sid)
     return f"{hardware_name(facts.taxonomy, choice['hardware'])} · {strategy} · {variant}"
 
 
@@ -53,7 +54,8 @@ def pick_outcome(facts: BuilderFacts, workload: str, value: Any) -> tuple[Choice
     if isinstance(target, str):
         return None, {"target": kept, "text": target, "ok": False}
     if facts.predictions is None:
-        return None, {"target": kept, "text": "The predictions are still loading: pick again in a moment.", "ok": False}
+        text = "The predictions are still loading: pick again in a moment."
+        return None, {"target": kept, "text": text, "ok": False}
     wanted = ", ".join(CONSTRAINT_TEXT[k].format(v) for k, v in target.items())
     hf_id = js_str(facts.recipe.get("hf_id"))
     answer = pick(candidates(facts.recipe, facts.vocab, hf_id, facts.predictions), workload, target)
@@ -64,9 +66,11 @@ def pick_outcome(facts: BuilderFacts, workload: str, value: Any) -> tuple[Choice
         return choice, {"target": kept, "text": text, "ok": True}
     miss = answer["unmet"]  # type: ignore[typeddict-item]
     if miss["constraint"] == "workload":
-        return None, {"target": kept, "text": f"No command of this recipe has a prediction for {workload}.", "ok": False}
+        text = f"No command of this recipe has a prediction for {workload}."
+        return None, {"target": kept, "text": text, "ok": False}
     closest = miss["closest"]
     near = (f" Closest: {_named(facts, closest)}: {point_title('predicted', closest['point'])}."
             if closest else "")
-    text = f"No command meets {CONSTRAINT_TEXT[miss['constraint']].format(miss['target'])} at {workload}.{near}"
+    unmet = CONSTRAINT_TEXT[miss["constraint"]].format(miss["target"])
+    text = f"No command meets {unmet} at {workload}.{near}"
     return None, {"target": kept, "text": text, "ok": False}

@@ -9,12 +9,12 @@ from ..values import as_dict, js_str
 
 DEFAULT_WORKLOAD = "1k/1k"
 PRICE_MAX = 100_000.0
-PERF_DEFAULTS: dict[str, Any] = {"perf_workload": DEFAULT_WORKLOAD, "perf_concurrency": None, "perf_price": None,
-                                 "perf_pick": None}
+PERF_DEFAULTS: dict[str, Any] = {"perf_workload": DEFAULT_WORKLOAD, "perf_concurrency": None,
+                                 "perf_price": None, "perf_pick": None}
 
 
 def perf_state(raw: dict[str, Any]) -> dict[str, Any]:
-    """The panel's state keys from a URL query (strings) or a previous state: ``perf_workload`` (default 1k/1k),
+    """The panel's state keys from a URL query (strings) or a previous state: ``perf_workload`` (1k/1k),
     ``perf_concurrency`` (None: the default point), ``perf_price`` (None: the hardware's default) and
     ``perf_pick`` (the last "Pick for me" answer: ``{"target", "text", "ok"}``, never in the URL)."""
     workload = raw.get("perf_workload")

@@ -28,11 +28,11 @@ from .perf_state import PRICE_MAX
 from .rows import make_row
 
 DEFAULT_CONCURRENCY = 16  # the selected point unless the reader picks one: the largest sweep value up to this
-TABLE_ROWS = (1, 4, 16, 64, 256, 1024)  # concurrencies the table shows (besides the selected one and the last)
+TABLE_ROWS = (1, 4, 16, 64, 256, 1024)  # the table's concurrencies (and the selected one and the last)
 
 
 class Row(TypedDict):
-    """A table row: its cells, whether it is the selected point or a measurement, and the click selecting it."""
+    """A table row: its cells, whether it is the selected point or a measurement, the click selecting it."""
 
     cells: list[str]
     current: bool
@@ -83,9 +83,10 @@ def point_title(name: str, point: Point, kind: str = "predicted") -> str:
 
 
 def measured_title(m: dict[str, Any]) -> str:
-    """A measured point's tooltip: its figures, how it compares with the prediction and where it comes from."""
+    """A measured point's tooltip: its figures, how it compares with the prediction, where it comes from."""
     ratio = m.get("measured_over_predicted")
-    versus = f"{ratio:.2f}x the prediction" if isinstance(ratio, (int, float)) else "no prediction at this point"
+    known = isinstance(ratio, (int, float))
+    versus = f"{ratio:.2f}x the prediction" if known else "no prediction at this point"
     prov = as_dict(m.get("provenance"))
     facts = [js_str(prov.get(k)) for k in ("format", "file", "vllm_version", "image", "gpu", "date", "source")
              if prov.get(k)]
@@ -116,7 +117,8 @@ def _rows(points: list[Point], measured: list[dict[str, Any]], current: int | No
 
     rows = [Row(cells=cells(p, str(p["concurrency"])), current=p["concurrency"] == current, measured=False,
                 event={"type": "perf_concurrency", "value": p["concurrency"]})
-            for p in points if p["concurrency"] in TABLE_ROWS or p["concurrency"] == current or p is points[-1]]
+            for p in points
+            if p["concurrency"] in TABLE_ROWS or p["concurrency"] == current or p is points[-1]]
     rows += [Row(cells=cells(m, f"{m['concurrency']} (measured)"),  # type: ignore[arg-type]
                  current=False, measured=True, event=None) for m in measured]
     return rows
@@ -124,7 +126,8 @@ def _rows(points: list[Point], measured: list[dict[str, Any]], current: int | No
 
 def workload_row(state: dict[str, Any]) -> dict[str, Any]:
     pills = [make_pill(name, name, name == state["perf_workload"], None,
-                       f"{isl:,} input and {osl:,} output tokens per request") for name, (isl, osl) in WORKLOADS.items()]
+                       f"{isl:,} input and {osl:,} output tokens per request")
+             for name, (isl, osl) in WORKLOADS.items()]
     return make_row("perf_workload", "Workload", pills, event={"type": "perf_workload"})
 
 
@@ -145,7 +148,8 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
     hw, workload = state["hardware"], state["perf_workload"]
     name = hardware_name(facts.taxonomy, hw)
     variant = variant_of(facts.recipe, state["variant"])
-    heading = f"For this selection: {name} · {_strategy_label(facts, sid)} · {variant_label(state['variant'], variant)}"
+    precision = variant_label(state["variant"], variant)
+    heading = f"For this selection: {name} · {_strategy_label(facts, sid)} · {precision}"
     default_price, price_source = gpu_hour_price(facts.taxonomy, hw)
     price = state["perf_price"] or default_price
     view: dict[str, Any] = {"status": "ready", "heading": heading, "workloads": workload_row(state),
@@ -158,7 +162,8 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
         view.update(status="unavailable", text=f"No prediction for {name}: {block['unavailable']}.")
         return view
     points = block["workloads"].get(workload) or []
-    measured = [m for m in block.get("measured") or [] if as_dict(m).get("workload") == workload]  # type: ignore
+    measured = [m for m in block.get("measured") or []  # type: ignore
+                if as_dict(m).get("workload") == workload]
     current = current_concurrency(points, state["perf_concurrency"])
     drawn: list[Curve] = []
     for strategy, other in curves:
@@ -173,11 +178,12 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
                    current=chosen and p["concurrency"] == current) for p in other_points]))
     if measured:
         drawn.append(Curve(name="Measured", selected=False, measured=True, markers=[
-            Marker(user=m["tokens_per_s_per_user"], gpu=m["tokens_per_s_per_gpu"], label="", title=measured_title(m),
-                   current=False) for m in measured]))
+            Marker(user=m["tokens_per_s_per_user"], gpu=m["tokens_per_s_per_gpu"], label="",
+                   title=measured_title(m), current=False) for m in measured]))
     view.update(source=_source(block), badge="measured" if block.get("measured") else "not yet benchmarked",
                 legend=[{"label": c["name"], "selected": c["selected"], "measured": c["measured"],
-                         "class": "perf-measured" if c["measured"] else f"perf-c{i % 4}"} for i, c in enumerate(drawn)],
+                         "class": "perf-measured" if c["measured"] else f"perf-c{i % 4}"}
+                        for i, c in enumerate(drawn)],
                 columns=["Concurrency", "TTFT (ms)", "TPOT (ms)", "tok/s per user", "tok/s per GPU",
                          "$ per M output tokens"],
                 rows=_rows(points, measured, current, price), concurrency=current,
@@ -186,8 +192,8 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
         view.update(status="unavailable", text=f"No prediction for {name} at {workload}: no concurrency fits "
                     "the KV cache.")
         return view
-    title = (f"{workload} tokens (input/output) on {name}: tokens/s per GPU against tokens/s per user, one line per "
-             "strategy, points labelled by concurrency (predicted)")
+    title = (f"{workload} tokens (input/output) on {name}: tokens/s per GPU against tokens/s per user, one "
+             "line per strategy, points labelled by concurrency (predicted)")
     view["chart"] = chart_elements(drawn, title)
     return view
 
@@ -196,11 +202,13 @@ def price_view(name: str, chosen: float | None, default: float | None, source: s
     """The GPU-hour price input: its value, the default and where that comes from."""
     stated = (f"Default ${default:,.2f} per GPU-hour for {name}: {source}." if default is not None else
               f"No default price for {name}: enter one to see the cost per million output tokens.")
-    return {"label": "GPU-hour price (USD)", "value": "" if (chosen or default) is None else f"{chosen or default:g}",
+    value = chosen or default
+    return {"label": "GPU-hour price (USD)", "value": "" if value is None else f"{value:g}",
             "min": 0, "max": PRICE_MAX, "step": "any", "note": stated, "input_event": {"type": "perf_price"}}
 
 
-PICK_FIELDS = (("ttft", "TTFT at most (s)"), ("tps_user", "tok/s per user at least"), ("gpus", "GPUs at most (optional)"))
+PICK_FIELDS = (("ttft", "TTFT at most (s)"), ("tps_user", "tok/s per user at least"),
+               ("gpus", "GPUs at most (optional)"))
 
 
 def pick_view(state: dict[str, Any]) -> dict[str, Any]:
@@ -210,4 +218,5 @@ def pick_view(state: dict[str, Any]) -> dict[str, Any]:
     fields = [{"name": key, "label": label, "value": f"{target[key]:g}" if key in target else ""}
               for key, label in PICK_FIELDS]
     answer = {"text": note["text"], "ok": note["ok"]} if note else None
-    return {"label": "Pick for me", "fields": fields, "submit": "Pick", "event": {"type": "pick"}, "answer": answer}
+    return {"label": "Pick for me", "fields": fields, "submit": "Pick", "event": {"type": "pick"},
+            "answer": answer}

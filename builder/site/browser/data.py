@@ -4,9 +4,10 @@
 by every page), and per recipe ``builder-data/<hf_id>.json`` (the raw recipe the resolver takes) and
 ``builder-data/<hf_id>.clicks.json``, the views of the first two clicks from the default view
 (:mod:`builder.site.browser.stored_clicks`), and for a recipe with stored predictions
-``builder-data/<hf_id>.performance.json`` (:func:`predictions_data`, loaded lazily by the worker).  A recipe's two files and their twins depend only on
-the recipe, the vocabulary and the code computing them, so they are kept in the build cache
-(:data:`CACHE`) by a hash of those: a rebuild computes only the recipes that changed.
+``builder-data/<hf_id>.performance.json`` (:func:`predictions_data`, loaded lazily by the worker).
+A recipe's first two files and their twins depend only on the recipe, the vocabulary and the code
+computing them, so they are kept in the build cache (:data:`CACHE`) by a hash of those: a rebuild
+computes only the recipes that changed.
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ def recipe_data(hf_id: str, recipe: Mapping[str, Any]) -> bytes:
 
 
 def predictions_data(stored: Mapping[str, Any]) -> bytes:
-    """The bytes of ``builder-data/<hf_id>.performance.json``: the recipe's stored predictions, which the worker
-    loads after the page's first view (the view's ``performance`` section draws from them)."""
+    """The bytes of ``builder-data/<hf_id>.performance.json``: the recipe's stored predictions, which the
+    worker loads after the page's first view (the view's ``performance`` section draws from them)."""
     return _compact_json(_plain(stored))
 
 
