@@ -1,8 +1,9 @@
 // Worker of the command builder: runs the resolver package (builder/resolver/) under Pyodide.
 // A page (static/builder.js) posts {type: "init", pyodide, resolver} and then
 // {type: "view", id, hfId, state, event[, vocabUrl, recipeUrl, performanceUrl]}; every answer is the JSON
-// text of resolver.builder_state(...).  The recipe's stored predictions (builder-data/<hf_id>.performance.json)
-// are named by the page only after its first view, fetched once per page and loaded into the glue.  No resolution logic lives here: this file only moves JSON.
+// text of resolver.builder_state(...).  The recipe's stored predictions
+// (builder-data/<hf_id>.performance.json) are named by the page only after its first view, fetched once
+// per page and loaded into the glue.  No resolution logic lives here: this file only moves JSON.
 // The vocabulary and the recipe's data (builder-data/vocab.json, builder-data/<hf_id>.json) are
 // fetched here as soon as a request names them, while the page is still parsing and the
 // interpreter boots; their URLs are versioned (?v=), so a file the page preloaded, or the same
@@ -51,7 +52,8 @@ let chain = Promise.resolve(); // answers in the order of the requests, across p
 const SNAPSHOTS = "vllm-recipes-snapshots";
 const SHARED = "onconnect" in self;
 const KEPT_RECIPES = 8; // parsed recipes kept in Python beyond the one being answered
-const clients = new WeakMap(); // port -> {code, vocab, recipes: Map(hfId -> JSON text), predictions: same, urls}
+// port -> {code, vocab, recipes: Map(hfId -> JSON text), predictions: the same, urls: Map(hfId -> their URL)}
+const clients = new WeakMap();
 const codes = new Map(); // code zip URL -> {glue, vocab, recipes: Map(hfId -> JSON text now parsed), oldest first}
 const codeBytes = new Map(); // code zip URL -> promise of its bytes
 let snapshotKeyPending = null; // a fresh boot's snapshot, taken once the first answer is out
@@ -105,7 +107,8 @@ async function codeFor(url) {
       const path = `/home/pyodide/code-${++codeCount}.zip`;
       py.FS.writeFile(path, bytes);
       py.globals.get("load_code")(url, path);
-      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map(), predictions: new Map() });
+      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map(),
+        predictions: new Map() });
       if (timings) timings.code = performance.now() - t;
     }
   }
@@ -129,7 +132,8 @@ async function boot(msg) {
   if (restored) {
     // the snapshot holds the imports of its boot; their JS handles are new
     for (const url of py.globals.get("CODE").keys()) {
-      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map(), predictions: new Map() });
+      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map(),
+        predictions: new Map() });
     }
   } else {
     py = await loadPyodide({ ...options, _makeSnapshot: true });
@@ -186,7 +190,8 @@ function loadClientData(code, client, hfId) {
 // The vocabulary, recipe and predictions texts a request brings or names: [vocab, recipe, predictions], each
 // possibly undefined (predictions only the first time this page names their URL).
 function requestData(msg, client) {
-  const perf = msg.performanceUrl && client.urls.get(msg.hfId) !== msg.performanceUrl ? msg.performanceUrl : null;
+  const url = msg.performanceUrl;
+  const perf = url && client.urls.get(msg.hfId) !== url ? url : null;
   if (perf) client.urls.set(msg.hfId, perf);
   const both = Promise.all([msg.vocabUrl ? fetchText(msg.vocabUrl) : msg.vocab,
     msg.recipeUrl ? fetchText(msg.recipeUrl).then((t) => JSON.stringify(JSON.parse(t).recipe)) : msg.recipe,
@@ -235,7 +240,7 @@ function connect(port) {
     }
     if (msg.type === "view") {
       const wait = booted || Promise.reject(new Error("the builder's worker was not started"));
-      const data = requestData(msg, clients.get(port)); // fetched now, while the interpreter boots or answers others
+      const data = requestData(msg, clients.get(port)); // fetched now, while the interpreter boots or answers
       if (booting) fetchCode(clients.get(port).code).catch(() => {}); // another build's code: on its way
       chain = chain.then(() => wait).then(() => answer(port, msg, data), () => { /* the page was told: "failed" */ });
     }

@@ -31,13 +31,9 @@ DEFAULT_CONCURRENCY = 16  # the selected point unless the reader picks one: the 
 TABLE_ROWS = (1, 4, 16, 64, 256, 1024)  # the table's concurrencies (and the selected one and the last)
 
 
-class Row(TypedDict):
-    """A table row: its cells, whether it is the selected point or a measurement, the click selecting it."""
-
-    cells: list[str]
-    current: bool
-    measured: bool
-    event: dict[str, Any] | None
+# A table row: its cells, whether it is the selected point or a measurement, the click selecting it, its class
+Row = TypedDict("Row", {"cells": list[str], "current": bool, "measured": bool, "event": dict[str, Any] | None,
+                        "class": str})
 
 
 def stored_block(facts: BuilderFacts, record: dict[str, Any]) -> Performance | None:
@@ -115,13 +111,23 @@ def _rows(points: list[Point], measured: list[dict[str, Any]], current: int | No
         return [first, f"{p['ttft_ms']:,.0f}", f"{p['tpot_ms']:.1f}", f"{p['tokens_per_s_per_user']:,.1f}",
                 f"{p['tokens_per_s_per_gpu']:,.0f}", cost_text(price, p)]
 
-    rows = [Row(cells=cells(p, str(p["concurrency"])), current=p["concurrency"] == current, measured=False,
-                event={"type": "perf_concurrency", "value": p["concurrency"]})
+    rows = [Row({"cells": cells(p, str(p["concurrency"])), "current": p["concurrency"] == current,
+                 "measured": False, "event": {"type": "perf_concurrency", "value": p["concurrency"]},
+                 "class": "is-current" if p["concurrency"] == current else ""})
             for p in points
             if p["concurrency"] in TABLE_ROWS or p["concurrency"] == current or p is points[-1]]
-    rows += [Row(cells=cells(m, f"{m['concurrency']} (measured)"),  # type: ignore[arg-type]
-                 current=False, measured=True, event=None) for m in measured]
+    rows += [Row({"cells": cells(m, f"{m['concurrency']} (measured)"),  # type: ignore[arg-type]
+                  "current": False, "measured": True, "event": None, "class": "perf-measured-row"})
+             for m in measured]
     return rows
+
+
+def legend_key(index: int, curve: Curve) -> dict[str, Any]:
+    """A curve's legend entry: its label and class (its colour; bold when selected)."""
+    kind = "perf-measured" if curve["measured"] else f"perf-c{index % 4}"
+    return {"label": f"{curve['name']} (filled markers)" if curve["measured"] else curve["name"],
+            "selected": curve["selected"], "measured": curve["measured"],
+            "class": f"{kind} is-selected" if curve["selected"] else kind}
 
 
 def workload_row(state: dict[str, Any]) -> dict[str, Any]:
@@ -181,9 +187,7 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
             Marker(user=m["tokens_per_s_per_user"], gpu=m["tokens_per_s_per_gpu"], label="",
                    title=measured_title(m), current=False) for m in measured]))
     view.update(source=_source(block), badge="measured" if block.get("measured") else "not yet benchmarked",
-                legend=[{"label": c["name"], "selected": c["selected"], "measured": c["measured"],
-                         "class": "perf-measured" if c["measured"] else f"perf-c{i % 4}"}
-                        for i, c in enumerate(drawn)],
+                legend=[legend_key(i, c) for i, c in enumerate(drawn)],
                 columns=["Concurrency", "TTFT (ms)", "TPOT (ms)", "tok/s per user", "tok/s per GPU",
                          "$ per M output tokens"],
                 rows=_rows(points, measured, current, price), concurrency=current,
@@ -217,6 +221,7 @@ def pick_view(state: dict[str, Any]) -> dict[str, Any]:
     target = as_dict(note.get("target"))
     fields = [{"name": key, "label": label, "value": f"{target[key]:g}" if key in target else ""}
               for key, label in PICK_FIELDS]
-    answer = {"text": note["text"], "ok": note["ok"]} if note else None
+    answer = {"text": note["text"], "ok": note["ok"],
+              "class": "perf-answer" if note["ok"] else "perf-answer perf-miss"} if note else None
     return {"label": "Pick for me", "fields": fields, "submit": "Pick", "event": {"type": "pick"},
             "answer": answer}
