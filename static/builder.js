@@ -24,6 +24,7 @@
   const siteUrl = (path) => (document.documentElement.dataset.base || "").replace(/\/+$/, "") + path;
   // the recipe page names its builder data (versioned: ?v=<hash>)
   const { builderData: dataUrl, builderVocab: vocabUrl, builderClicks: clicksUrl } = section.dataset;
+  const perfUrl = section.dataset.builderPerformance || null; // the stored predictions, after the first view
   const pyodideUrl = section.dataset.pyodide || siteUrl("/pyodide/");
   const resolverUrl = section.dataset.resolver || siteUrl("/static/resolver.zip");
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
@@ -62,7 +63,9 @@
     const id = ++seq;
     return new Promise((resolve, reject) => {
       waiting.set(id, { resolve, reject });
-      worker.post({ ...msg, type: "view", id });
+      // the predictions: named after the first view
+      const perf = ready && perfUrl && msg.hfId === hfId ? { performanceUrl: perfUrl } : {};
+      worker.post({ ...msg, ...perf, type: "view", id });
     });
   }
 
@@ -687,6 +690,93 @@
     return el("p", { class: `cb-memory${kind}`, "data-block": "memory", role: bad ? "alert" : null }, text, command);
   }
 
+
+  // ── the Performance panel (#performance, drawn at build time for the default view): the view's
+  // performance section as it is, its chart an element list (builder/resolver/performance/chart.py) ──
+  const perfBox = document.getElementById("performance");
+  const perfBody = perfBox && perfBox.querySelector("[data-perf-body]");
+  let perfQuery = perfBox ? perfBox.dataset.perfQuery : null; // the view whose figures the panel shows
+  let perfShown = null;
+  let pickOpen = false;
+  function svgNode([tag, attrs, content]) {
+    const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, val] of Object.entries(attrs)) node.setAttribute(k, String(val));
+    if (Array.isArray(content)) for (const child of content) node.append(svgNode(child));
+    else node.textContent = content;
+    return node;
+  }
+  function perfTable(p) {
+    const body = el("tbody");
+    for (const row of p.rows) {
+      const label = row.cells[0];
+      const attrs = { type: "button", class: "perf-point-btn", "data-perf": `c${label}`,
+        "aria-pressed": String(row.current), "aria-label": `Select concurrency ${label}` };
+      const first = row.event ? el("button", attrs, label) : label;
+      if (row.event) first.addEventListener("click", () => send(row.event));
+      body.append(el("tr", { class: row.class || null },
+        el("td", {}, first), ...row.cells.slice(1).map((c) => el("td", {}, c))));
+    }
+    return el("table", { class: "perf-table", tabindex: "0" }, el("caption", {}, p.caption),
+      el("thead", {}, el("tr", {}, ...p.columns.map((c) => el("th", { scope: "col" }, c)))), body);
+  }
+  function perfPrice(price) {
+    const input = el("input", { type: "number", class: "cb-num perf-price-input", min: price.min,
+      max: price.max, step: price.step, value: price.value, inputmode: "decimal", "data-perf": "price" });
+    input.addEventListener("change", () => send({ ...price.input_event, value: input.value }));
+    return el("p", { class: "perf-price" }, el("label", {}, `${price.label} `, input), " ",
+      el("span", { class: "perf-note" }, price.note));
+  }
+  function perfPick(pick) {
+    const details = el("details", { class: "perf-pick", "data-block": "pick" });
+    details.open = pickOpen || Boolean(pick.answer);
+    details.addEventListener("toggle", () => { pickOpen = details.open; });
+    const form = el("form", { class: "perf-pick-form" });
+    const inputs = pick.fields.map((f) => el("input", { type: "number", min: "0", step: "any", name: f.name,
+      value: f.value, inputmode: "decimal", "data-perf": `pick-${f.name}` }));
+    pick.fields.forEach((f, i) => form.append(el("label", { class: "perf-field" }, `${f.label} `,
+      inputs[i])));
+    form.append(el("button", { type: "submit", class: "cb-btn", "data-perf": "pick" }, pick.submit));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      send({ ...pick.event, value: Object.fromEntries(inputs.map((i) => [i.name, i.value])) });
+    });
+    details.append(el("summary", {}, pick.label), form);
+    const answer = pick.answer;
+    if (answer) details.append(el("p", { class: answer.class, role: "status" }, answer.text));
+    return details;
+  }
+  function renderPerformance(v) {
+    const p = v.performance;
+    if (!perfBody || !p) return;
+    const stale = p.status === "loading" && v.query !== perfQuery; // the figures are another selection's
+    perfBox.classList.toggle("perf-stale", stale);
+    if (stale) perfBox.setAttribute("aria-busy", "true"); else perfBox.removeAttribute("aria-busy");
+    const json = JSON.stringify(p);
+    if (p.status === "loading" || json === perfShown) return;
+    perfShown = json;
+    perfQuery = v.query;
+    const active = perfBox.contains(document.activeElement) ? document.activeElement : null;
+    const focus = active && (active.dataset.perf || active.dataset.value);
+    const parts = [el("p", { class: "perf-for" }, p.heading)];
+    if (p.text) parts.push(el("p", { class: "perf-unavailable", role: "status" }, p.text));
+    if (p.source) {
+      const badge = el("span", { class: "perf-badge" }, p.badge);
+      parts.push(el("p", { class: "perf-source" }, p.source, " ", badge));
+    }
+    parts.push(rowView(p.workloads));
+    if (p.chart) {
+      const keys = p.legend.map((k) => el("li", { class: k.class },
+        el("span", { class: "perf-key", "aria-hidden": "true" }), k.label));
+      parts.push(el("div", { class: "perf-figure" }, svgNode(p.chart)),
+        el("ul", { class: "perf-legend" }, ...keys), perfTable(p));
+    }
+    parts.push(perfPrice(p.price), perfPick(p.pick));
+    perfBody.replaceChildren(...parts);
+    const key = focus && CSS.escape(focus);
+    const target = key && perfBody.querySelector(`[data-perf="${key}"],[data-value="${key}"]`);
+    if (target) target.focus();
+  }
+
   function render() {
     const v = view;
     if (!v) return;
@@ -718,6 +808,7 @@
     root.append(panel);
     const notes = renderNotes(v);
     if (notes) root.append(notes);
+    renderPerformance(v);
     if (openPopover) {
       const btn = root.querySelector(`[data-pop="${CSS.escape(openPopover)}"]`);
       const pop = btn && document.getElementById(btn.getAttribute("aria-controls"));
@@ -833,6 +924,7 @@
         else apply(first, null, !queue.length); // a click that waited is answered next
       }
       section.dataset.builderReady = "1";
+      if (perfUrl && perfBody) queue.push({ type: "refresh" }); // names the predictions; its view draws them
     } catch (err) {
       if (!startFailed && (await published)) failStart(err); // without data start() keeps the static commands
       return;

@@ -11,7 +11,7 @@ from builder.api.performance import RecipePerformance
 from builder.cli.reporting import Refused
 from builder.content.model import Content, RecipeFile
 from builder.resolver.deploy import deployment_output, pd_ranks
-from builder.resolver.performance.mapping import record_inputs
+from builder.resolver.performance.candidates import candidates as matrix_candidates
 from builder.resolver.performance.pick import Candidate, Unmet, parse_target, pick
 from builder.resolver.performance.pick import Choice as Pick
 from builder.resolver.performance.store import WORKLOADS, Performance
@@ -186,20 +186,8 @@ def record_performance(content: Content, recipe: RecipeFile, record: dict[str, A
 
 
 def candidates(content: Content, recipe: RecipeFile) -> list[Candidate]:
-    """Every published command of a recipe with its predictions and GPU count."""
-    from builder.cli.predict import published_records
-
-    out = []
-    profiles = content.vocab.taxonomy.get("hardware_profiles") or {}
-    for record in published_records(recipe, content):
-        performance = record_performance(content, recipe, record)
-        variant = (recipe.data.get("variants") or {}).get(record.get("variant")) or {}
-        inputs = record_inputs(record, recipe.data, variant, profiles.get(record.get("hardware")) or {})
-        if performance is None or "unavailable" in inputs:
-            continue
-        gpus = inputs["tp"] * inputs["pp"] * inputs["attention_dp"]  # type: ignore[typeddict-item]
-        out.append(Candidate(record["hardware"], record["variant"], record["strategy"], gpus, performance))
-    return out
+    """Every command of a recipe's builder matrix with its predictions and GPU count."""
+    return matrix_candidates(recipe.data, content.vocab.resolver_vocab(), recipe.hf_id, recipe.performance)
 
 
 def pick_answer(content: Content, choice: Choice) -> tuple[RecipeFile, Pick | Unmet]:
