@@ -29,6 +29,14 @@ class RecipeFile:
     benchmarks: ResultsFile | None = None
 
     @property
+    def performance_data(self) -> dict[str, Any] | None:
+        """What the builder's Performance section draws from: the stored predictions, with the measured
+        results under ``results`` (None without either)."""
+        if not self.measured:
+            return None if self.performance is None else dict(self.performance)
+        return {**(self.performance or {}), "results": self.measured}
+
+    @property
     def measured(self) -> list[StoredResult]:
         """The recipe's measured results (empty without a results file)."""
         return [] if self.benchmarks is None else self.benchmarks["results"]

@@ -101,8 +101,9 @@ class SiteIndex:
         return versioned("builder-data/vocab.json", vocab_data(self.content, self.builder_vocab))
 
     def predictions(self, hf_id: str) -> Any:
-        """A recipe's stored predictions (its ``.performance.json`` as loaded), None without any."""
-        return next((rf.performance for rf in self.content.recipes if rf.hf_id == hf_id), None)
+        """A recipe's stored predictions (its ``.performance.json`` as loaded) and measured results
+        (``RecipeFile.performance_data``), None without either."""
+        return next((rf.performance_data for rf in self.content.recipes if rf.hf_id == hf_id), None)
 
     def builder_start(self, r: RecipeView) -> BuilderStart:
         """What ``r``'s page starts the command builder with: its default view (embedded in the page

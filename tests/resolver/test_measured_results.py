@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from builder import resolver
 from builder.resolver.performance.measured import StoredResult
 from builder.resolver.performance.results import ratio, with_measured, workload_name
 from builder.resolver.performance.store import Performance
+from tests.resolver.test_module import project_recipe, project_vocab
+from tests.resolver.test_performance_view import predictions
 
 PROVENANCE: Any = {"format": "inferencex-row", "file": "row.json", "sha256": "0" * 64, "vllm_version": None,
                    "image": "vllm/vllm-openai:v0.33.0", "gpu": "h200", "date": None, "source": None}
@@ -61,3 +64,34 @@ def test_a_record_gets_the_results_of_its_own_selection() -> None:
     assert alone["measured"][0]["measured_over_predicted"] is None
     assert with_measured(None, RECORD, []) is None
     assert with_measured(None, {**RECORD, "deploy_type": "omni"}, [result(8, 1302.0)]) is None
+
+
+def _section(loaded: Any) -> dict[str, Any]:
+    recipe, vocab = project_recipe("Qwen/Qwen3-8B"), project_vocab()
+    view = resolver.builder_state(recipe, vocab, {}, predictions=loaded)
+    section: dict[str, Any] = view["performance"]
+    return section
+
+
+def _measured_titles(section: dict[str, Any]) -> list[str]:
+    groups = [g for g in section["chart"][2] if g[0] == "g" and "perf-measured" in g[1]["class"]]
+    return [child[2] for group in groups for marker in group[2] for child in marker[2] if child[0] == "title"]
+
+
+def test_the_builder_draws_results_beside_predictions_and_alone() -> None:
+    """The view's Performance section of Qwen3-8B's default command (h200, default, single_node_tp)."""
+    stored = predictions("Qwen/Qwen3-8B")
+    results = [result(8, 1302.0)]
+    both = _section({**stored, "results": results})
+    assert both["badge"] == "measured"
+    assert _measured_titles(both) == [
+        "Measured at concurrency 8: TTFT 90 ms, TPOT 7.0 ms, 142.9 tok/s per user, 1,302 tok/s per GPU "
+        "(measured); 0.94x the prediction; inferencex-row, row.json, vllm/vllm-openai:v0.33.0, h200"]
+    assert _section(stored)["badge"] == "not yet benchmarked"
+    alone = _section({"results": results})  # a recipe with results and no predictions still gets its chart
+    assert alone["status"] == "ready" and alone["badge"] == "measured"
+    assert alone["source"] == "No prediction for H200; measured results only."
+    assert _measured_titles(alone) == [
+        "Measured at concurrency 8: TTFT 90 ms, TPOT 7.0 ms, 142.9 tok/s per user, 1,302 tok/s per GPU "
+        "(measured); no prediction at this point; inferencex-row, row.json, vllm/vllm-openai:v0.33.0, h200"]
+    assert [row["cells"][0] for row in alone["rows"]] == ["8 (measured)"]

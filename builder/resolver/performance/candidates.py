@@ -62,7 +62,7 @@ def published_records(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str,
 def candidates(recipe: Mapping[str, Any], vocab: Vocab, hf_id: str,
                stored: StoredFile | None) -> list[Candidate]:
     """Every matrix command of a recipe that has a prediction, with its GPU count."""
-    if stored is None:
+    if stored is None or "predictions" not in stored:  # measured results alone
         return []
     data, table = dict(recipe), entries_by_inputs(stored)
     taxonomy = as_dict(vocab.get("taxonomy"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..performance.store import WORKLOADS
+from ..performance.workloads import WORKLOADS
 from ..values import as_dict, js_str
 
 DEFAULT_WORKLOAD = "1k/1k"

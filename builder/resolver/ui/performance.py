@@ -14,11 +14,14 @@ the section is ``{"status": "loading"}``. A command without a prediction says wh
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 from ..hardware import gpu_hour_price, variant_of
 from ..performance.chart import Curve, Marker, chart_elements
-from ..performance.store import WORKLOADS, Performance, Point, entries_by_inputs, performance_for_record
+from ..performance.results import with_measured
+from ..performance.store import Performance, Point, entries_by_inputs, performance_for_record
+from ..performance.workloads import WORKLOADS
 from ..resolve import resolve
 from ..strategies import strategy_supported
 from ..types import Selection
@@ -37,16 +40,18 @@ Row = TypedDict("Row", {"cells": list[str], "current": bool, "measured": bool, "
 
 
 def stored_block(facts: BuilderFacts, record: dict[str, Any]) -> Performance | None:
-    """A record's ``performance`` block from the loaded predictions."""
+    """A record's ``performance`` block from the loaded predictions and measured results (``results``)."""
     stored = facts.predictions
     if stored is None:
         return None
-    if facts.perf_table is None:
-        facts.perf_table = entries_by_inputs(stored)
+    predicted = stored if "predictions" in stored else None
+    if facts.perf_table is None and predicted is not None:
+        facts.perf_table = entries_by_inputs(predicted)
     variant = variant_of(facts.recipe, js_str(record.get("variant") or "default"))
     profile = facts.profile(js_str(record.get("hardware")))
     hf_id = js_str(facts.recipe.get("hf_id"))
-    return performance_for_record(record, facts.recipe, variant, profile, stored, hf_id, facts.perf_table)
+    block = performance_for_record(record, facts.recipe, variant, profile, predicted, hf_id, facts.perf_table)
+    return with_measured(block, record, stored.get("results") or [])
 
 
 def _strategy_label(facts: BuilderFacts, sid: Any) -> str:
@@ -78,7 +83,7 @@ def point_title(name: str, point: Point, kind: str = "predicted") -> str:
             f"{point['tokens_per_s_per_gpu']:,.0f} tok/s per GPU ({kind})")
 
 
-def measured_title(m: dict[str, Any]) -> str:
+def measured_title(m: Mapping[str, Any]) -> str:
     """A measured point's tooltip: its figures, how it compares with the prediction, where it comes from."""
     ratio = m.get("measured_over_predicted")
     known = isinstance(ratio, (int, float))
@@ -105,7 +110,7 @@ def cost_text(price: float | None, point: Point) -> str:
     return f"${price * 1e6 / (point['tokens_per_s_per_gpu'] * 3600):,.3f}"
 
 
-def _rows(points: list[Point], measured: list[dict[str, Any]], current: int | None,
+def _rows(points: list[Point], measured: Sequence[Mapping[str, Any]], current: int | None,
           price: float | None) -> list[Row]:
     def cells(p: Point, first: str) -> list[str]:
         return [first, f"{p['ttft_ms']:,.0f}", f"{p['tpot_ms']:.1f}", f"{p['tokens_per_s_per_user']:,.1f}",
@@ -164,12 +169,11 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
     curves = _curves(facts, state, sid, record, selection)
     block = next((b for s, b in curves if s == (sid or s)), None) or Performance(
         unavailable="no stored prediction for this command")
-    if "unavailable" in block:
+    if "unavailable" in block and not block.get("measured"):
         view.update(status="unavailable", text=f"No prediction for {name}: {block['unavailable']}.")
         return view
-    points = block["workloads"].get(workload) or []
-    measured = [m for m in block.get("measured") or []  # type: ignore
-                if as_dict(m).get("workload") == workload]
+    points = (block.get("workloads") or {}).get(workload) or []
+    measured = [m for m in block.get("measured") or [] if m["workload"] == workload]
     current = current_concurrency(points, state["perf_concurrency"])
     drawn: list[Curve] = []
     for strategy, other in curves:
@@ -186,7 +190,10 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
         drawn.append(Curve(name="Measured", selected=False, measured=True, markers=[
             Marker(user=m["tokens_per_s_per_user"], gpu=m["tokens_per_s_per_gpu"], label="",
                    title=measured_title(m), current=False) for m in measured]))
-    view.update(source=_source(block), badge="measured" if block.get("measured") else "not yet benchmarked",
+    source = _source(block) if "predictor" in block else (
+        f"No prediction for {name}" + (f": {block['unavailable']}" if "unavailable" in block else "")
+        + "; measured results only.")
+    view.update(source=source, badge="measured" if block.get("measured") else "not yet benchmarked",
                 legend=[legend_key(i, c) for i, c in enumerate(drawn)],
                 columns=["Concurrency", "TTFT (ms)", "TPOT (ms)", "tok/s per user", "tok/s per GPU",
                          "$ per M output tokens"],

@@ -100,8 +100,8 @@ def builder_data_files(content: Any, only: set[str] | None = None,
         key = hashlib.sha256(f"{_code_key()}\0{vocab_hash}\0".encode() + data).hexdigest()
         compute = functools.partial(_recipe_files, rf.hf_id, recipe, data, vocab)
         out.update(cached_files(CACHE / f"{key}.bin", compute, CACHE_KEEP_BYTES))
-        if rf.performance is not None:
-            predictions = {f"builder-data/{rf.hf_id}.performance.json": predictions_data(rf.performance)}
+        if rf.performance_data is not None:
+            predictions = {f"builder-data/{rf.hf_id}.performance.json": predictions_data(rf.performance_data)}
             out.update(with_twins(predictions, quick=True))
     return out
 
