@@ -18,7 +18,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from builder import resolver
 from builder.cli.import_config import write_atomically
 from builder.cli.reporting import Refused, recipe_file
 from builder.cli.results.formats import Reading, read_format
@@ -30,6 +29,7 @@ from builder.content.problems import ContentError, Problem
 from builder.content.schemas.performance import MEASURED_BOUNDS, StoredMeasured
 from builder.content.urls import MAX_URL_LENGTH, is_absolute_http
 from builder.resolver.memory.rendering import argv_settings, record_argvs
+from builder.resolver.performance.candidates import matrix_records
 from builder.resolver.performance.measured import Provenance, StoredResult, results_path
 from builder.resolver.performance.results import point_key, result_order, workload_name
 
@@ -215,15 +215,11 @@ class Checker:
         return self.result(source.name, source.sha256, reading)
 
 
-def matrix_records(recipe: RecipeFile, content: Content) -> dict[Selection, dict[str, Any]]:
-    """The record of every selection the recipe publishes: per variant and hardware the recommended and each
-    alternative strategy (none for an omni recipe)."""
-    vocab, out = content.vocab.resolver_vocab(), {}
-    for variant_key in [] if resolver.is_omni(recipe.data) else recipe.data.get("variants") or {}:
-        for entry in resolver.render_matrix(recipe.data, vocab, variant_key, recipe.hf_id)["hardware"]:
-            for record in [entry["recommended"], *(alt for _, alt in entry["alternatives"])]:
-                out[(record["hardware"], record["variant"], record["strategy"])] = record
-    return out
+def selections(recipe: RecipeFile, content: Content) -> dict[Selection, dict[str, Any]]:
+    """The record of every selection the recipe publishes (the resolver's matrix records)."""
+    vocab = content.vocab.resolver_vocab()
+    records = matrix_records(recipe.data, vocab, recipe.hf_id)
+    return {(r["hardware"], r["variant"], r["strategy"]): r for r in records}
 
 
 def dump_results(results: list[StoredResult]) -> str:
@@ -250,7 +246,7 @@ def add_benchmark(options: Options) -> int:
     recipe = next((r for r in content.recipes if r.hf_id == options.recipe), None)
     if recipe is None:
         raise Refused(f"no recipe {options.recipe} in this content root")
-    records = matrix_records(recipe, content)
+    records = selections(recipe, content)
     if not records:
         raise Refused(f"{recipe.hf_id} publishes no serving command to benchmark")
     checker = Checker(recipe, records, content.vocab.taxonomy.get("hardware_profiles") or {}, options)
