@@ -155,7 +155,8 @@ def test_pick_for_me_says_which_constraint_no_command_meets() -> None:
     assert bad == {"text": "Give a TTFT limit or a tok/s per user floor (or both).", "ok": False,
                    "class": "perf-answer perf-miss"}
     wrong = view(M3, {}, {"type": "pick", "value": {"ttft": "-1"}})["performance"]["pick"]["answer"]
-    assert wrong == {"text": "ttft: expected a positive number", "ok": False, "class": "perf-answer perf-miss"}
+    assert wrong == {"text": "ttft: expected a positive number", "ok": False,
+                     "class": "perf-answer perf-miss"}
     early = resolver.builder_state(project_recipe(M3), project_vocab(), before["state"],
                                    {"type": "pick", "value": {"ttft": "2"}})
     assert early["performance"] == {"status": "loading"} and early["state"]["perf_pick"]["text"] == (
@@ -197,5 +198,6 @@ def test_measured_points_are_drawn_filled_with_their_provenance(monkeypatch: pyt
     assert title.endswith("https://example.org/run")
     [row] = [r for r in section["rows"] if r["measured"]]
     assert row["cells"][:5] == ["16 (measured)", "180", "17.5", "55.0", "110"] and row["event"] is None
-    key = {"label": "Measured (filled markers)", "selected": False, "measured": True, "class": "perf-measured"}
+    key = {"label": "Measured (filled markers)", "selected": False, "measured": True,
+           "class": "perf-measured"}
     assert key in section["legend"]
