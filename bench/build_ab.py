@@ -51,8 +51,9 @@ def timed_build(tree: Path, scratch: Path) -> tuple[float, float]:
     out = Path(tempfile.mkdtemp(dir=scratch)) / "site"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", str(out)],
-                          cwd=tree, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", str(out)],
+        cwd=tree, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"the build by {tree} failed:\n{done.stderr[-2000:]}")
@@ -61,7 +62,8 @@ def timed_build(tree: Path, scratch: Path) -> tuple[float, float]:
 
 def _not_sources(folder: str, names: list[str]) -> set[str]:
     """What the copy of the working tree leaves out: caches, outputs, environments (top level only)."""
-    top = {".git", "node_modules", ".cache", "site", "dist", "build", "out"} if Path(folder) == ROOT else set()
+    top = ({".git", "node_modules", ".cache", "site", "dist", "build", "out"} if Path(folder) == ROOT
+           else set())
     return {n for n in names if n in top or n.startswith(".venv") or n in {"__pycache__", ".pytest_cache"}}
 
 
@@ -73,7 +75,8 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         before, after = Path(tmp) / "before", Path(tmp) / "after"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(before), args.rev], cwd=ROOT, check=True)
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(before), args.rev], cwd=ROOT,
+                       check=True)
         # the working tree as it is (uncommitted changes included), without its caches and outputs
         shutil.copytree(ROOT, after, symlinks=True, ignore=_not_sources)
         scratch = Path(tmp) / "out"

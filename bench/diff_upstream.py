@@ -53,9 +53,11 @@ def main() -> None:
     assert all(status == 0 for *_, status in builds) and all(status == 1 for *_, status in diffs)
     for label, measured in (("one build", builds), ("diff     ", diffs)):
         print(f"{label}: median {statistics.median(w for w, *_ in measured):.2f} s wall, "
-              f"{statistics.median(u for _, u, _ in measured):.2f} s user  runs {[round(w, 2) for w, *_ in measured]}")
+              f"{statistics.median(u for _, u, _ in measured):.2f} s user  runs "
+              f"{[round(w, 2) for w, *_ in measured]}")
     ratio = statistics.median(w for w, *_ in diffs) / statistics.median(w for w, *_ in builds)
-    print(f"diff of two upstream builds (one recipe changed) = {ratio:.2f}x one build (wall, medians; target <= 2x)")
+    print(f"diff of two upstream builds (one recipe changed) = {ratio:.2f}x one build (wall, "
+          "medians; target <= 2x)")
 
 
 if __name__ == "__main__":

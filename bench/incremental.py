@@ -48,7 +48,8 @@ def main() -> None:
             times = []
             for run in range(5):
                 marker = f"Incremental benchmark run {run} {time.time()}"
-                recipe.write_text(original.replace('description: "MiniMax M3', f'description: "{marker} MiniMax M3', 1))
+                recipe.write_text(
+                    original.replace('description: "MiniMax M3', f'description: "{marker} MiniMax M3', 1))
 
                 def rewritten(marker: str = marker) -> bool:
                     try:

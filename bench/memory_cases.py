@@ -54,23 +54,29 @@ def _row(name: str, e: dict[str, Any], log: dict[str, Any] | None) -> str:
     if log is None:
         return (f"{name[:58]:<58} {e['weights_gib']:>9.2f} / {'config':<8} {vision:>7} {draft:>6} "
                 f"{e['available_kv_gib']:>7.2f} / {'-':<6} {e['kv_tokens']:>10,} / {'-':<9}")
-    return (f"{name[:58]:<58} {e['weights_gib']:>9.2f} / {log['model_loading_gib']:<8.2f} {vision:>7} {draft:>6} "
-            f"{e['available_kv_gib']:>7.2f} / {log['available_kv_cache_gib']:<6.2f} "
+    return (f"{name[:58]:<58} {e['weights_gib']:>9.2f} / {log['model_loading_gib']:<8.2f} "
+            f"{vision:>7} {draft:>6} {e['available_kv_gib']:>7.2f} / {log['available_kv_cache_gib']:<6.2f} "
             f"{e['kv_tokens']:>10,} / {log['kv_cache_tokens']:<9,}")
 
 
 def cases_table() -> None:
     print(HEADER)
     for case in CASES:
-        settings = {"tp": case["tensor_parallel_size"], "pp": case["pipeline_parallel_size"], "dtype": case["dtype"],
+        settings = {"tp": case["tensor_parallel_size"], "pp": case["pipeline_parallel_size"],
+                    "dtype": case["dtype"],
                     "kv_cache_dtype": case["kv_cache_dtype"], "weight_bits": case["weight_bits"],
-                    "gpu_memory_gib": case["gpu_memory_gib"], "gpu_memory_utilization": case["gpu_memory_utilization"],
-                    "max_model_len": case["max_model_len"], "max_num_batched_tokens": case["max_num_batched_tokens"]}
-        print(_row(case["id"], dict(estimate_memory(config(case["architecture_config"]), settings)), case["measured"]))
+                    "gpu_memory_gib": case["gpu_memory_gib"],
+                    "gpu_memory_utilization": case["gpu_memory_utilization"],
+                    "max_model_len": case["max_model_len"],
+                    "max_num_batched_tokens": case["max_num_batched_tokens"]}
+        print(_row(case["id"], dict(estimate_memory(config(case["architecture_config"]), settings)),
+                   case["measured"]))
     for model, (facts, log) in GEMMA3.items():
-        print(_row(f"{model} (published log, vision)", dict(estimate_memory(facts, MULTIMODAL_SETTINGS)), log))
+        print(
+            _row(f"{model} (published log, vision)", dict(estimate_memory(facts, MULTIMODAL_SETTINGS)), log))
     llama = {**config("meta-llama__Llama-3.1-8B-Instruct.json"), "drafts": {EAGLE3_REPO: EAGLE3}}
-    spec = {"gpu_memory_gib": 79.19, "max_model_len": 8192, "speculative": {"method": "eagle3", "model": EAGLE3_REPO}}
+    spec = {"gpu_memory_gib": 79.19, "max_model_len": 8192,
+            "speculative": {"method": "eagle3", "model": EAGLE3_REPO}}
     print(_row("Llama-3.1-8B-Instruct + EAGLE-3 head (no log)", dict(estimate_memory(llama, spec)), None))
 
 
@@ -82,12 +88,15 @@ def coverage(root: Path) -> str:
 def _versus(estimate: float, log: float | None, digits: int = 2) -> str:
     if log is None:
         return f"{estimate:,.{digits}f} / -"
-    return f"{estimate:,.{digits}f} / {log:,.{digits}f} ({100 * (estimate / log - 1):+.1f}%)" if log else f"{estimate} / {log}"
+    return (f"{estimate:,.{digits}f} / {log:,.{digits}f} ({100 * (estimate / log - 1):+.1f}%)" if log
+            else f"{estimate} / {log}")
 
 
 def hybrid_table() -> None:
-    """Each hybrid-logs case with a config and a logged budget: tokens, concurrency and weights, estimate / log."""
-    print(f"{'hybrid-logs case':<46} {'KV tokens est / log':>30} {'concurrency est / log':>26} {'weights GiB est / log':>26}")
+    """Each hybrid-logs case with a config and a logged budget: tokens, concurrency and weights, estimate /
+    log."""
+    print(f"{'hybrid-logs case':<46} {'KV tokens est / log':>30} {'concurrency est / log':>26} "
+          f"{'weights GiB est / log':>26}")
     for check in hybrid_checks():
         e, log = check["estimate"], check["log"]
         concurrency = log["max_concurrency"]["x"]
@@ -102,7 +111,8 @@ def hybrid_table() -> None:
 
 
 def before_and_after(name: str, source: Path, strip: bool, hub: FakeHub) -> None:
-    """Coverage of a copy of ``source`` (without its blocks when ``strip``), then after ``--from-hub --all``."""
+    """Coverage of a copy of ``source`` (without its blocks when ``strip``), then after
+    ``--from-hub --all``."""
     with tempfile.TemporaryDirectory() as tmp, HubServer(hub, Path(tmp) / "hf-home") as server:
         copy = Path(tmp) / "content"
         subprocess.run(["cp", "-r", str(source), str(copy)], check=True)
@@ -113,12 +123,13 @@ def before_and_after(name: str, source: Path, strip: bool, hub: FakeHub) -> None
         print(f"{name} before: {coverage(copy)}")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
         done = subprocess.run([sys.executable, "-m", "builder", "import-config", "--from-hub", "--all",
-                               "--content", str(copy)], cwd=ROOT, env={**env, **server.env()}, capture_output=True,
-                              text=True, timeout=900)
+                               "--content", str(copy)], cwd=ROOT, env={**env, **server.env()},
+                              capture_output=True, text=True, timeout=900)
         wrote = [line for line in done.stdout.splitlines() if ": wrote " in line]
         refused = done.stderr.count("an architecture the memory model does not know")
         print(f"  import-config --from-hub --all (local Hub with {len(server.hub.repos)} repositories): exit "
-              f"{done.returncode}; {done.stdout.splitlines()[-1]}; {refused} refused as an unknown architecture")
+              f"{done.returncode}; {done.stdout.splitlines()[-1]}; {refused} refused as an "
+              "unknown architecture")
         for line in wrote:
             print(f"    {line}")
         print(f"{name} after:  {coverage(copy)}")

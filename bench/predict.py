@@ -43,8 +43,10 @@ def shared_configs_hub() -> FakeHub:
 def timed(env: dict[str, str], *argv: str) -> tuple[float, str]:
     """Seconds and the last stdout line of ``python -m builder ARGV``."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "builder", *argv], cwd=ROOT, env=env, capture_output=True, text=True)
-    if done.returncode not in ((0, 1) if "--check" in argv or "--from-hub" in argv else (0,)):  # some fail by design
+    done = subprocess.run([sys.executable, "-m", "builder", *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True)
+    # some fail by design
+    if done.returncode not in ((0, 1) if "--check" in argv or "--from-hub" in argv else (0,)):
         sys.exit(f"{' '.join(argv)} failed: {done.stderr[-2000:]}")
     return time.perf_counter() - started, (done.stdout.strip().splitlines() or [""])[-1]
 
@@ -59,7 +61,8 @@ def main() -> None:
         for stored in ours.glob("models/*/*.performance.json"):
             stored.unlink()
         shutil.copytree(SHARED / "upstream", upstream)
-        print(f"upstream before facts: {timed(env, 'predict', '--check', '--all', '--content', str(upstream))[1]}")
+        print("upstream before facts: "
+              f"{timed(env, 'predict', '--check', '--all', '--content', str(upstream))[1]}")
         seconds, line = timed(env, "import-config", "--from-hub", "--all", "--content", str(upstream))
         print(f"import-config --from-hub --all (upstream): {seconds:.1f} s: {line}")
         total = 0.0
@@ -67,11 +70,14 @@ def main() -> None:
             seconds, line = timed(env, "predict", "--all", "--content", str(root))
             total += seconds
             print(f"{name}: predict --all cold {seconds:.1f} s: {line}")
-            print(f"{name}: rerun, nothing changed {timed(env, 'predict', '--all', '--content', str(root))[0]:.1f} s")
+            print(f"{name}: rerun, nothing changed "
+                  f"{timed(env, 'predict', '--all', '--content', str(root))[0]:.1f} s")
         recipe = ours / CHANGED
         flag = '      - "--quantization"\n      - "fp8"\n'
-        recipe.write_text(recipe.read_text().replace(flag, flag + '      - "--max-num-seqs"\n      - "64"\n', 1))
-        print(f"recipes: one recipe changed {timed(env, 'predict', '--all', '--content', str(ours))[0]:.1f} s")
+        recipe.write_text(
+            recipe.read_text().replace(flag, flag + '      - "--max-num-seqs"\n      - "64"\n', 1))
+        print(
+            f"recipes: one recipe changed {timed(env, 'predict', '--all', '--content', str(ours))[0]:.1f} s")
         print(f"predict --all, both cold: {total:.1f} s")
 
 

@@ -33,10 +33,12 @@ def main() -> None:
         for recipe, selection in cases:
             resolver.resolve(recipe, vocab, selection)
         rates.append(len(cases) / (time.perf_counter() - start))
-    print(f"resolver: {max(rates):,.0f} resolve() calls per second ({len(cases)} fixed random selections, best of 3)")
+    print(f"resolver: {max(rates):,.0f} resolve() calls per second ({len(cases)} fixed random "
+          "selections, best of 3)")
     with tempfile.TemporaryDirectory() as keep:
         builds = timed_build([], keep)
-    print(f"full upstream build (JSON and HTML): median {statistics.median(builds):.2f} s of 5 {[round(t, 2) for t in builds]}")
+    print(f"full upstream build (JSON and HTML): median {statistics.median(builds):.2f} s of 5 "
+          f"{[round(t, 2) for t in builds]}")
 
 
 if __name__ == "__main__":

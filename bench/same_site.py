@@ -22,8 +22,9 @@ CONTENTS = {"upstream": ROOT.parent / "shared" / "upstream", "recipes": ROOT / "
 
 def build(tree: Path, content: Path, out: Path) -> None:
     """``python -m builder build`` of ``content`` by the code of ``tree`` into ``out``."""
-    done = subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out)],
-                          cwd=tree, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out)],
+        cwd=tree, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"the build by {tree} failed:\n{done.stderr[-2000:]}")
 
@@ -36,7 +37,8 @@ def main() -> int:
     status = 0
     with tempfile.TemporaryDirectory() as tmp:
         before = Path(tmp) / "before"
-        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(before), args.rev], cwd=ROOT, check=True)
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(before), args.rev], cwd=ROOT,
+                       check=True)
         try:
             os.symlink(ROOT / "node_modules", before / "node_modules")  # the same runtime and its caches
             for name, content in CONTENTS.items():
@@ -47,7 +49,8 @@ def main() -> int:
                 flags = ["--resolver-changed"] if args.resolver_changed else []
                 print(f"{name}: ", end="", flush=True)
                 compared = subprocess.run([sys.executable, str(ROOT / "bench" / "tree_diff.py"), *flags,
-                                           str(Path(tmp) / f"{name}-before"), str(Path(tmp) / f"{name}-after")])
+                                           str(Path(tmp) / f"{name}-before"),
+                                           str(Path(tmp) / f"{name}-after")])
                 status |= compared.returncode
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, check=True)

@@ -33,7 +33,8 @@ def digests(root: Path) -> dict[str, str]:
 def resolver_names(root: Path) -> dict[str, str]:
     """What names the resolver code in a built site: the runtime folder and the code zip's version."""
     names = {}
-    runtime = sorted(p.name for p in (root / "pyodide").iterdir() if p.is_dir()) if (root / "pyodide").is_dir() else []
+    runtime = (sorted(p.name for p in (root / "pyodide").iterdir() if p.is_dir())
+               if (root / "pyodide").is_dir() else [])
     if len(runtime) == 1:
         names["runtime"] = f"pyodide/{runtime[0]}/"
     code = root / "static" / "resolver.zip"
@@ -43,7 +44,8 @@ def resolver_names(root: Path) -> dict[str, str]:
 
 
 def holds_resolver(path: str) -> bool:
-    return any(path.removesuffix(twin).endswith(name) for name in RESOLVER_CODE for twin in ("", ".br", ".gz"))
+    return any(path.removesuffix(twin).endswith(name) for name in RESOLVER_CODE
+               for twin in ("", ".br", ".gz"))
 
 
 def renamed_digests(root: Path, renames: dict[str, str]) -> dict[str, str]:
@@ -91,7 +93,8 @@ def main() -> int:
         old, new = resolver_names(ref_root), resolver_names(new_root)
         reference = renamed_digests(ref_root, {old[k]: new[k] for k in old if k in new and old[k]})
         candidate = digests(new_root)
-        expected = sorted(p for p in set(reference) & set(candidate) if holds_resolver(p) and reference[p] != candidate[p])
+        expected = sorted(p for p in set(reference) & set(candidate) if holds_resolver(p)
+                          and reference[p] != candidate[p])
         renames = {old[k]: new[k] for k in old if k in new and old[k]}
         for path in sorted(p for p in set(reference) & set(candidate) if reference[p] != candidate[p]):
             if path.endswith((".br", ".gz")) and same_content(ref_root, new_root, path, renames):

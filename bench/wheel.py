@@ -40,7 +40,8 @@ def digest(root: Path) -> str:
     hashes = hashlib.sha256()
     for path in sorted(root.rglob("*")):
         if path.is_file():
-            hashes.update(path.relative_to(root).as_posix().encode() + hashlib.sha256(path.read_bytes()).digest())
+            hashes.update(
+                path.relative_to(root).as_posix().encode() + hashlib.sha256(path.read_bytes()).digest())
     return hashes.hexdigest()
 
 
@@ -63,15 +64,19 @@ def main() -> None:
         for run in range(runs + 1):  # the first round warms the installed tool's cache; not counted
             for label in ("installed", "checkout"):
                 out = folder / f"{label}-{run}"
-                argv = ([str(tool), "build", "--content", str(UPSTREAM), "--out", str(out)] if label == "installed"
-                        else [sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", str(out)])
+                argv = ([str(tool), "build", "--content", str(UPSTREAM), "--out", str(out)]
+                        if label == "installed"
+                        else [sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out",
+                              str(out)])
                 measured = timed(argv, elsewhere if label == "installed" else ROOT, env)
                 if run:
                     results[label].append(measured)
                 sites[label] = out
         for label, measured in results.items():
-            print(f"{label:9} build of upstream: median {statistics.median(w for w, _ in measured):.2f} s wall, "
-                  f"{statistics.median(u for _, u in measured):.2f} s user  runs {[round(w, 2) for w, _ in measured]}")
+            print(f"{label:9} build of upstream: median "
+                  f"{statistics.median(w for w, _ in measured):.2f} s wall, "
+                  f"{statistics.median(u for _, u in measured):.2f} s user  runs "
+                  f"{[round(w, 2) for w, _ in measured]}")
         same = digest(sites["installed"]) == digest(sites["checkout"])
         print(f"sites byte-identical: {'yes' if same else 'NO'}")
 

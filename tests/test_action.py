@@ -42,7 +42,8 @@ def test_action_is_composite_and_well_formed() -> None:
             for script in SCRIPT_PATH.findall(step["run"]):
                 assert (ROOT / script).is_file(), script
     for name, spec in data["inputs"].items():
-        assert re.fullmatch(r"[a-z][a-z0-9-]*", name) and spec["description"] and isinstance(spec.get("default"), str)
+        assert (re.fullmatch(r"[a-z][a-z0-9-]*", name) and spec["description"]
+                and isinstance(spec.get("default"), str))
     assert set(data["outputs"]) == {"changed", "summary-path"}
     for spec in data["outputs"].values():
         step = re.fullmatch(r"\$\{\{ steps\.([a-z-]+)\.outputs\.[a-z-]+ \}\}", spec["value"])
@@ -76,7 +77,8 @@ def test_the_action_reports_the_pull_request(repo: tuple[Path, str], tmp_path: P
     folder, base = repo
     status, log, outputs, summary = run_action(folder, tmp_path, INPUT_BASE=base)
     assert status == 0, log
-    assert outputs == {"changed": "true", "summary-path": str(tmp_path / "runner" / "vllm-recipes-summary.md")}
+    assert (outputs
+            == {"changed": "true", "summary-path": str(tmp_path / "runner" / "vllm-recipes-summary.md")})
     assert Path(outputs["summary-path"]).read_text() == summary
     assert summary.startswith(f"## vLLM recipes: what this change publishes\n\n`{base} ({base[:12]})` → ")
     assert "### `Qwen/Qwen3-8B` · `models/Qwen/Qwen3-8B.yaml`" in summary
@@ -110,5 +112,6 @@ def test_without_a_base_it_only_checks(repo: tuple[Path, str], tmp_path: Path) -
 def test_an_unknown_base_fails_the_job(repo: tuple[Path, str], tmp_path: Path) -> None:
     status, _, outputs, summary = run_action(repo[0], tmp_path, INPUT_BASE="0" * 40)
     assert status == 1 and outputs["changed"] == "false"
-    assert summary == (f"### `vllm-recipes diff` failed (exit 2)\n\n```text\nerror: unknown revision '{'0' * 40}' in .\n"
-                       "```\n\n")
+    assert summary == (
+        f"### `vllm-recipes diff` failed (exit 2)\n\n```text\nerror: unknown revision '{'0' * 40}' in .\n"
+        "```\n\n")

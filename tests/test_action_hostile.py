@@ -30,14 +30,16 @@ def plant(checkout: Path, marks: Path) -> dict[str, str]:
         (checkout / name / "__main__.py").write_text(python.format(f"{name}-main"))
     for name in ("sitecustomize", "usercustomize"):
         (checkout / f"{name}.py").write_text(python.format(name))
-    site = checkout / "userbase" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    site = (checkout / "userbase" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+            / "site-packages")
     site.mkdir(parents=True, exist_ok=True)
     (site / "usercustomize.py").write_text(python.format("userbase"))
     for name in ("pip.conf", "pip.ini"):
         (checkout / name).write_text(f"[global]\nlog = {checkout}/{name}.log\n")
     (checkout / "bin").mkdir(exist_ok=True)
     for program in ("python", "python3", "pip", "git", "npm", "node", "vllm-recipes"):
-        (checkout / "bin" / program).write_text(f"#!/bin/sh\n{MARK.format(marks=marks, name='bin-' + program)}")
+        (checkout / "bin" / program).write_text(
+            f"#!/bin/sh\n{MARK.format(marks=marks, name='bin-' + program)}")
         (checkout / "bin" / program).chmod(0o755)
     (checkout / "startup.py").write_text(python.format("startup"))
     return {"PYTHONPATH": str(checkout), "PYTHONUSERBASE": str(checkout / "userbase"),
@@ -85,8 +87,9 @@ def test_install_runs_nothing_of_the_checkout(tmp_path: Path) -> None:
     assert done.status == 0, done.log
     calls, names = recorded(tmp_path / "rec")
     runner = str(tmp_path / "runner")
-    assert calls == [[runner, "-I", "-m", "pip", "install", "--isolated", "--no-input", "--disable-pip-version-check",
-                      "--quiet", str(empty_action)], [runner, "-I", "-m", "builder", "--version"]]
+    assert calls == [
+        [runner, "-I", "-m", "pip", "install", "--isolated", "--no-input", "--disable-pip-version-check",
+         "--quiet", str(empty_action)], [runner, "-I", "-m", "builder", "--version"]]
     assert [n for n in names if n.startswith(SCRUBBED)] == []
     assert sorted(os.listdir(marks)) == []
 
@@ -100,14 +103,16 @@ def test_the_report_step_runs_nothing_of_the_checkout(tmp_path: Path) -> None:
     git(folder, "commit", "-q", "-m", "a fork's traps")
     head = git(folder, "rev-parse", "HEAD")
     # the tool as the action runs it: python -I -m builder, the installed package
-    done = run_action(folder, tmp_path, INPUT_BASE=base, VLLM_RECIPES="", VLLM_RECIPES_PYTHON=sys.executable, **env)
+    done = run_action(folder, tmp_path, INPUT_BASE=base, VLLM_RECIPES="", VLLM_RECIPES_PYTHON=sys.executable,
+                      **env)
     assert (done.status, done.outputs["changed"]) == (0, "true"), done.log
     assert done.summary.startswith("## vLLM recipes: what this change publishes\n")
     assert sorted(os.listdir(marks)) == []
     assert git(folder, "status", "--porcelain") == "" and git(folder, "rev-parse", "HEAD") == head
     # what the tool is given
     fake = recorder(tmp_path / "rec", "vllm-recipes")
-    done = run_action(folder, tmp_path, INPUT_BASE=base, INPUT_CONTENT="--help", VLLM_RECIPES=str(fake), **env)
+    done = run_action(folder, tmp_path, INPUT_BASE=base, INPUT_CONTENT="--help", VLLM_RECIPES=str(fake),
+                      **env)
     calls, names = recorded(tmp_path / "rec")
     assert [call[1:] for call in calls] == [["check", "--content=--help", "--strict"],
                                             ["diff", "--git", ".", "--content=--help", "--", base, "HEAD"]]
@@ -143,7 +148,8 @@ def test_recipe_text_is_inert_in_the_log_and_the_summary(tmp_path: Path) -> None
     folder, base = recipes_repo(tmp_path / "recipes-repo", "::notice::content")
     content = folder / "::notice::content"
     recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
-    keys = ['"h20\\n::error title=x::pwned"', '"```\\n## Approved by @maintainers <img src=https://evil.example/p.png>"',
+    keys = ['"h20\\n::error title=x::pwned"',
+            '"```\\n## Approved by @maintainers <img src=https://evil.example/p.png>"',
             '"\\e[31m##[error]red"', '"</code></details>\\n\\n![x](https://evil.example/x.png) fixes #1"',
             *(f"h{i}" for i in range(50))]
     recipe.write_text(recipe.read_text().replace("  hardware:\n", "  hardware:\n" + "".join(
@@ -152,15 +158,17 @@ def test_recipe_text_is_inert_in_the_log_and_the_summary(tmp_path: Path) -> None
     done = run_action(folder, tmp_path, INPUT_BASE=base, INPUT_CONTENT=content.name)
     assert done.status == 1, done.log
     assert log_commands(done.log) == []
-    assert "models/Qwen/Qwen3-14B.yaml:19: meta.hardware.h20\\n::error title=x::pwned: warning: unknown hardware " \
-           "'h20\\n::error title=x::pwned'" in done.log.splitlines()
+    assert ("models/Qwen/Qwen3-14B.yaml:19: meta.hardware.h20\\n::error title=x::pwned: warning: "
+            "unknown hardware 'h20\\n::error title=x::pwned'") in done.log.splitlines()
     assert live_markup(done.summary) == []
-    assert headings(done.summary) == ["vllm-recipes check --strict failed", "vLLM recipes: what this change publishes",
+    assert headings(done.summary) == ["vllm-recipes check --strict failed",
+                                      "vLLM recipes: what this change publishes",
                                       "New warnings", "Qwen/Qwen3-14B · models/Qwen/Qwen3-14B.yaml",
                                       "Qwen/Qwen3-8B · models/Qwen/Qwen3-8B.yaml"]
     assert len(done.summary) < 65_536
     check = done.summary.split("\n\n## vLLM recipes")[0]
-    assert check.startswith("### `vllm-recipes check --strict` failed\n\n````text\n")  # longer than the ``` inside
+    # longer than the ``` inside
+    assert check.startswith("### `vllm-recipes check --strict` failed\n\n````text\n")
     assert check.endswith("\n… 14 more lines in the job log\n````")
     # the same with --strict off: the check passes, its "ok" line names the content folder, escaped
     done = run_action(folder, tmp_path, INPUT_BASE=base, INPUT_CONTENT=content.name, INPUT_STRICT="false")

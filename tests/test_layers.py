@@ -69,9 +69,11 @@ def test_imports_only_run_downward() -> None:
                 continue
             target = parts[1] if len(parts) > 1 else ""
             if target not in LEVELS:
-                wrong.append(f"{path.relative_to(ROOT)}:{line}: imports {name}, which is no package of the pipeline")
+                wrong.append(
+                    f"{path.relative_to(ROOT)}:{line}: imports {name}, which is no package of the pipeline")
             elif LEVELS[target] > LEVELS[own]:
-                wrong.append(f"{path.relative_to(ROOT)}:{line}: {own} imports {name} from {target}, a package above it")
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: {own} imports {name} from {target}, a "
+                             "package above it")
     assert wrong == []
 
 

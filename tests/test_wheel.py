@@ -57,7 +57,8 @@ def installed_tool(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return once(tmp_path_factory, "wheel", build_and_install)
 
 
-def test_the_installed_tool_builds_upstream_byte_for_byte_like_the_checkout(installed_tool: dict[str, Any]) -> None:
+def test_the_installed_tool_builds_upstream_byte_for_byte_like_the_checkout(
+        installed_tool: dict[str, Any]) -> None:
     installed, checkout = installed_tool["installed"], installed_tool["checkout"]
     assert installed_tool["stdout"].startswith("built 150 recipes, 286 documents, ")
     assert sorted(set(checkout) ^ set(installed)) == []
@@ -71,28 +72,34 @@ def test_the_installed_tool_runs_from_its_own_package(installed_tool: dict[str, 
     where = run([str(python), "-c", "import builder.site.paths as p; print(p.PACKAGE_DIR, p.CHECKOUT)"],
                 installed_tool["elsewhere"]).stdout.split()
     assert Path(where[0]).is_relative_to(installed_tool["venv"]) and where[1] == "False"
-    version = run([str(installed_tool["venv"] / "bin" / "vllm-recipes"), "--version"], installed_tool["elsewhere"])
+    version = run([str(installed_tool["venv"] / "bin" / "vllm-recipes"), "--version"],
+                  installed_tool["elsewhere"])
     assert version.stdout == run([sys.executable, "-m", "builder", "--version"], ROOT).stdout
 
 
-def test_the_wheel_holds_templates_static_files_fonts_logos_runtime_and_catalogue(installed_tool: dict[str, Any]) -> None:
+def test_the_wheel_holds_templates_static_files_fonts_logos_runtime_and_catalogue(
+        installed_tool: dict[str, Any]) -> None:
     names = set(wheel_files(installed_tool["wheel"]))
     assert {"builder/packed/templates/recipe.html", "builder/packed/site/static/site.css",
-            "builder/packed/site/static/fonts/inter-latin-400-normal.woff2", "builder/packed/site/static/logos/qwen-color.svg",
+            "builder/packed/site/static/fonts/inter-latin-400-normal.woff2",
+            "builder/packed/site/static/logos/qwen-color.svg",
             "builder/packed/browser/static/resolver.zip", "builder/packed/manifest.json",
             "builder/data/vllm-0.33.0-flags.json", "builder/data/brand_logos.json"} <= names
-    assert any(n.startswith("builder/packed/browser/pyodide/") and n.endswith("/python_stdlib.zip.br") for n in names)
+    assert any(n.startswith("builder/packed/browser/pyodide/") and n.endswith("/python_stdlib.zip.br")
+               for n in names)
     assert not any("node_modules" in n or "__pycache__" in n for n in names)
 
 
-def test_the_sdist_builds_the_same_wheel_without_node_modules(installed_tool: dict[str, Any], tmp_path: Path) -> None:
-    """An sdist brings its packed copy: a wheel built from it (no node_modules, no Node) holds the same files."""
+def test_the_sdist_builds_the_same_wheel_without_node_modules(installed_tool: dict[str, Any],
+                                                              tmp_path: Path) -> None:
+    """An sdist brings its packed copy: a wheel built from it (no node_modules, no Node) holds the same
+    files."""
     source = installed_tool["source"]
     script = "import sys, build_backend; print(build_backend.build_sdist(sys.argv[1]))"
     name = run([sys.executable, "-c", script, str(tmp_path)], source, PYTHONPATH=str(source / "tools")).stdout
     sdist = tmp_path / name.strip().splitlines()[-1]
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"),
-         str(sdist)], tmp_path)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+         str(tmp_path / "dist"), str(sdist)], tmp_path)
     from_sdist = wheel_files(next((tmp_path / "dist").glob("*.whl")))
     direct = wheel_files(installed_tool["wheel"])
     assert sorted(set(direct) ^ set(from_sdist)) == []

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pack_tool_files() -> None:
-    """Fill ``builder/packed/`` (a checkout) or check it (an unpacked sdist); exits with the reason otherwise."""
+    """Fill ``builder/packed/`` (a checkout) or check it (an unpacked sdist); exits with the reason
+    otherwise."""
     sys.path.insert(0, str(ROOT))
     from builder.site import packing
     from builder.site.paths import CHECKOUT, PACKED_DIR
@@ -39,7 +40,8 @@ def pack_tool_files() -> None:
             size = packing.pack()
         except packing.PackingError as exc:
             sys.exit(f"error: cannot pack the tool's files for the package: {exc}")
-        print(f"packed {size / 1e6:.1f} MB of templates, static files and the Pyodide runtime into {PACKED_DIR}")
+        print(f"packed {size / 1e6:.1f} MB of templates, static files and the Pyodide runtime "
+              f"into {PACKED_DIR}")
     elif not packing.packed_copy_is_current():
         sys.exit(f"error: {PACKED_DIR} is missing or was packed from other sources; build the package in a "
                  "checkout where `npm ci` has run")

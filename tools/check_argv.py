@@ -7,8 +7,8 @@ Run with the python of a venv that has vLLM installed (see tools/vllm_flags.py):
 
 stdin: a JSON list of argv lists (each ``["vllm", "serve", MODEL, ...]``). With
 ``--placeholders``, shell variables such as ``$HEAD_IP`` / ``$PREFILL_DP_RPC_PORT`` are first
-replaced by sample values (a port number when the name contains PORT, else an address). stdout: a JSON list, one
-``{"ok": bool, "error": str | null}`` per argv, in input order. Nothing is started: only
+replaced by sample values (a port number when the name contains PORT, else an address). stdout: a JSON list,
+one ``{"ok": bool, "error": str | null}`` per argv, in input order. Nothing is started: only
 ``parse_args`` of the top-level ``vllm`` parser runs on ``argv[1:]``, so the parser's own
 pre-processing (``_`` -> ``-``, dotted sub-flags, ``-O3``) applies.
 """

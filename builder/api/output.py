@@ -14,7 +14,8 @@ from builder.content.problems import Problem
 class BuildOutput:
     """The in-memory site: every file to write, keyed by its path relative to the output root."""
 
-    files: MutableMapping[str, bytes] = field(default_factory=dict)  # a dict, or streamed to disk by the build
+    # a dict, or streamed to disk by the build
+    files: MutableMapping[str, bytes] = field(default_factory=dict)
     # path -> the value ``files[path]`` serialises (a streamed build keeps none of the alternative records)
     objects: dict[str, Any] = field(default_factory=dict)
     findings: dict[str, list[Finding]] = field(default_factory=dict)  # record path -> vLLM CLI lint findings

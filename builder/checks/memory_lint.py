@@ -50,7 +50,8 @@ class MemoryLint:
                 self.found.setdefault((variant, finding["rule"], finding["message"]), []).append(where)
 
     def field_of(self, variant: str, rule: str) -> str:
-        """Where a finding is located: the argument that sets the flag, else the variant's setting or block."""
+        """Where a finding is located: the argument that sets the flag, else the variant's setting or
+        block."""
         assert self.recipe is not None
         data = self.recipe.data
         variant_block = (data.get("variants") or {}).get(variant)
@@ -75,5 +76,6 @@ class MemoryLint:
             field = self.field_of(variant, rule)
             file, line = self.recipe.where(field)
             more = f" (+{len(selections) - 1} more renderings)" if len(selections) > 1 else ""
-            out.append(Problem(file, line, field, f"memory model ({rule}): {message} [{selections[0]}{more}]", warning=True))
+            out.append(Problem(file, line, field, f"memory model ({rule}): {message} [{selections[0]}{more}]",
+                               warning=True))
         return out

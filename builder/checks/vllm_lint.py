@@ -305,7 +305,8 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
             continue
         if opt.schema is None:
             if d.root not in reported:
-                out.append(FlagProblem(d.written, f"{opt.name} does not take JSON, so it has no dotted sub-flags"))
+                out.append(
+                    FlagProblem(d.written, f"{opt.name} does not take JSON, so it has no dotted sub-flags"))
                 reported.add(d.root)
             continue
         if opt.dest in plain_json:

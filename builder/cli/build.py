@@ -40,9 +40,11 @@ class BuildOptions:
     out: Path
     strict: bool = False
     html: bool = True
-    builder_data: bool = True  # the command builder's data (``diff`` leaves them out: they follow the documents)
+    # the command builder's data (``diff`` leaves them out: they follow the documents)
+    builder_data: bool = True
     source: dict[str, str | None] = field(default_factory=dict)  # command-line provenance overrides
-    base_url: str | None = None  # where the site is published (default: site.yaml base_url, else http://127.0.0.1:8000)
+    # where the site is published (default: site.yaml base_url, else http://127.0.0.1:8000)
+    base_url: str | None = None
 
 
 @dataclass
@@ -89,7 +91,8 @@ class Pipeline:
         self.options = options
         self.result: BuildResult | None = None
 
-    def run(self, html: bool | None = None, parallel: bool = False, staging: Staging | None = None) -> BuildResult:
+    def run(self, html: bool | None = None, parallel: bool = False,
+            staging: Staging | None = None) -> BuildResult:
         """Everything (raises ContentError); ``html`` defaults to the options'.
 
         Without ``staging`` the site stays in memory (``result.files``, for ``serve`` and tests);
@@ -98,7 +101,8 @@ class Pipeline:
         streams = (StreamedFiles(staging), StreamedFiles(staging)) if staging is not None else None
         return self._run(html, parallel, streams)
 
-    def _run(self, html: bool | None, parallel: bool, streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
+    def _run(self, html: bool | None, parallel: bool,
+             streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
         html = options.html if html is None else html
         if html:
@@ -120,7 +124,8 @@ class Pipeline:
         problems = problems + output.problems
         if options.strict and output.problems:
             raise ContentError(problems)
-        files: MutableMapping[str, bytes] = dict(output.files) if streams is None else ChainMap(streams[1], output.files)
+        files: MutableMapping[str, bytes] = (dict(output.files) if streams is None
+                                             else ChainMap(streams[1], output.files))
         schema = files[SCHEMA_PATH] = dumps(recipe_schema())
         performance = files[PERFORMANCE_SCHEMA_PATH] = dumps(performance_schema())
         schema_part = ({SCHEMA_PATH: schema, PERFORMANCE_SCHEMA_PATH: performance}, "the JSON Schemas")
@@ -128,7 +133,8 @@ class Pipeline:
         result = BuildResult(content, output, files, problems, api)
         if html:
             parts = _pages(content, output, parallel, options.base_url,
-                           streams[1].sibling() if streams is not None else None, builder_data, options.builder_data)
+                           streams[1].sibling() if streams is not None else None, builder_data,
+                           options.builder_data)
             check_outputs([(files, API), *parts], content, api)
             anchors = anchor_problems(content.recipes, parts[0][0])
             if options.strict and anchors:
@@ -234,8 +240,8 @@ def render(options: BuildOptions) -> BuildResult:
 def build(options: BuildOptions) -> int:
     """Build and write the site; print problems as ``path:line: field: message``.
 
-    Exit status 0, 1 (content errors, a failed write, or no runtime to ship; ``out`` unchanged) or 2 (an ``out``
-    that :func:`~builder.output.writer.check_out` refuses, checked before anything is read).
+    Exit status 0, 1 (content errors, a failed write, or no runtime to ship; ``out`` unchanged) or 2 (an
+    ``out`` that :func:`~builder.output.writer.check_out` refuses, checked before anything is read).
 
     Every file is written into a staging folder as soon as it is rendered (the builder data and
     half of the HTML pages are computed, and written, by forked children); the folder is swapped
@@ -269,7 +275,8 @@ def build(options: BuildOptions) -> int:
         print(log_text(f"error: {exc}; {options.out} left unchanged"), file=sys.stderr)
         return 1
     except (OSError, UnsafePath) as exc:
-        print(log_text(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged"), file=sys.stderr)
+        print(log_text(f"error: cannot write the site to {options.out} ({exc}); it is left unchanged"),
+              file=sys.stderr)
         return 1
     docs = result.output.documents
     print(

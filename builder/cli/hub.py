@@ -96,7 +96,8 @@ def json_object(data: bytes, what: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise HubFailure(f"{what} is not UTF-8 text") from None
     except json.JSONDecodeError as error:
-        raise HubFailure(f"{what} is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+        raise HubFailure(
+            f"{what} is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     except RecursionError:
         raise HubFailure(f"{what} nests deeper than {MAX_DEPTH} levels") from None
     if not isinstance(value, dict):
@@ -111,12 +112,14 @@ def json_object(data: bytes, what: str) -> dict[str, Any]:
 
 
 def _file_hash(answer: Answer, data: bytes) -> str:
-    """The file's hash from its ``ETag`` (as the Hub sends it: a git blob sha1, or an LFS sha256), checked against ``data``."""
+    """The file's hash from its ``ETag`` (as the Hub sends it: a git blob sha1, or an LFS sha256), checked
+    against ``data``."""
     etag = answer.header("X-Linked-Etag") or answer.header("ETag") or ""
     etag = etag.removeprefix("W/").strip('"')
     if not FILE_HASH.fullmatch(etag):
         raise HubFailure(f"the Hub sent an ETag that is not a file hash: {etag[:100]!r}")
-    actual = (hashlib.sha1(b"blob %d\0" % len(data) + data) if len(etag) == 40 else hashlib.sha256(data)).hexdigest()
+    actual = (hashlib.sha1(b"blob %d\0" % len(data) + data) if len(etag) == 40
+              else hashlib.sha256(data)).hexdigest()
     if actual != etag:
         raise HubFailure(f"the Hub's ETag {etag} is not the hash of the {CONFIG_FILE} it sent")
     return etag
@@ -143,8 +146,8 @@ def _download(repo: str, revision: str, cache: Path, filename: str) -> tuple[byt
 
 
 def fetch_config(repo: str, revision: str | None, filename: str = CONFIG_FILE) -> tuple[dict[str, Any], str]:
-    """(the repository's ``config.json``, or another small JSON file such as ModelOpt's ``hf_quant_config.json``,
-    the commit sha it was read at); raises :class:`HubFailure`.
+    """(the repository's ``config.json``, or another small JSON file such as ModelOpt's
+    ``hf_quant_config.json``, the commit sha it was read at); raises :class:`HubFailure`.
 
     The cache answers first for a commit sha and under ``HF_HUB_OFFLINE=1``, and when the Hub cannot be
     reached; a branch or tag is otherwise resolved by the Hub (it may have moved)."""

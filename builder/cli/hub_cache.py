@@ -22,7 +22,8 @@ MAX_REVISION = 200
 
 def revision_problem(revision: str) -> str | None:
     """Why ``revision`` cannot name a branch, tag or commit (None when it can): it becomes a cache path."""
-    if len(revision) > MAX_REVISION or not _REVISION.fullmatch(revision) or ".." in revision or revision.endswith(".lock"):
+    if (len(revision) > MAX_REVISION or not _REVISION.fullmatch(revision) or ".." in revision
+        or revision.endswith(".lock")):
         return f"not a branch, tag or commit: {revision[:MAX_REVISION]!r}"
     return None
 
@@ -59,9 +60,12 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
-def store(cache: Path, repo: str, revision: str, sha: str, file_hash: str, filename: str, data: bytes) -> Path:
-    """Put ``data`` in the cache as ``filename`` at commit ``sha`` (and ``revision`` -> ``sha``); its snapshot path."""
-    if not SHA.fullmatch(sha) or not FILE_HASH.fullmatch(file_hash) or revision_problem(revision) or "/" in filename:
+def store(cache: Path, repo: str, revision: str, sha: str, file_hash: str, filename: str,
+          data: bytes) -> Path:
+    """Put ``data`` in the cache as ``filename`` at commit ``sha`` (and ``revision`` -> ``sha``); its snapshot
+    path."""
+    if (not SHA.fullmatch(sha) or not FILE_HASH.fullmatch(file_hash) or revision_problem(revision)
+        or "/" in filename):
         raise ValueError("unchecked name for the cache")  # the caller checks every name first
     folder = _folder(cache, repo)
     blob = folder / "blobs" / file_hash

@@ -40,7 +40,8 @@ class Answer:
     body: bytes
 
     def header(self, name: str) -> str | None:
-        """``name`` from the last hop that sent it (a redirect's ``X-Repo-Commit`` counts when the file's lacks it)."""
+        """``name`` from the last hop that sent it (a redirect's ``X-Repo-Commit`` counts when the file's
+        lacks it)."""
         for headers in reversed(self.hops):
             value = headers.get(name)
             if value is not None:
@@ -59,7 +60,8 @@ def origin(url: str) -> tuple[str, str, int | None]:
 
 
 def get(url: str, headers: dict[str, str], limit: int, seconds: float) -> Answer:
-    """GET ``url``: redirects within its origin followed, at most ``limit`` body bytes, everything within ``seconds``."""
+    """GET ``url``: redirects within its origin followed, at most ``limit`` body bytes, everything within
+    ``seconds``."""
     home = origin(url)
     end = time.monotonic() + seconds
     hops: list[Message] = []
@@ -99,14 +101,16 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     return plain, (f"http://{host}:{port}{target}" if via else target)
 
 
-def _one(url: str, headers: dict[str, str], limit: int, end: float, seconds: float) -> tuple[int, Message, bytes]:
+def _one(url: str, headers: dict[str, str], limit: int, end: float, seconds: float) -> tuple[int, Message,
+                                                                                             bytes]:
     """One request and its whole answer, cut at ``end`` (a monotonic time)."""
     remaining = end - time.monotonic()
     if remaining <= 0:
         raise HttpFailure(f"no complete answer within {seconds:g} s")
     connection, target = _connection(url, remaining)
     expired = threading.Event()
-    sockets: list[socket.socket] = []  # the connection's, kept: http.client lets go of it once it has an answer
+    # the connection's, kept: http.client lets go of it once it has an answer
+    sockets: list[socket.socket] = []
 
     def cut() -> None:
         expired.set()

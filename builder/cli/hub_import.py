@@ -53,7 +53,8 @@ QUANT_FILE = "hf_quant_config.json"  # ModelOpt's precision, beside a config.jso
 
 
 def quant_file(repo: str, sha: str) -> dict[str, Any] | None:
-    """The repository's ``hf_quant_config.json`` at ``sha``, or None when it has none (or it cannot be read)."""
+    """The repository's ``hf_quant_config.json`` at ``sha``, or None when it has none (or it cannot be
+    read)."""
     try:
         return fetch_config(repo, sha, QUANT_FILE)[0]
     except HubFailure:
@@ -61,8 +62,9 @@ def quant_file(repo: str, sha: str) -> dict[str, Any] | None:
 
 
 def hub_facts(repo: str, revision: str | None) -> dict[str, Any]:
-    """The facts of ``repo`` at ``revision`` (default: main) with ``source`` first; raises :class:`HubFailure`.
-    A checkpoint whose ``config.json`` states no precision gets it from its ``hf_quant_config.json``."""
+    """The facts of ``repo`` at ``revision`` (default: main) with ``source`` first; raises
+    :class:`HubFailure`. A checkpoint whose ``config.json`` states no precision gets it from its
+    ``hf_quant_config.json``."""
     config, sha = fetch_config(repo, revision)
     try:
         if not states_precision(config):
@@ -99,8 +101,10 @@ def _block(data: dict[str, Any], variant: str | None) -> dict[str, Any]:
     return dict(block) if isinstance(block, dict) else {}
 
 
-def targets(data: dict[str, Any], hf_id: str, variant: str | None = None, everything: bool = True) -> list[Target]:
-    """The imports a recipe needs: with ``everything``, its block and drafts again; otherwise only what lacks facts."""
+def targets(data: dict[str, Any], hf_id: str, variant: str | None = None,
+            everything: bool = True) -> list[Target]:
+    """The imports a recipe needs: with ``everything``, its block and drafts again; otherwise only what lacks
+    facts."""
     model_repo = holder(data, None).get("model_id") or hf_id
     if variant is not None:
         repo = holder(data, variant).get("model_id") or model_repo
@@ -111,7 +115,8 @@ def targets(data: dict[str, Any], hf_id: str, variant: str | None = None, everyt
         if isinstance(repo, str) and repo != model_repo and (everything or not _block(data, key)):
             found.append(Target(key, repo))
     drafts = _block(data, None).get("drafts") or {}
-    found += [Target(None, repo, draft=True) for repo in draft_repos(data) if everything or repo not in drafts]
+    found += [Target(None, repo, draft=True) for repo in draft_repos(data) if everything
+              or repo not in drafts]
     return found
 
 
@@ -147,7 +152,8 @@ def recipe_ids(content: Path) -> Iterator[str]:
         yield f"{path.parent.name}/{path.stem}"
 
 
-def import_from_hub(content: Path, hf_id: str | None, revision: str | None, variant: str | None, every: bool) -> int:
+def import_from_hub(content: Path, hf_id: str | None, revision: str | None, variant: str | None,
+                    every: bool) -> int:
     """``--from-hub <org>/<repo>`` or ``--from-hub --all``: exit 1 when anything could not be imported."""
     if every:
         ids = list(recipe_ids(content))
@@ -161,7 +167,8 @@ def import_from_hub(content: Path, hf_id: str | None, revision: str | None, vari
         _, _, _, data = read_recipe(content, recipe)
         if is_omni(data):
             continue  # served by vLLM-Omni: no memory estimate
-        outcome = import_recipe(content, recipe, targets(data, recipe, variant, everything=not every), revision)
+        outcome = import_recipe(content, recipe, targets(data, recipe, variant, everything=not every),
+                                revision)
         for line in outcome.written:
             print(log_text(f"{recipe}: wrote {line}"))
         imported += bool(outcome.written)
@@ -211,7 +218,8 @@ def check_sources(content: Path) -> int:
                 counts["current"] += 1
             else:
                 counts["stale"] += 1
-                print(log_text(f"{rel}: {where}: {repo}: stale: facts from {recorded[:12]}, {ref or 'main'} is now "
-                               f"{now[:12]} (vllm-recipes import-config --from-hub {recipe})"), file=sys.stderr)
+                print(log_text(f"{rel}: {where}: {repo}: stale: facts from {recorded[:12]}, {ref or 'main'} "
+                               f"is now {now[:12]} (vllm-recipes import-config --from-hub {recipe})"),
+                      file=sys.stderr)
     print(", ".join(f"{n} {word}" for word, n in counts.items()))
     return 1 if counts["stale"] or counts["unchecked"] else 0

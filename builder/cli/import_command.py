@@ -14,15 +14,19 @@ from builder.cli.reporting import Refused, reported
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``import-config`` to the top-level subparsers."""
     i = sub.add_parser("import-config", help="write a config.json's architecture facts into a recipe",
-                       description="From a file: import-config <org>/<repo> CONFIG.json. From the Hub (honours HF_ENDPOINT, "
-                       "HF_TOKEN, HF_HOME and HF_HUB_OFFLINE): import-config --from-hub <org>/<repo> | --all. "
-                       "Compare recorded revisions with the Hub: import-config --check.")
+                       description="From a file: import-config <org>/<repo> CONFIG.json. From the Hub "
+                       "(honours HF_ENDPOINT, HF_TOKEN, HF_HOME and HF_HUB_OFFLINE): import-config "
+                       "--from-hub <org>/<repo> | --all. Compare recorded revisions with the Hub: "
+                       "import-config --check.")
     i.add_argument("recipe", nargs="?", help="<org>/<repo>")
     i.add_argument("config", nargs="?", type=Path, metavar="CONFIG.json")
     i.add_argument("--from-hub", action="store_true", help="read config.json from the Hugging Face Hub")
-    i.add_argument("--all", action="store_true", help="with --from-hub: every recipe and variant lacking facts")
-    i.add_argument("--check", action="store_true", help="which recipes' facts are behind the Hub (writes nothing)")
-    i.add_argument("--revision", metavar="REV", help="with --from-hub: a branch, tag or commit (default main)")
+    i.add_argument("--all", action="store_true",
+                   help="with --from-hub: every recipe and variant lacking facts")
+    i.add_argument("--check", action="store_true",
+                   help="which recipes' facts are behind the Hub (writes nothing)")
+    i.add_argument("--revision", metavar="REV",
+                   help="with --from-hub: a branch, tag or commit (default main)")
     i.add_argument("--variant", metavar="V", help="write into variants.<V> instead of model")
     i.add_argument("--content", type=Path, default=Path("recipes"))
 

@@ -123,7 +123,8 @@ def place_block(text: str, facts: dict[str, Any], variant: str | None) -> str:
     if existing is not None:
         lines[existing : _span_end(lines, existing)] = new
     else:
-        comment = f"{' ' * indent}# config.json facts for the memory model (python -m builder import-config){newline}"
+        comment = (f"{' ' * indent}# config.json facts for the memory model (python -m builder "
+                   f"import-config){newline}")
         lines[end:end] = [comment, *new]
     return "".join(lines)
 
@@ -132,7 +133,8 @@ Blocks = dict[str | None, dict[str, Any]]  # variant (None: model) -> its new ar
 
 
 def edited(text: str, blocks: Blocks, rel: str) -> str:
-    """The recipe text with every block set; refused unless it loads as the old data with exactly those blocks."""
+    """The recipe text with every block set; refused unless it loads as the old data with exactly those
+    blocks."""
     new_text = text
     for variant, facts in blocks.items():
         new_text = place_block(new_text, facts, variant)
@@ -181,7 +183,8 @@ def read_recipe(content: Path, hf_id: str) -> tuple[str, Path, str, dict[str, An
 
 
 def checked_facts(facts: dict[str, Any]) -> dict[str, Any]:
-    """``facts`` as the recipe schema accepts them; a disagreement between schema and model is a bug, refused."""
+    """``facts`` as the recipe schema accepts them; a disagreement between schema and model is a bug,
+    refused."""
     try:
         schemas.Architecture.model_validate(facts)
     except ValidationError as exc:

@@ -24,31 +24,38 @@ from builder.resolver.memory import (
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``memory`` to the top-level subparsers."""
-    m = sub.add_parser("memory", help="estimate weights, KV cache and whether vLLM starts, from a config.json")
-    m.add_argument("--config", type=Path, required=True, metavar="CONFIG.json", help="a Hugging Face config.json")
+    m = sub.add_parser("memory",
+                       help="estimate weights, KV cache and whether vLLM starts, from a config.json")
+    m.add_argument("--config", type=Path, required=True, metavar="CONFIG.json",
+                   help="a Hugging Face config.json")
     gpu = m.add_mutually_exclusive_group()
-    gpu.add_argument("--gpu-memory-gib", type=float, metavar="G", help="memory of one GPU as CUDA reports it (GiB)")
+    gpu.add_argument("--gpu-memory-gib", type=float, metavar="G",
+                     help="memory of one GPU as CUDA reports it (GiB)")
     gpu.add_argument("--hardware", metavar="ID", help="a hardware profile of the content root's taxonomy")
     m.add_argument("--kv-cache-gib", type=float, metavar="X",
-                   help="the KV cache budget per GPU (vLLM's 'Available KV cache memory'): KV tokens and concurrency "
-                   "for it; then --gpu-memory-gib/--hardware are not needed")
+                   help="the KV cache budget per GPU (vLLM's 'Available KV cache memory'): KV tokens and "
+                   "concurrency for it; then --gpu-memory-gib/--hardware are not needed")
     m.add_argument("--quant-config", type=Path, metavar="HF_QUANT_CONFIG.json",
-                   help="the checkpoint's ModelOpt hf_quant_config.json, when its config.json states no precision")
+                   help="the checkpoint's ModelOpt hf_quant_config.json, when its config.json states no "
+                        "precision")
     m.add_argument("--content", type=Path, default=Path("recipes"), help="content root for --hardware")
     m.add_argument("--tp", type=int, help="tensor parallel size (default 1)")
     m.add_argument("--pp", type=int, help="pipeline parallel size (default 1)")
     m.add_argument("--dtype", default="auto", choices=["auto", *DTYPE_BYTES])
     m.add_argument("--kv-cache-dtype", default="auto", choices=["auto", *KV_DTYPE_BYTES])
-    m.add_argument("--weight-bits", type=int, metavar="B", help="bits of the linear weights of a quantized checkpoint")
+    m.add_argument("--weight-bits", type=int, metavar="B",
+                   help="bits of the linear weights of a quantized checkpoint")
     m.add_argument("--gpu-memory-utilization", type=float, metavar="U", help="vLLM's default: 0.9")
     m.add_argument("--max-model-len", type=int, metavar="L", help="default: the model's maximum")
-    m.add_argument("--max-num-batched-tokens", type=int, metavar="T", help="default: 8192 on >= 70 GiB GPUs, else 2048")
+    m.add_argument("--max-num-batched-tokens", type=int, metavar="T",
+                   help="default: 8192 on >= 70 GiB GPUs, else 2048")
     m.add_argument("--max-num-seqs", type=int, metavar="N", help="default: 1024 on >= 70 GiB GPUs, else 256")
     m.add_argument("--enable-prefix-caching", action="store_true",
                    help="hybrid models: vLLM's 'align' state cache keeps one more state page per sequence")
     m.add_argument("--speculative-tokens", type=int, metavar="K",
                    help="speculative decoding with the checkpoint's MTP layers proposing K tokens")
-    m.add_argument("--vllm-version", metavar="V", help="the release whose token report to follow (default: the model's)")
+    m.add_argument("--vllm-version", metavar="V",
+                   help="the release whose token report to follow (default: the model's)")
     m.add_argument("--json", action="store_true", help="print the whole estimate as JSON")
 
 
@@ -81,7 +88,8 @@ def memory(args: argparse.Namespace) -> int:
     if args.quant_config is not None:
         config = dict(with_quant_file(config, read_config(args.quant_config)))
     gib = args.gpu_memory_gib if args.hardware is None else hardware_gib(args.content, args.hardware)
-    spec = None if args.speculative_tokens is None else {"method": "mtp", "num_speculative_tokens": args.speculative_tokens}
+    spec = (None if args.speculative_tokens is None
+            else {"method": "mtp", "num_speculative_tokens": args.speculative_tokens})
     settings = {
         "tp": args.tp,
         "pp": args.pp,
@@ -105,7 +113,8 @@ def memory(args: argparse.Namespace) -> int:
     except ArchitectureError as exc:
         raise architecture_problem(args.config, exc) from None
     if args.json:
-        record = {**estimate, "findings": [{"rule": f.rule, "message": f.message} for f in estimate["findings"]],
+        record = {**estimate,
+                  "findings": [{"rule": f.rule, "message": f.message} for f in estimate["findings"]],
                   "kv_cache_tokens": estimate["kv_tokens"]}
         print(json.dumps(record, indent=2))
     else:
@@ -116,7 +125,8 @@ def memory(args: argparse.Namespace) -> int:
 def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
     """A few readable lines."""
     s = e["settings"]
-    gpu = f"{hardware} ({s['gpu_memory_gib']:.2f} GiB per GPU)" if hardware else f"{s['gpu_memory_gib']:.2f} GiB per GPU"
+    gpu = (f"{hardware} ({s['gpu_memory_gib']:.2f} GiB per GPU)" if hardware
+           else f"{s['gpu_memory_gib']:.2f} GiB per GPU")
     if s["kv_cache_gib"] is not None and not s["gpu_memory_gib"]:
         gpu = "one GPU"
     budget = (f"{e['available_kv_gib']:.2f} GiB given" if s["kv_cache_gib"] is not None else
@@ -125,8 +135,9 @@ def describe(e: MemoryEstimate, hardware: str | None = None) -> str:
     block = f" in blocks of {e['kv_block_size']:,}" if e["kv_block_size"] != 16 else ""
     quant = f", {s['weight_bits']}-bit weights" if s["weight_bits"] else ""
     lines = [
-        f"{e['model_type'] or 'model'}: {e['params_total'] / 1e9:.2f}B parameters; TP {s['tp']} x PP {s['pp']} on {gpu}; "
-        f"{s['dtype']}{quant}, KV cache {s['kv_cache_dtype']}; vLLM {e['vllm_version']} accounting",
+        f"{e['model_type'] or 'model'}: {e['params_total'] / 1e9:.2f}B parameters; TP {s['tp']} x PP "
+        f"{s['pp']} on {gpu}; {s['dtype']}{quant}, KV cache {s['kv_cache_dtype']}; vLLM {e['vllm_version']} "
+        "accounting",
         f"weights:   {e['weights_gib']:.2f} GiB per GPU",
         f"non-KV:    {e['non_kv_gib']:.2f} GiB = weights + activation peak {e['activation_peak_gib']:.2f} "
         f"+ non-torch {e['non_torch_gib']:.2f} (CUDA graphs ~{e['cuda_graph_gib']:.2f} GiB come on top)",

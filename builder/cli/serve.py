@@ -145,7 +145,8 @@ class DevHandler(StaticHandler):
 
 def watch_paths(content: Path) -> list[Path]:
     """What a rebuild depends on: the content, templates and static sources."""
-    sources = (content, TEMPLATES_DIR, STATIC_DIR) if CHECKOUT else (content,)  # an installed tool's don't change
+    # an installed tool's don't change
+    sources = (content, TEMPLATES_DIR, STATIC_DIR) if CHECKOUT else (content,)
     return [p for p in sources if p.exists()]
 
 
@@ -157,7 +158,8 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool
     started = time.perf_counter()
     try:
         # realpath, not Path.resolve(): a saved symlink loop must not raise
-        edited = None if everything else edited_recipes(state, {Path(os.path.realpath(p)) for _, p in changes})
+        edited = (None if everything
+                  else edited_recipes(state, {Path(os.path.realpath(p)) for _, p in changes}))
         changed: set[str] | None = set()
         for rel in edited or []:
             done = state.recipe_edited(rel)
@@ -176,7 +178,8 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool
         return
     except Exception:  # a bug of ours: show it to whoever develops, keep serving the last site
         traceback.print_exc()
-        print("rebuild failed with an internal error (please report it); the site is unchanged", file=sys.stderr)
+        print("rebuild failed with an internal error (please report it); the site is unchanged",
+              file=sys.stderr)
         return
     print(f"rebuilt: {len(changed)} file(s) in {time.perf_counter() - started:.2f} s", flush=True)
 
@@ -226,13 +229,14 @@ class DevServer:
 
 
 def start_dev_server(content: Path, out: Path, *options: str) -> DevServer:
-    """Start ``serve`` (with ``options``) on a free port in a child process; return once it serves and watches."""
+    """Start ``serve`` (with ``options``) on a free port in a child process; return once it serves and
+    watches."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", str(port),
-         *options],
+        [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port",
+         str(port), *options],
         cwd=PROJECT_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -54,7 +54,8 @@ class StaticHandler(SimpleHTTPRequestHandler):
     _cache_control: str | None = None
 
     def site_path(self, url_path: str) -> str | None:
-        """``url_path`` as a path of the site (its mount :attr:`base_path` removed); None outside the mount."""
+        """``url_path`` as a path of the site (its mount :attr:`base_path` removed); None outside the
+        mount."""
         if not self.base_path:
             return url_path
         path, sep, query = url_path.partition("?")

@@ -25,8 +25,8 @@ _LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
 # a host name or IPv4 address, or a bracketed IPv6 address; then an optional port
 _AUTHORITY = re.compile(rf"(?:(?:{_LABEL}\.)*{_LABEL}\.?|\[[0-9A-Fa-f:.]+\])(?::(?P<port>[0-9]{{1,5}}))?")
 # attributes whose value is a URL (data-* ones the scripts fetch), and the meta refresh's "url="
-_LINK = re.compile(r'(\s(?:href|src|action|poster|data-[a-z-]*(?:url|src|json|worker|data|clicks|vocab|pyodide|resolver))=")'
-                   r'/(?!/)|(\scontent="\d+;\s*url=)/(?!/)')
+_LINK = re.compile(r'(\s(?:href|src|action|poster|data-[a-z-]*(?:url|src|json|worker|data|clicks|vocab|pyodid'
+                   r'e|resolver))=")/(?!/)|(\scontent="\d+;\s*url=)/(?!/)')
 
 
 class BasePathError(ValueError):
@@ -55,8 +55,10 @@ def base_path(base_url: str) -> str:
             or parts.query or parts.fragment):
         raise BasePathError(f"must be http(s)://host[/path], got {_shown(base_url)}")
     authority = _AUTHORITY.fullmatch(parts.netloc)
-    if authority is None or not 0 < int(authority["port"] or 80) < 65536 or len(parts.hostname or "") > MAX_HOST:
-        raise BasePathError(f"the host must be a name or an IP address with an optional port, got {_shown(parts.netloc)}")
+    if (authority is None or not 0 < int(authority["port"] or 80) < 65536
+        or len(parts.hostname or "") > MAX_HOST):
+        raise BasePathError(
+            f"the host must be a name or an IP address with an optional port, got {_shown(parts.netloc)}")
     path = parts.path.rstrip("/")
     if not _SAFE_PATH.fullmatch(path) or any(seg in (".", "..") for seg in path.split("/")):
         raise BasePathError(f"path may hold only letters, digits and ._~- segments, got {parts.path!r}")

@@ -55,7 +55,8 @@ def read_yaml(root: Path, rel: str, out: Collector) -> tuple[Any, dict[str, int]
     shown = shown_name(rel)
     if shown != rel:
         invalid = os.fsencode(rel).decode("utf-8", "replace") != rel
-        out.error(shown, 0, "", "file name is not valid UTF-8" if invalid else "file name contains control characters")
+        out.error(shown, 0, "",
+                  "file name is not valid UTF-8" if invalid else "file name contains control characters")
         return None
     data = _read_regular_file(root, rel, out)
     if data is None:

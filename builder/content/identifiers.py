@@ -24,7 +24,8 @@ _UNPLAIN_CHAR = re.compile(r"[\x00-\x1f\x7f\\]")
 def segment_problem(value: str) -> str | None:
     """Why ``value`` cannot be one path segment of the site, or None when it can."""
     if len(value) > MAX_SEGMENT:
-        return f"{value[:20]!r}... is {len(value)} characters long; an id used in paths has at most {MAX_SEGMENT}"
+        return (f"{value[:20]!r}... is {len(value)} characters long; an id used in paths has at most "
+                f"{MAX_SEGMENT}")
     if not _SEGMENT.fullmatch(value):
         return (
             f"{value!r} cannot be used in a path: use letters, digits, '.', '_' and '-', "

@@ -26,7 +26,8 @@ def _escaped(match: re.Match[str]) -> str:
 
 def controls_escaped(text: str) -> str:
     """``text`` with control characters, line and paragraph separators and bidirectional overrides shown
-    escaped: one line that shows every character (also for Markdown code, :mod:`builder.cli.diff.markdown`)."""
+    escaped: one line that shows every character (also for Markdown code,
+    :mod:`builder.cli.diff.markdown`)."""
     return _UNSAFE.sub(_escaped, text)
 
 

@@ -41,7 +41,8 @@ def recipe_lints(data: dict[str, Any]) -> list[tuple[str, str]]:
 def _image_commands(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """A docker image value that is a command (``docker pull ...``) or holds white space."""
     for path, image in docker_images(data):
-        if isinstance(image, str) and (image.strip().startswith("docker ") or any(c.isspace() for c in image.strip())):
+        if (isinstance(image, str)
+            and (image.strip().startswith("docker ") or any(c.isspace() for c in image.strip()))):
             yield path, f"docker image {image!r} is a command, not an image reference"
 
 
@@ -77,7 +78,8 @@ def _repeated_flags(path: str, args: list[Any]) -> Iterator[tuple[str, str]]:
     for i, token in enumerate(args):
         if isinstance(token, str) and token.startswith("--"):
             if token in seen:
-                yield join_path(path, i), f"flag {token} is given twice in this list (also at [{seen[token]}])"
+                yield join_path(path,
+                                i), f"flag {token} is given twice in this list (also at [{seen[token]}])"
             else:
                 seen[token] = i
 
@@ -102,17 +104,20 @@ def arg_lists(data: dict[str, Any]) -> Iterator[tuple[str, list[Any]]]:
         yield from overrides((variant or {}).get("hardware_overrides"), f"variants.{vkey}.hardware_overrides")
     for skey, override in _items(data.get("strategy_overrides")):
         yield from lists_in(override, f"strategy_overrides.{skey}", ("extra_args", "vllm_args"))
-        yield from overrides((override or {}).get("hardware_overrides"), f"strategy_overrides.{skey}.hardware_overrides")
+        yield from overrides((override or {}).get("hardware_overrides"),
+                             f"strategy_overrides.{skey}.hardware_overrides")
         for role in ("prefill", "decode"):
             role_block = (override or {}).get(role)
             yield from lists_in(role_block, f"strategy_overrides.{skey}.{role}", ("extra_args", "vllm_args"))
-            yield from overrides((role_block or {}).get("hardware_overrides"), f"strategy_overrides.{skey}.{role}.hardware_overrides")
+            yield from overrides((role_block or {}).get("hardware_overrides"),
+                                 f"strategy_overrides.{skey}.{role}.hardware_overrides")
     for fkey, feature in _items(data.get("features")):
         yield from lists_in(feature, f"features.{fkey}", ("args",))
         yield from overrides((feature or {}).get("hardware_overrides"), f"features.{fkey}.hardware_overrides")
         for mkey, mode in _items((feature or {}).get("modes")):
             yield from lists_in(mode, f"features.{fkey}.modes.{mkey}", ("args",))
-            yield from overrides((mode or {}).get("hardware_overrides"), f"features.{fkey}.modes.{mkey}.hardware_overrides")
+            yield from overrides((mode or {}).get("hardware_overrides"),
+                                 f"features.{fkey}.modes.{mkey}.hardware_overrides")
     for pkey, preset in _items(data.get("presets")):
         yield from lists_in(preset, f"presets.{pkey}", ("args",))
         for point_key, point in _items((preset or {}).get("points")):
@@ -137,7 +142,8 @@ def docker_images(data: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     for vkey, variant in _items(data.get("variants")):
         yield from leaves((variant or {}).get("docker_image"), f"variants.{vkey}.docker_image")
         for hw, block in _items((variant or {}).get("hardware_overrides")):
-            yield from leaves((block or {}).get("docker_image"), f"variants.{vkey}.hardware_overrides.{hw}.docker_image")
+            yield from leaves((block or {}).get("docker_image"),
+                              f"variants.{vkey}.hardware_overrides.{hw}.docker_image")
 
 
 def _nightly_covered(data: dict[str, Any]) -> Iterator[tuple[str, str]]:

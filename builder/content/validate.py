@@ -178,7 +178,8 @@ def hardware_references(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]
         for mkey, mode in modes.items():
             mode = mode if isinstance(mode, dict) else {}
             yield from keyed(mode.get("hardware"), f"features.{fkey}.modes.{mkey}.hardware")
-            yield from keyed(mode.get("hardware_overrides"), f"features.{fkey}.modes.{mkey}.hardware_overrides")
+            yield from keyed(mode.get("hardware_overrides"),
+                             f"features.{fkey}.modes.{mkey}.hardware_overrides")
     for i, note in enumerate(data.get("notes") or []):
         for j, hw in enumerate(((note or {}).get("when") or {}).get("hardware") or []):
             yield f"notes[{i}].when.hardware[{j}]", hw, True

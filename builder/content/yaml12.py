@@ -141,13 +141,15 @@ class _Composer:
         if not loader.check_event(StreamEndEvent):
             event = loader.get_event()
             raise yaml.composer.ComposerError(
-                "expected a single document in the stream", start.start_mark, "but found another document", event.start_mark
+                "expected a single document in the stream", start.start_mark, "but found another document",
+                event.start_mark
             )
         limit = expansion_limit(self.source)
         if self.expanded > limit:
             line, path, _ = next(alias for alias in self.aliases if alias[2] > limit)
             raise YamlError(
-                f"aliases expand this file to {self.expanded} nodes, over the limit of {limit} for its {self.source} nodes",
+                f"aliases expand this file to {self.expanded} nodes, over the limit of {limit} for its "
+                f"{self.source} nodes",
                 line,
                 path,
             )
@@ -227,11 +229,13 @@ class _Composer:
         if anchored is None:
             raise YamlError(f"undefined alias *{name}", line, path)
         if anchored.size is None or anchored.height is None:
-            raise YamlError(f"recursive alias *{name}: it is inside its own anchor &{name} (line {anchored.line})", line, path)
+            raise YamlError(f"recursive alias *{name}: it is inside its own anchor &{name} (line "
+                            f"{anchored.line})", line, path)
         if len(self.aliases) >= MAX_ALIASES:
             raise YamlError(f"too many aliases: more than {MAX_ALIASES} in one file", line, path)
         if len(self.stack) + anchored.height > MAX_DEPTH:
-            raise YamlError(f"nesting deeper than {MAX_DEPTH} levels once alias *{name} is expanded", line, path)
+            raise YamlError(f"nesting deeper than {MAX_DEPTH} levels once alias *{name} is expanded", line,
+                            path)
         self.source += 1
         self.expanded += anchored.size
         self.aliases.append((line, path, self.expanded))

@@ -68,7 +68,8 @@ _PLAIN_SCALARS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ..
     (re.compile(r"0o[0-7]+"), lambda match: int(match.group()[2:], 8)),
     (re.compile(r"0x[0-9a-fA-F]+"), lambda match: int(match.group()[2:], 16)),
     (re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"), _float),
-    (re.compile(r"[-+]?\.(inf|Inf|INF)"), lambda match: -math.inf if match.group().startswith("-") else math.inf),
+    (re.compile(r"[-+]?\.(inf|Inf|INF)"),
+     lambda match: -math.inf if match.group().startswith("-") else math.inf),
     (re.compile(r"\.(nan|NaN|NAN)"), lambda _match: math.nan),
     (re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"), _date),
     (_TIMESTAMP, _timestamp),
@@ -107,7 +108,8 @@ def _timestamp_date(match: re.Match[str]) -> str | None:
 def is_index(key: str) -> bool:
     """A canonical non-negative integer below 2**32 - 1, as JavaScript orders object keys."""
     return (
-        len(key) <= 10 and key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+        len(key) <= 10 and key.isdigit() and key.isascii() and (key == "0" or key[0] != "0")
+        and int(key) < 2**32 - 1
     )
 
 
@@ -187,5 +189,6 @@ class NodeBuilder:
         if any(is_index(key) for key in result):
             # JavaScript objects list array-index keys first, in numeric order (json-api §2.4).
             indexed = sorted((k for k in result if is_index(k)), key=int)
-            result = {**{k: result[k] for k in indexed}, **{k: v for k, v in result.items() if not is_index(k)}}
+            result = {**{k: result[k] for k in indexed},
+                      **{k: v for k, v in result.items() if not is_index(k)}}
         return result

@@ -17,7 +17,8 @@ class RenderContext:
                  "model_id", "gpus", "enabled", "modes", "advanced", "tp_override", "_generations")
 
     def __init__(self, recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str, enabled: list[str],
-                 modes: dict[str, Any] | None = None, advanced: list[Any] | None = None, tp_override: Any = None):
+                 modes: dict[str, Any] | None = None, advanced: list[Any] | None = None,
+                 tp_override: Any = None):
         self.recipe = recipe
         self.taxonomy = as_dict(vocab.get("taxonomy"))
         self.strategies = strategy_catalogue(vocab)

@@ -16,7 +16,8 @@ def is_cuda_map(v: object) -> TypeGuard[dict[str, Any]]:
 
 
 def pick_cuda(cuda_map: dict[str, Any], cuda: str = "default") -> Any:
-    """§12.7: the map's entry for the CUDA toggle, else its cu130 then cu129 entry (a tag in valid content)."""
+    """§12.7: the map's entry for the CUDA toggle, else its cu130 then cu129 entry (a tag in valid
+    content)."""
     if cuda != "default" and cuda_map.get(cuda) is not None:
         return cuda_map[cuda]
     return cuda_map.get("cu130") or cuda_map.get("cu129")
@@ -28,7 +29,8 @@ def _cuda_suffix(image: str) -> str:
     return f"{m.group(1)}:cu129-nightly" if m else f"{image}-cu129"
 
 
-def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None) -> tuple[str | None, dict[str, Any] | None]:
+def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any],
+                  hw: str | None) -> tuple[str | None, dict[str, Any] | None]:
     """§12.2: (pinned image, CUDA map) from the variant exact override, variant, then model."""
     brand = family_of(profile)["image_key"]
     exact = get_key(lookup_exact(variant.get("hardware_overrides"), hw), "docker_image")
@@ -51,7 +53,8 @@ def image_sources(recipe: dict[str, Any], variant: dict[str, Any], profile: dict
     return pinned, cuda_map
 
 
-def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None, cuda: str = "default") -> str | None:
+def docker_image(recipe: dict[str, Any], variant: dict[str, Any], profile: dict[str, Any], hw: str | None,
+                 cuda: str = "default") -> str | None:
     """§12.2 image (None only in the §12.6 Intel-CPU nightly edge); ``cuda`` is the §12.7 toggle."""
     pinned, cuda_map = image_sources(recipe, variant, profile, hw)
     if pinned is None and cuda_map is not None:
@@ -107,8 +110,8 @@ def source_checkout(recipe: dict[str, Any]) -> str | None:
     return path if isinstance(path, str) and mount_path_problem(path) is None else None
 
 
-def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000,
-               host_network: bool = False, source: str | None = None) -> str:
+def docker_run(command: str, env: dict[str, Any], image: str | None, profile: dict[str, Any],
+               port: int = 8000, host_network: bool = False, source: str | None = None) -> str:
     """§12.4 ``docker run`` shell string wrapping a ``vllm serve`` command (``host_network``: see
     :func:`_run_flags`; the published records keep the spec's form; ``source``: a checkout from
     :func:`source_checkout`, mounted read-only and prepended to ``PYTHONPATH``)."""
@@ -118,7 +121,8 @@ def docker_run(command: str, env: dict[str, Any], image: str | None, profile: di
     mounts = _mounts(model, env)
     if source is not None:
         mounts.append(f"{source}:{source}:ro")
-        env = {**env, "PYTHONPATH": f"{source}:{js_str(env['PYTHONPATH'])}" if env.get("PYTHONPATH") else source}
+        env = {**env,
+               "PYTHONPATH": f"{source}:{js_str(env['PYTHONPATH'])}" if env.get("PYTHONPATH") else source}
     lines = [
         f"docker run {device}",
         _run_flags(device, port, host_network),
@@ -135,7 +139,8 @@ def docker_run(command: str, env: dict[str, Any], image: str | None, profile: di
     return text
 
 
-def docker_argv(argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any], port: int = 8000) -> list[Any]:
+def docker_argv(argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any],
+                port: int = 8000) -> list[Any]:
     """§12.5 ``docker run`` argv form."""
     rest = argv[2:] if argv[:2] == ["vllm", "serve"] else list(argv)
     out: list[Any] = ["docker", "run", *device_argv(profile), "--privileged", "--ipc=host",

@@ -31,7 +31,8 @@ class DeviceFamily(TypedDict):
     kubernetes_resource: str | None
     """The extended resource its device plugin advertises (None: no accelerator resource)."""
     platform: str
-    """Install platform: the install header's last word and the install tabs' ``(…)`` suffix (none on CUDA)."""
+    """Install platform: the install header's last word and the install tabs' ``(…)`` suffix (none on
+    CUDA)."""
     pip: str | None
     """pip channel of the install tab: ``cuda``, ``rocm``, ``cpu``; None hides the pip tab."""
     docker_note: str | None
@@ -40,14 +41,16 @@ class DeviceFamily(TypedDict):
 
 DEVICE_FAMILIES: dict[str, DeviceFamily] = {
     "nvidia": {
-        "image_key": "nvidia", "latest_image": "vllm/vllm-openai:latest", "nightly_image": "vllm/vllm-openai:nightly",
+        "image_key": "nvidia", "latest_image": "vllm/vllm-openai:latest",
+        "nightly_image": "vllm/vllm-openai:nightly",
         "docker_flags": "--gpus all", "docker_argv": ("--gpus", "all"),
         "kubernetes_resource": "nvidia.com/gpu", "platform": "CUDA", "pip": "cuda", "docker_note": None,
     },
     "amd": {
         "image_key": "amd", "latest_image": "vllm/vllm-openai-rocm:latest",
         "nightly_image": "vllm/vllm-openai-rocm:nightly",
-        "docker_flags": "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined --group-add video",
+        "docker_flags": "--device=/dev/kfd --device=/dev/dri \\\n  --security-opt seccomp=unconfined "
+                        "--group-add video",
         "docker_argv": ("--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
                         "--group-add", "video"),
         "kubernetes_resource": "amd.com/gpu", "platform": "ROCm", "pip": "rocm", "docker_note": None,
@@ -57,14 +60,15 @@ DEVICE_FAMILIES: dict[str, DeviceFamily] = {
         "docker_flags": "--privileged --network host \\\n  -v /dev/shm:/dev/shm",
         "docker_argv": ("--privileged", "--network", "host", "-v", "/dev/shm:/dev/shm"),
         "kubernetes_resource": "google.com/tpu", "platform": "TPU", "pip": None,
-        "docker_note": ("TPU builds are published by vllm-project/tpu-inference. See the Trillium and Ironwood "
-                        "tpu-recipes for pinned image tags and exact deployment flags."),
+        "docker_note": ("TPU builds are published by vllm-project/tpu-inference. See the Trillium and "
+                        "Ironwood tpu-recipes for pinned image tags and exact deployment flags."),
     },
     "xpu": {
         "image_key": "intel", "latest_image": "vllm/vllm-openai-xpu:latest",
         "nightly_image": "vllm/vllm-openai-xpu:latest",
         "docker_flags": "--device /dev/dri \\\n  -v /dev/dri/by-path:/dev/dri/by-path --shm-size=16g",
-        "docker_argv": ("--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size", "16g"),
+        "docker_argv": ("--device", "/dev/dri", "-v", "/dev/dri/by-path:/dev/dri/by-path", "--shm-size",
+                        "16g"),
         "kubernetes_resource": "gpu.intel.com/i915", "platform": "XPU", "pip": None,
         "docker_note": "Intel XPU image. The entrypoint initializes oneAPI automatically.",
     },
@@ -93,7 +97,8 @@ def implied_family(profile: dict[str, Any]) -> str:
 
 
 def family_id(profile: dict[str, Any]) -> str:
-    """The profile's device family: its ``family`` when the table has that row, else :func:`implied_family`."""
+    """The profile's device family: its ``family`` when the table has that row, else
+    :func:`implied_family`."""
     declared = profile.get("family")
     return declared if isinstance(declared, str) and declared in DEVICE_FAMILIES else implied_family(profile)
 

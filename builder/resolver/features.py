@@ -21,7 +21,8 @@ def default_enabled_features(recipe: dict[str, Any], hw: str | None, variant_key
     return [f for f in declared_features(recipe) if f in forced or f not in opt_in]
 
 
-def available_modes(feature: dict[str, Any], variant_key: str, profile: dict[str, Any], hw: str | None) -> list[str]:
+def available_modes(feature: dict[str, Any], variant_key: str, profile: dict[str, Any],
+                    hw: str | None) -> list[str]:
     """§6.5 available modes of a modal feature, in declaration order."""
     out = []
     for name, mode in as_dict(feature.get("modes")).items():
@@ -35,7 +36,8 @@ def available_modes(feature: dict[str, Any], variant_key: str, profile: dict[str
 
 
 def effective_mode(
-    recipe: dict[str, Any], feature_key: str, variant_key: str, profile: dict[str, Any], hw: str | None, selected: str | None = None
+    recipe: dict[str, Any], feature_key: str, variant_key: str, profile: dict[str, Any], hw: str | None,
+    selected: str | None = None
 ) -> str | None:
     """§6.5 effective mode: selected, variant default_modes, default_mode, first available."""
     feature = as_dict(declared_features(recipe).get(feature_key))
@@ -69,7 +71,8 @@ def feature_args(ctx: RenderContext, strategy_id: str, skip_companions: bool) ->
         if skip_companions and has_companion(feature):
             continue
         if "modes" in feature and feature.get("modes") is not None:
-            mode_key = effective_mode(ctx.recipe, key, ctx.variant_key, ctx.profile, ctx.hw, ctx.modes.get(key))
+            mode_key = effective_mode(ctx.recipe, key, ctx.variant_key, ctx.profile, ctx.hw,
+                                      ctx.modes.get(key))
             if mode_key is None:
                 continue
             mode = as_dict(as_dict(feature["modes"]).get(mode_key))
@@ -83,7 +86,8 @@ def feature_args(ctx: RenderContext, strategy_id: str, skip_companions: bool) ->
     return out
 
 
-def companion_processes(ctx: RenderContext, strategy_id: str, kv_opt: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
+def companion_processes(ctx: RenderContext, strategy_id: str,
+                        kv_opt: tuple[str, dict[str, Any]] | None) -> list[dict[str, Any]]:
     """§6.6 / cluster §8.4 companion processes of a single-node result."""
     out = []
     features = declared_features(ctx.recipe)

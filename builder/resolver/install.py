@@ -80,7 +80,8 @@ def install_platform(profile: dict[str, Any]) -> str:
 _CUDA_LABEL = {"cu130": "CUDA 13 (cu130)", "cu129": "CUDA 12.9 (cu129)"}
 
 
-PIP_AMD = "uv venv --python 3.12\nsource .venv/bin/activate\nuv pip install vllm --extra-index-url https://wheels.vllm.ai/rocm"
+PIP_AMD = ("uv venv --python 3.12\nsource .venv/bin/activate\nuv pip install vllm --extra-index-url "
+           "https://wheels.vllm.ai/rocm")
 
 
 PIP_CPU_NIGHTLY = (
@@ -99,8 +100,8 @@ PIP_CPU_RELEASE = (
 )
 
 
-def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_key: str, cuda: str = "default",
-                        kv_offload: Any = None) -> dict[str, Any]:
+def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_key: str,
+                        cuda: str = "default", kv_offload: Any = None) -> dict[str, Any]:
     """Single-node §13.2/§13.3: the builder's install block for the current selection.
 
     Returns ``{min_version, nightly, header, pip, docker, initial_tab, extras}`` where
@@ -135,14 +136,17 @@ def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_k
             command, note = PIP_AMD, None
         elif row["pip"] == "cpu":
             command = PIP_CPU_NIGHTLY if nightly else PIP_CPU_RELEASE
-            note = ("Intel/AMD x86 CPU nightly wheels use the dedicated /nightly/cpu index and PyTorch CPU backend."
-                    if nightly else "Intel/AMD x86 CPU release wheels are published separately from CUDA wheels;"
+            note = ("Intel/AMD x86 CPU nightly wheels use the dedicated /nightly/cpu index and PyTorch CPU "
+                    "backend."
+                    if nightly
+                    else "Intel/AMD x86 CPU release wheels are published separately from CUDA wheels;"
                     " the command follows the official vLLM CPU pre-built-wheel flow.")
         elif nightly:
             tag = single or ("cu130" if cuda == "default" else cuda)
             command = PIP_NIGHTLY.format(tag=tag)
-            note = _nightly_note(minimum) + (f" This recipe publishes {_CUDA_LABEL.get(single, single)} builds only."
-                                             if single else " For CUDA 12.9, switch the toggle to cu129.")
+            note = _nightly_note(minimum) + (
+                f" This recipe publishes {_CUDA_LABEL.get(single, single)} builds only."
+                if single else " For CUDA 12.9, switch the toggle to cu129.")
         else:
             command, note = PIP_RELEASE, None
         pip = {"command": pip_cfg["command"] if truthy(pip_cfg.get("command")) else command,
@@ -156,11 +160,11 @@ def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_k
             note = f"This tag is published as a {_CUDA_LABEL.get(single, single)} build only" + (
                 " — the host needs an r580+ NVIDIA driver" if single == "cu130" else "") + "."
         elif cuda_map is not None:
-            note = ("This recipe ships paired CUDA-tagged images. Pick `cu129` for CUDA 12.9 hosts or `cu130` "
-                    "for CUDA 13.")
+            note = ("This recipe ships paired CUDA-tagged images. Pick `cu129` for CUDA 12.9 hosts or "
+                    "`cu130` for CUDA 13.")
         elif nightly:
-            note = ("Nightly image ships CUDA 13. Switch to cu129 for the `cu129-nightly` variant if your host "
-                    "is on CUDA 12.9.")
+            note = ("Nightly image ships CUDA 13. Switch to cu129 for the `cu129-nightly` variant if your "
+                    "host is on CUDA 12.9.")
         else:
             note = ("Default tag ships CUDA 13. Switch to cu129 for the -cu129 variant if your host is on "
                     "CUDA 12.9.")
@@ -169,7 +173,8 @@ def interactive_install(recipe: dict[str, Any], vocab: Vocab, hw: str, variant_k
                   else f"docker pull {js_str(image)}",
                   "note": dock_cfg["note"] if truthy(dock_cfg.get("note")) else note}
     return {"min_version": minimum, "nightly": nightly, "header": header, "pip": pip, "docker": docker,
-            "initial_tab": initial_install_tab(recipe), "extras": extra_installs(recipe, vocab, hw, kv_offload)}
+            "initial_tab": initial_install_tab(recipe),
+            "extras": extra_installs(recipe, vocab, hw, kv_offload)}
 
 
 def initial_install_tab(recipe: dict[str, Any]) -> str:
@@ -183,7 +188,8 @@ def initial_install_tab(recipe: dict[str, Any]) -> str:
     return "docker" if first == "docker" else "pip"
 
 
-def extra_installs(recipe: dict[str, Any], vocab: Vocab, hw: str, kv_offload: Any = None) -> list[dict[str, Any]]:
+def extra_installs(recipe: dict[str, Any], vocab: Vocab, hw: str,
+                   kv_offload: Any = None) -> list[dict[str, Any]]:
     """Single-node §13.3: dependency entries for ``hw`` as ``{command, note, optional, tabs}``.
 
     ``tabs`` lists the install tabs (``pip``/``docker``) the entry is shown on; the active
@@ -195,11 +201,13 @@ def extra_installs(recipe: dict[str, Any], vocab: Vocab, hw: str, kv_offload: An
     for dep in as_list(recipe.get("dependencies")):
         dep = as_dict(dep)
         brands = dep.get("brand")
-        if brands is not None and profile.get("brand") not in (brands if isinstance(brands, list) else [brands]):
+        if (brands is not None
+            and profile.get("brand") not in (brands if isinstance(brands, list) else [brands])):
             continue
         modes = dep.get("install_modes")
-        out.append({"command": dep.get("command"), "note": dep.get("note"), "optional": dep.get("optional") is True,
-                    "tabs": list(modes) if isinstance(modes, list) and modes else ["pip"]})
+        out.append(
+            {"command": dep.get("command"), "note": dep.get("note"), "optional": dep.get("optional") is True,
+             "tabs": list(modes) if isinstance(modes, list) and modes else ["pip"]})
     extra = None
     if isinstance(kv_offload, str):
         opt = as_dict(taxonomy.get("kv_offload")).get(kv_offload)

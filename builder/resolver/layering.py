@@ -18,7 +18,8 @@ class Layering:
     __slots__ = ("context", "strategy_id", "role", "overrides", "role_overrides", "variant_hardware",
                  "block", "tail", "skip_companions", "strategy_env", "extra_env", "pin")
 
-    def __init__(self, context: RenderContext, strategy_id: str, role: str | None, *, block: list[Any] | None = None,
+    def __init__(self, context: RenderContext, strategy_id: str, role: str | None, *,
+                 block: list[Any] | None = None,
                  tail: list[Any] | None = None, skip_companions: bool = False, strategy_env: Any = None,
                  extra_env: list[Any] | None = None, pin: dict[str, Any] | None = None) -> None:
         self.context, self.strategy_id, self.role = context, strategy_id, role
@@ -30,7 +31,8 @@ class Layering:
 
     def generation(self, key: str) -> list[Any]:
         """Discipline G overrides: the strategy's when it has one, else the recipe's then the variant's."""
-        return [get_key(block, key) for block in self.context.generation_blocks(self.strategy_id, self.overrides)]
+        return [get_key(block, key)
+                for block in self.context.generation_blocks(self.strategy_id, self.overrides)]
 
     def exact(self, overrides: Any, key: str) -> list[Any]:
         return [get_key(lookup_exact(get_key(overrides, "hardware_overrides"), self.context.hw), key)]
@@ -54,18 +56,23 @@ LAYERS: tuple[tuple[str, _Sources, _Sources], ...] = (
     # (layer, argument sources, env sources), in precedence order (single-node §8 / §11, cluster §7.5-§7.6)
     ("model", lambda layering: [as_dict(layering.context.recipe.get("model")).get("base_args")],
      lambda layering: [as_dict(layering.context.recipe.get("model")).get("base_env")]),
-    ("variant", lambda layering: [layering.context.variant.get("extra_args")], lambda layering: [layering.context.variant.get("extra_env")]),
+    ("variant", lambda layering: [layering.context.variant.get("extra_args")],
+     lambda layering: [layering.context.variant.get("extra_env")]),
     ("variant hardware", lambda layering: layering.exact(layering.context.variant, "extra_args"),
      lambda layering: layering.exact(layering.context.variant, "extra_env")),
-    ("strategy", lambda layering: [layering.block], lambda layering: [layering.strategy_env, *layering.extra_env, layering.pin]),
+    ("strategy", lambda layering: [layering.block],
+     lambda layering: [layering.strategy_env, *layering.extra_env, layering.pin]),
     ("strategy override", _strategy_override_args, _strategy_override_env),
-    ("generation", lambda layering: layering.generation("extra_args"), lambda layering: layering.generation("extra_env")),
+    ("generation", lambda layering: layering.generation("extra_args"),
+     lambda layering: layering.generation("extra_env")),
     ("strategy hardware", lambda layering: layering.exact(layering.overrides, "extra_args"),
      lambda layering: layering.exact(layering.overrides, "extra_env")),
-    ("role hardware", lambda layering: layering.exact(layering.role_overrides, "extra_args") if layering.role else [],
+    ("role hardware",
+     lambda layering: layering.exact(layering.role_overrides, "extra_args") if layering.role else [],
      lambda layering: layering.exact(layering.role_overrides, "extra_env") if layering.role else []),
     ("advanced", lambda layering: [layering.context.advanced], _NONE),
-    ("features", lambda layering: [feature_args(layering.context, layering.strategy_id, layering.skip_companions)], _NONE),
+    ("features", lambda layering: [
+        feature_args(layering.context, layering.strategy_id, layering.skip_companions)], _NONE),
     ("tail", lambda layering: [layering.tail], _NONE),
 )
 """The 11 layers of one serve command, driving both :func:`layered_args` and :func:`layered_env`."""

@@ -15,10 +15,12 @@ OMNI_TASKS: dict[str, dict[str, Any]] = {
             "prompt": "Convert this image to a watercolor painting with soft pastel tones"},
     "t2v": {"label": "Text → Video", "endpoint": "/v1/videos",
             "prompt": "A cinematic view of a futuristic city at sunset, smooth camera pan"},
-    "i2v": {"label": "Image → Video", "endpoint": "/v1/videos", "prompt": "A bear playing with yarn, smooth motion"},
+    "i2v": {"label": "Image → Video", "endpoint": "/v1/videos",
+            "prompt": "A bear playing with yarn, smooth motion"},
     "ti2v": {"label": "Text+Image → Video", "endpoint": "/v1/videos",
              "prompt": "A bear playing with yarn, smooth motion"},
-    "t2a": {"label": "Text → Audio", "endpoint": "/v1/audio/generate", "prompt": "The sound of a cat purring softly"},
+    "t2a": {"label": "Text → Audio", "endpoint": "/v1/audio/generate",
+            "prompt": "The sound of a cat purring softly"},
 }
 
 
@@ -82,8 +84,8 @@ def omni_example(task: dict[str, Any], host: str = "localhost", port: Any = 8000
         fields: list[tuple[str, Any]] = [("prompt", prompt)]
         if tid != "t2v":
             fields.append(("input_reference", "@/path/to/input.png"))
-        fields += [("width", 832), ("height", 480), ("num_frames", 81), ("fps", 16), ("num_inference_steps", 40),
-                   ("guidance_scale", 4 if tid == "t2v" else 5), ("seed", 42)]
+        fields += [("width", 832), ("height", 480), ("num_frames", 81), ("fps", 16),
+                   ("num_inference_steps", 40), ("guidance_scale", 4 if tid == "t2v" else 5), ("seed", 42)]
         lines = [f"curl -X POST {base}/v1/videos/sync", *(f'  -F "{k}={js_str(v)}"' for k, v in fields),
                  "  --output output.mp4"]
         return " \\\n".join(lines)
@@ -106,7 +108,8 @@ def omni_example(task: dict[str, Any], host: str = "localhost", port: Any = 8000
                       f"  -d '{text}'{after}"])
 
 
-def resolve_omni(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, task: dict[str, Any] | None, hw: str) -> dict[str, Any]:
+def resolve_omni(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str,
+                 task: dict[str, Any] | None, hw: str) -> dict[str, Any]:
     """Cluster §12.6 ``resolveOmniCommand`` -> ``{command, env, model_id}`` (§12.7 fallback without task)."""
     variant = variant_of(recipe, variant_key)
     model = as_dict(recipe.get("model"))

@@ -114,7 +114,8 @@ def preset_image(preset: dict[str, Any]) -> Any:
     return image if isinstance(image, str) else get_key(image, "vllm")
 
 
-def _render_point(recipe: dict[str, Any], vocab: Vocab, preset: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
+def _render_point(recipe: dict[str, Any], vocab: Vocab, preset: dict[str, Any],
+                  point: dict[str, Any]) -> dict[str, Any]:
     """json-api §11.7 steps 1-11 for one point: the §5.1 record."""
     sel = preset_point_selection(recipe, preset, point)
     taxonomy = as_dict(vocab.get("taxonomy"))
@@ -124,7 +125,8 @@ def _render_point(recipe: dict[str, Any], vocab: Vocab, preset: dict[str, Any], 
     nodes = node_count_value(sel["nodes"]) or nodes_for(recipe, vocab, sid, profile, hw)
     result = resolve_core(ctx, sid, nodes, None, sel["kv_offload"], None)
     remove = as_list(preset.get("remove_args")) + as_list(point.get("remove_args"))
-    if any(src.get("json_args") is not None and not isinstance(src["json_args"], dict) for src in (preset, point)):
+    if any(src.get("json_args") is not None and not isinstance(src["json_args"], dict)
+           for src in (preset, point)):
         raise PresetError("json_args must be a mapping")
     patches = _deep_merge(as_dict(preset.get("json_args")), as_dict(point.get("json_args")), False)
 
@@ -178,8 +180,9 @@ def _resolve_points(recipe: dict[str, Any], vocab: Vocab, preset_key: str, prese
             if isinstance(err, PresetError):
                 problems.append((f"presets.{preset_key}.points.{key}.json_args", str(err)))
             variants = as_list(preset.get("variants"))
-            warnings.append(failure_warning(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
-                                     f"{preset.get('strategy')} (preset {preset_key}.{key})", err))
+            warnings.append(
+                failure_warning(recipe, recipe.get("hf_id") or "", variants[0] if variants else "default",
+                         f"{preset.get('strategy')} (preset {preset_key}.{key})", err))
             continue
         points[key] = {"label": point.get("label"), "concurrency": point.get("concurrency"), **record}
     return {"points": points, "warnings": warnings}
@@ -191,7 +194,8 @@ def resolve_preset(recipe: dict[str, Any], vocab: Vocab, preset_key: str) -> Res
     return _resolve_points(recipe, vocab, preset_key, preset, [])
 
 
-def _structure_problems(recipe: dict[str, Any], vocab: Vocab, pkey: str, preset: Any) -> list[tuple[str, str]]:
+def _structure_problems(recipe: dict[str, Any], vocab: Vocab, pkey: str,
+                        preset: Any) -> list[tuple[str, str]]:
     """json-api §11.7 "Preset validation" of one preset before any point is rendered."""
     problems: list[tuple[str, str]] = []
     profiles = hardware_profiles(as_dict(vocab.get("taxonomy")))
@@ -221,7 +225,8 @@ def _structure_problems(recipe: dict[str, Any], vocab: Vocab, pkey: str, preset:
             if not isinstance(feature, dict):
                 problems.append((f"{path}.select.features.{fkey}", f"unknown feature {fkey!r}"))
             elif isinstance(value, str) and value not in as_dict(feature.get("modes")):
-                problems.append((f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
+                problems.append(
+                    (f"{path}.select.features.{fkey}", f"unknown mode {value!r} of feature {fkey!r}"))
         for flag, patch in as_dict(src.get("json_args")).items():
             if not isinstance(patch, dict):
                 problems.append((f"{path}.json_args.{flag}", f"json_args value for {flag} must be a mapping"))

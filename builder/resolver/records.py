@@ -35,7 +35,8 @@ class RecordCommand(TypedDict):
     role: str  # "serve" (single node); "head", "worker" (multi-node); "vllm", "vllm_worker" (kv_store);
     # "prefill", "decode", "router" (PD); "companion"
     number: int  # worker node number from 1 (0 for the other roles)
-    path: str  # where the argv (else the command) sits in the record: "argv", "worker_argvs[0]", "prefill.argv"
+    # where the argv (else the command) sits in the record: "argv", "worker_argvs[0]", "prefill.argv"
+    path: str
     label: str  # a companion's own label ("" for the other roles)
     command: Any  # the command text (untrusted published JSON: not checked to be a string)
     argv: Any
@@ -45,7 +46,8 @@ class RecordCommand(TypedDict):
 
 
 def _entry(role: str, path: str, command: Any, argv: Any = None, docker_command: Any = None,
-           env: dict[str, Any] | None = None, number: int = 0, port: int = 8000, label: str = "") -> RecordCommand:
+           env: dict[str, Any] | None = None, number: int = 0, port: int = 8000,
+           label: str = "") -> RecordCommand:
     return {"role": role, "number": number, "path": path, "label": label, "command": command, "argv": argv,
             "docker_command": docker_command, "env": env, "port": port}
 
@@ -55,21 +57,25 @@ def _listed(record: dict[str, Any], key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _workers(record: dict[str, Any], prefix: str, env: dict[str, Any], aliases: bool) -> Iterator[RecordCommand]:
+def _workers(record: dict[str, Any], prefix: str, env: dict[str, Any],
+             aliases: bool) -> Iterator[RecordCommand]:
     role = f"{prefix}worker"
-    """The worker nodes of ``<prefix>worker_commands``/``_argvs`` (else the single ``<prefix>worker_command``)."""
+    """The worker nodes of ``<prefix>worker_commands``/``_argvs`` (else the single
+    ``<prefix>worker_command``)."""
     commands, argvs = _listed(record, f"{prefix}worker_commands"), _listed(record, f"{prefix}worker_argvs")
     dockers = _listed(record, f"{prefix}worker_docker_commands")
     if not commands and not argvs:
         if record.get(f"{prefix}worker_command") or record.get(f"{prefix}worker_argv") is not None:
             yield _entry(role, f"{prefix}worker_argv", record.get(f"{prefix}worker_command"),
-                         record.get(f"{prefix}worker_argv"), record.get(f"{prefix}worker_docker_command"), env, 1)
+                         record.get(f"{prefix}worker_argv"), record.get(f"{prefix}worker_docker_command"),
+                         env, 1)
         return
     if aliases and record.get(f"{prefix}worker_argv") is not None:  # the first worker again, as published
         yield _entry(role, f"{prefix}worker_argv", record.get(f"{prefix}worker_command"),
                      record.get(f"{prefix}worker_argv"), record.get(f"{prefix}worker_docker_command"), env, 1)
     for index in range(max(len(commands), len(argvs))):
-        yield _entry(role, f"{prefix}worker_argvs[{index}]", commands[index] if index < len(commands) else None,
+        yield _entry(role, f"{prefix}worker_argvs[{index}]",
+                     commands[index] if index < len(commands) else None,
                      argvs[index] if index < len(argvs) else None,
                      dockers[index] if index < len(dockers) else None, env, index + 1)
 
@@ -87,7 +93,8 @@ def iter_commands(record: Any, aliases: bool = False) -> Iterator[RecordCommand]
         return
     env: dict[str, Any] = as_dict(record.get("env"))
     if "command" in record or "argv" in record:
-        yield _entry("serve", "argv", record.get("command"), record.get("argv"), record.get("docker_command"), env)
+        yield _entry("serve", "argv", record.get("command"), record.get("argv"), record.get("docker_command"),
+                     env)
     if "head_command" in record or "head_argv" in record:
         yield _entry("head", "head_argv", record.get("head_command"), record.get("head_argv"),
                      record.get("head_docker_command"), env)
@@ -99,8 +106,8 @@ def iter_commands(record: Any, aliases: bool = False) -> Iterator[RecordCommand]
     for role, port in (("prefill", 8001), ("decode", 8002)):
         part = record.get(role)
         if isinstance(part, dict):
-            yield _entry(role, f"{role}.argv", part.get("command"), part.get("argv"), part.get("docker_command"),
-                         as_dict(part.get("env")), port=port)
+            yield _entry(role, f"{role}.argv", part.get("command"), part.get("argv"),
+                         part.get("docker_command"), as_dict(part.get("env")), port=port)
     router = record.get("router")
     if isinstance(router, dict) and router:
         yield _entry("router", "router.command", router.get("command"))
@@ -110,8 +117,8 @@ def iter_commands(record: Any, aliases: bool = False) -> Iterator[RecordCommand]
                          label=companion.get("label") or "")
 
 
-def resolve_core(ctx: RenderContext, strategy_id: str, nodes: int = 1, pd_nodes: Any = None, kv_offload: Any = None,
-                  kv_instances: Any = None) -> dict[str, Any]:
+def resolve_core(ctx: RenderContext, strategy_id: str, nodes: int = 1, pd_nodes: Any = None,
+                 kv_offload: Any = None, kv_instances: Any = None) -> dict[str, Any]:
     """Cluster §5 dispatch: PD, Mooncake composition, multi-node, or single-node."""
     strategy = as_dict(ctx.strategies.get(strategy_id))
     nodes = nodes if is_num(nodes) else 1
@@ -125,16 +132,17 @@ def resolve_core(ctx: RenderContext, strategy_id: str, nodes: int = 1, pd_nodes:
     return serve_result(ctx, strategy_id, strategy, nodes, kv_opt, None, "$HEAD_IP")
 
 
-def _docker_pair(command: str, argv: list[Any], env: dict[str, Any], image: str | None, profile: dict[str, Any],
-                 port: int = 8000) -> tuple[str, list[Any]]:
+def _docker_pair(command: str, argv: list[Any], env: dict[str, Any], image: str | None,
+                 profile: dict[str, Any], port: int = 8000) -> tuple[str, list[Any]]:
     return docker_run(command, env, image, profile, port), docker_argv(argv, env, image, profile, port)
 
 
-def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: dict[str, Any], image: str | None) -> dict[str, Any]:
+def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: dict[str, Any],
+                 image: str | None) -> dict[str, Any]:
     """Build the §5.1 record (key order matters) from a resolver result."""
     deploy = result["deploy_type"]
-    rec: dict[str, Any] = {"hardware": ctx.hw, "strategy": strategy_id, "variant": ctx.variant_key, "node_count": node_count,
-                 "deploy_type": deploy, "env": {}}
+    rec: dict[str, Any] = {"hardware": ctx.hw, "strategy": strategy_id, "variant": ctx.variant_key,
+                           "node_count": node_count, "deploy_type": deploy, "env": {}}
     if image is not None:
         rec["docker_image"] = image
     p = ctx.profile
@@ -165,9 +173,11 @@ def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: 
         main = _docker_pair(vllm["command"], vllm["argv"], env, image, p)
         multi = "workerCommands" in vllm
         workers = [_docker_pair(cmd, a, env, image, p)
-                   for cmd, a in zip(vllm.get("workerCommands", []), vllm.get("workerArgvs", []), strict=True)]
+                   for cmd, a in zip(vllm.get("workerCommands", []), vllm.get("workerArgvs", []),
+                                     strict=True)]
         rec.update(
-            serving_strategy=result["serving_strategy"], kv_min_vllm_version=result.get("kv_min_vllm_version"),
+            serving_strategy=result["serving_strategy"],
+            kv_min_vllm_version=result.get("kv_min_vllm_version"),
             instances=result["instances"], vllm_command=vllm["command"], vllm_argv=vllm["argv"],
             vllm_worker_command=vllm.get("workerCommand"), vllm_worker_commands=vllm.get("workerCommands"),
             vllm_worker_argv=vllm.get("workerArgv"), vllm_worker_argvs=vllm.get("workerArgvs"),
@@ -188,7 +198,8 @@ def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: 
     return rec
 
 
-def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: Any = None, kv_id: str | None = None,
+def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: Any = None,
+                  kv_id: str | None = None,
             kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict[str, Any]:
     """Resolve one combination and build its record.
 
@@ -223,7 +234,8 @@ def _serving_for(recipe: dict[str, Any], vocab: Vocab, nc: int) -> str | None:
     return next((s for s in effective_compatible_strategies(recipe) if ok(s)), None)
 
 
-def kv_serving(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], variant: dict[str, Any], hw: str) -> tuple[str, int] | None:
+def kv_serving(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], variant: dict[str, Any],
+               hw: str) -> tuple[str, int] | None:
     """Cluster §10.5 steps 1-4: (serving strategy, nodes per instance) for a kv-store id."""
     nc = 1 if fits_single_node(profile, variant) else 2
     serving = _serving_for(recipe, vocab, nc)
@@ -272,8 +284,8 @@ def render_matrix(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hf_id:
     return out
 
 
-def _render_hardware(recipe: dict[str, Any], vocab: Vocab, taxonomy: dict[str, Any], variant_key: str, hw: str, hf_id: str,
-                     warnings: list[str]) -> dict[str, Any] | None:
+def _render_hardware(recipe: dict[str, Any], vocab: Vocab, taxonomy: dict[str, Any], variant_key: str,
+                     hw: str, hf_id: str, warnings: list[str]) -> dict[str, Any] | None:
     """json-api §4.4 for one hardware; None when it yields no rendering."""
     profile = profile_of(taxonomy, hw)
     used = used_variant(recipe, profile, hw, variant_key)

@@ -64,7 +64,8 @@ def node_count_value(v: Any) -> int | None:
     return int(v) if is_num(v) and v >= 1 and float(v).is_integer() else None
 
 
-def resolve(recipe: JSON, vocab: Vocab, selection: Selection | None = None, with_views: bool = True) -> dict[str, Any]:
+def resolve(recipe: JSON, vocab: Vocab, selection: Selection | None = None,
+            with_views: bool = True) -> dict[str, Any]:
     """Resolve one builder selection (keys documented in the module docstring).
 
     ``with_views=False`` leaves out ``install`` and ``tabs`` of non-omni records (the builder view
@@ -89,14 +90,16 @@ def resolve(recipe: JSON, vocab: Vocab, selection: Selection | None = None, with
         out = resolve_omni(recipe, taxonomy, variant_key, task, hw)
         return {"deploy_type": "omni", "hardware": hw, "variant": variant_key, "task": task,
                 **out, "example": omni_example(task, model_id=out["model_id"]) if task else None,
-                "tasks": omni_tasks(recipe), "install": interactive_install(recipe, vocab, hw, variant_key, cuda)}
+                "tasks": omni_tasks(recipe),
+                "install": interactive_install(recipe, vocab, hw, variant_key, cuda)}
     features = sel.get("features")
     features = default_enabled_features(recipe, hw, variant_key) if features is None else list(features)
     kv = sel.get("kv_offload")
     kv = None if kv in (None, "off") else kv
     strategy = sel.get("strategy")
     nodes = node_count_value(sel.get("nodes"))
-    ctx = RenderContext(recipe, vocab, variant_key, hw, features, sel.get("modes"), sel.get("advanced_args"), sel.get("tp"))
+    ctx = RenderContext(recipe, vocab, variant_key, hw, features, sel.get("modes"), sel.get("advanced_args"),
+                        sel.get("tp"))
     if strategy is None:
         offered = offered_strategies(recipe, vocab, variant_key, hw)
         strategy, rec_nodes = recommend_from(recipe, vocab, offered, profile, hw, ctx.variant)

@@ -14,7 +14,8 @@ from .shell import SHELL_SAFE, SHELL_VAR
 from .values import js_str
 
 SAFE_CHARS = "letters, digits and _ . / = : @ , + % -"
-_HIDDEN = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+_HIDDEN = re.compile(
+    r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
 _FLAG_WITH_VALUE = re.compile(r"(-[A-Za-z0-9_./=:@,+%-]*) ([A-Za-z0-9_./=:@,+%-]+)")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODEL_ID = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+|(?:/[A-Za-z0-9_.+-]+)+")
@@ -51,7 +52,8 @@ def shell_positional_problem(token: str) -> str | None:
     """A positional argument (a non-flag item not after a flag) is printed unquoted, on a line of its own:
     safe characters only, and not ``::`` first (a CI runner would read that line as a workflow command)."""
     if token.startswith("::"):
-        return f"positional argument {token!r} starts with '::': printed on its own line, a CI log reads it as a command"
+        return (f"positional argument {token!r} starts with '::': printed on its own line, a CI log reads it "
+                "as a command")
     if SHELL_SAFE.fullmatch(token):
         return None
     return f"positional argument {token!r} is printed unquoted: only {SAFE_CHARS} are allowed"
@@ -96,7 +98,8 @@ _MOUNT_PATH = re.compile(r"(?:/[A-Za-z0-9_.+-]+)+")
 
 
 def mount_path_problem(path: Any) -> str | None:
-    """A host folder bind-mounted into a container (``-v P:P:ro``, ``-e PYTHONPATH=P``) is printed unquoted."""
+    """A host folder bind-mounted into a container (``-v P:P:ro``, ``-e PYTHONPATH=P``) is printed
+    unquoted."""
     if isinstance(path, str) and _MOUNT_PATH.fullmatch(path) and ".." not in path.split("/"):
         return None
     return f"mount path {path!r} must be an absolute path of letters, digits and _ . + - / (no ..)"
@@ -137,7 +140,8 @@ def shell_script_problem(text: Any) -> str | None:
         return f"shell command {problem}"
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip().startswith(("::", "##[")):
-            return f"shell command line {number} starts with {line.strip()[:3]!r}: a CI log reads it as a command"
+            return (f"shell command line {number} starts with {line.strip()[:3]!r}: a CI log reads it as a "
+                    "command")
     i, n, quote, word_start = 0, len(text), "", True
 
     def where(k: int) -> str:

@@ -33,7 +33,8 @@ def effective_compatible_strategies(recipe: dict[str, Any]) -> list[str]:
     return out
 
 
-def strategy_supported(recipe: dict[str, Any], strategy_id: str, profile: dict[str, Any], hw: str | None) -> bool:
+def strategy_supported(recipe: dict[str, Any], strategy_id: str, profile: dict[str, Any],
+                       hw: str | None) -> bool:
     """Cluster §2.2."""
     value = hardware_lookup(as_dict(recipe.get("strategy_hardware")).get(strategy_id), profile, hw)
     if value is not None:
@@ -157,7 +158,8 @@ def is_multi_node(vocab: Vocab, sid: str) -> bool:
 
 def nodes_for(recipe: dict[str, Any], vocab: Vocab, sid: str, profile: dict[str, Any], hw: str) -> int:
     """Cluster §10.3 step 4 ``nodesFor``: multi-node minimum 2, raised to the GPU floor."""
-    return max(2 if is_multi_node(vocab, sid) else 1, nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
+    return max(2 if is_multi_node(vocab, sid) else 1,
+               nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
 
 
 def recommended_strategy(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> tuple[str, int]:
@@ -181,7 +183,8 @@ def recommend_from(recipe: dict[str, Any], vocab: Vocab, offered: list[str], pro
     return rec, max(base, nodes_for(recipe, vocab, rec, profile, hw))
 
 
-def pick_pd_nodes(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], variant: dict[str, Any], hw: str) -> dict[str, Any] | str | None:
+def pick_pd_nodes(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], variant: dict[str, Any],
+                  hw: str) -> dict[str, Any] | str | None:
     """Cluster §10.4 ``pickPdNodes``: None (co-located), ``"skip"`` or per-role node counts."""
     if pd_fits_single_node(profile, variant):
         return None
@@ -203,7 +206,8 @@ def pick_pd_nodes(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any],
 def node_pills(recipe: dict[str, Any], vocab: Vocab, hw: str) -> list[int]:
     """Cluster §11: node-count pills ``[1, 2]`` plus the largest floor in (2, 16]."""
     profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
-    floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw) for s in effective_compatible_strategies(recipe)]
+    floors = [nodes_for_strategy(recipe, s, profile.get("gpu_count"), hw)
+              for s in effective_compatible_strategies(recipe)]
     top = max(floors, default=1)
     return [1, 2, top] if 2 < top <= MAX_NODES else [1, 2]
 
@@ -227,7 +231,8 @@ def initial_node_count(recipe: dict[str, Any], vocab: Vocab, variant_key: str, h
     profile = profile_of(as_dict(vocab.get("taxonomy")), hw)
     multi = any(deploy_type_of(strategy_catalogue(vocab).get(s)) in ("multi_node", "pd_cluster")
                 for s in effective_compatible_strategies(recipe))
-    return 2 if multi and is_scalable(profile) and not fits_single_node(profile, variant_of(recipe, variant_key)) else 1
+    return 2 if multi and is_scalable(profile) and not fits_single_node(
+        profile, variant_of(recipe, variant_key)) else 1
 
 
 def pd_pool_defaults(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> dict[str, Any]:

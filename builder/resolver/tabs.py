@@ -14,8 +14,8 @@ from .types import Vocab
 from .values import as_dict, get_key
 
 
-def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None, argv: list[Any] | None = None,
-         port: int = 8000, host_network: bool = False) -> dict[str, Any]:
+def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None,
+         argv: list[Any] | None = None, port: int = 8000, host_network: bool = False) -> dict[str, Any]:
     tab = {"label": label, "command": command, "env": env or {},
            "pip": pip_view(command, env or {}, profile) if env is not None else command}
     if argv is not None:
@@ -31,8 +31,8 @@ def needs_host_network(record: dict[str, Any], profile: dict[str, Any]) -> bool:
             or raw_generation(profile) == "tpu")
 
 
-_TAB_LABELS = {"serve": "vLLM Serve", "vllm": "vLLM Serve", "head": "Head", "prefill": "Prefill", "decode": "Decode",
-               "router": "Router"}
+_TAB_LABELS = {"serve": "vLLM Serve", "vllm": "vLLM Serve", "head": "Head", "prefill": "Prefill",
+               "decode": "Decode", "router": "Router"}
 POOL_TAB_ROLES = {_TAB_LABELS[role]: role for role in ("prefill", "decode")}
 """The tab of each PD pool: its label -> the pool's role."""
 

@@ -52,7 +52,8 @@ class Selection(TypedDict, total=False):
 
 
 class PresetSelection(TypedDict):
-    """json-api §11.7 steps 1-7 of one preset point (``validate_presets`` vouches for hardware and strategy)."""
+    """json-api §11.7 steps 1-7 of one preset point (``validate_presets`` vouches for hardware and
+    strategy)."""
 
     hardware: str
     variant: str

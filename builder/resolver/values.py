@@ -92,7 +92,8 @@ def version_key(version: Any) -> list[int]:
         return [0, 0, 0, 0, _PRE_RANK[None], 0]
     match = _VERSION.fullmatch(text)
     if match is None:
-        raise InvalidVersion(f"invalid version {text!r}: expected a release such as 0.11.0 or 0.11.0rc1, or {NIGHTLY!r}")
+        raise InvalidVersion(
+            f"invalid version {text!r}: expected a release such as 0.11.0 or 0.11.0rc1, or {NIGHTLY!r}")
     release = [int(part) for part in match.group(1).split(".")]
     label = match.group(2) or match.group(4)
     number = match.group(3) or match.group(5) or "0"

@@ -26,8 +26,10 @@ def page_ids(page: bytes) -> set[str]:
 def fragment_links(data: dict[str, Any]) -> list[tuple[str, str, int]]:
     """(field, fragment, 0-based line) of every ``#fragment`` link in the runbooks, notes and guide."""
     presets = data.get("presets") if isinstance(data.get("presets"), dict) else {}
-    texts = [(f"presets.{key}.runbook", p.get("runbook")) for key, p in presets.items() if isinstance(p, dict)]
-    texts += [(f"notes[{i}].body", n.get("body")) for i, n in enumerate(data.get("notes") or []) if isinstance(n, dict)]
+    texts = [(f"presets.{key}.runbook", p.get("runbook")) for key, p in presets.items()
+             if isinstance(p, dict)]
+    texts += [(f"notes[{i}].body", n.get("body")) for i, n in enumerate(data.get("notes") or [])
+              if isinstance(n, dict)]
     texts.append(("guide", data.get("guide")))
     links = []
     for field, body in texts:

@@ -143,5 +143,6 @@ def with_versioned_fonts(css: bytes, assets: dict[str, bytes]) -> bytes:
     for f in FONTS:
         data = assets.get(f"{FONT_DIR}/{f.file}")
         if data is not None:
-            css = css.replace(f"url(fonts/{f.file})".encode(), f"url({versioned(f'fonts/{f.file}', data)})".encode())
+            css = css.replace(f"url(fonts/{f.file})".encode(),
+                              f"url({versioned(f'fonts/{f.file}', data)})".encode())
     return css

@@ -59,8 +59,9 @@ def record_commands(record: dict[str, Any]) -> list[tuple[str, str]]:
             return [("", text(entry["command"]))]
     if not any(entry["role"] == "head" and entry["command"] for entry in found):
         return []
-    return [("Head node" if entry["role"] == "head" else f"Worker node {entry['number']}", text(entry["command"]))
-            for entry in found if entry["role"] in ("head", "worker")]
+    return [
+        ("Head node" if entry["role"] == "head" else f"Worker node {entry['number']}", text(entry["command"]))
+        for entry in found if entry["role"] in ("head", "worker")]
 
 
 def _blocks(record: dict[str, Any], docker: bool) -> list[Block]:
@@ -135,7 +136,8 @@ def install_view(r: RecipeView) -> dict[str, Any]:
 
 
 def default_deployments(index: SiteIndex, r: RecipeView) -> list[DeployView]:
-    """The builder's default view's Kubernetes and Compose files: what the page shows before (or without) JavaScript."""
+    """The builder's default view's Kubernetes and Compose files: what the page shows before (or without)
+    JavaScript."""
     recipe = {**r.raw, "hf_id": r.hf_id}
     vocab = index.content.vocab.resolver_vocab()
     out: list[DeployView] = []

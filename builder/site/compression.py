@@ -3,10 +3,10 @@
 Both are reproducible (gzip without name and with mtime 0; Brotli with a 16 MB window).  Files of
 at least :data:`CACHE_MIN_BYTES` (the Pyodide runtime) get Brotli's best quality, which takes about a
 minute for the runtime, so those results are remembered on disk by content hash
-(``node_modules/.cache`` in a checkout, the user's cache when installed: :mod:`builder.site.paths`); smaller files get quality 5: about
-12 % larger than the best, and 40 times faster.  The builder data (``quick``: several files per recipe,
-up to 0.8 MB, remembered by the build's own cache) gets quality 8 at any size: 7 % larger than the
-best and 60 times faster.  ``builder.cli.static_host`` picks
+(``node_modules/.cache`` in a checkout, the user's cache when installed: :mod:`builder.site.paths`); smaller
+files get quality 5: about 12 % larger than the best, and 40 times faster.  The builder data (``quick``:
+several files per recipe, up to 0.8 MB, remembered by the build's own cache) gets quality 8 at any size: 7 %
+larger than the best and 60 times faster.  ``builder.cli.static_host`` picks
 the twin the request's ``Accept-Encoding`` allows (``br`` before ``gzip``).
 """
 
@@ -48,7 +48,8 @@ def quick_brotli_bytes(data: bytes) -> bytes:
     return bytes(brotli.compress(data, quality=QUICK_QUALITY, lgwin=24))
 
 
-def _cached(data: bytes, suffix: str, pack: Callable[[bytes], bytes], cache_dir: Path, wait: bool = True) -> bytes:
+def _cached(data: bytes, suffix: str, pack: Callable[[bytes], bytes], cache_dir: Path,
+            wait: bool = True) -> bytes:
     """``pack(data)``, kept in ``cache_dir`` for large files; raises :class:`Busy` (``wait`` False)
     while another process computes it."""
     if len(data) < CACHE_MIN_BYTES:

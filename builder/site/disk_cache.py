@@ -83,7 +83,8 @@ def unpack_files(blob: bytes) -> dict[str, bytes]:
     while at < len(blob):
         if at + 16 > len(blob):
             raise ValueError("truncated entry")
-        name_len, data_len = int.from_bytes(blob[at:at + 8], "big"), int.from_bytes(blob[at + 8:at + 16], "big")
+        name_len = int.from_bytes(blob[at:at + 8], "big")
+        data_len = int.from_bytes(blob[at + 8:at + 16], "big")
         at += 16
         if at + name_len + data_len > len(blob):
             raise ValueError("truncated entry")

@@ -170,7 +170,8 @@ class SiteIndex:
             "## Model\n\n" + (f"{HF}/{hf_id}" if hf_id else "https://huggingface.co/<org>/<repo>")
             + "\n\n## Target hardware\n\n\n## Precision / variant\n\n\n## Notes\n\n"
         )
-        return f"{self.repo_url}/issues/new?" + urlencode({"title": title, "body": body, "labels": "recipe-request"})
+        return (f"{self.repo_url}/issues/new?"
+                + urlencode({"title": title, "body": body, "labels": "recipe-request"}))
 
     def breadcrumb_ld(self, crumbs: list[tuple[str, str]]) -> dict[str, Any]:
         """schema.org BreadcrumbList of a page."""

@@ -54,7 +54,8 @@ class Page:
 
     def context(self) -> dict[str, Any]:
         """The template variables."""
-        body = self.body if isinstance(self.body, dict) else {f.name: getattr(self.body, f.name) for f in fields(self.body)}
+        body = (self.body if isinstance(self.body, dict)
+                else {f.name: getattr(self.body, f.name) for f in fields(self.body)})
         if not self.kind:  # a bare template (the redirect stub) gets its body only
             return dict(body)
         return {
@@ -184,7 +185,8 @@ class Templates:
         url = self._asset_urls.get(name)
         if url is None:
             rel = name.removeprefix("static/")
-            url = self._asset_urls[name] = site_url(versioned(f"static/{rel}", self.assets.get(f"static/{rel}", b"")))
+            url = self._asset_urls[name] = site_url(
+                versioned(f"static/{rel}", self.assets.get(f"static/{rel}", b"")))
         return url
 
     def closed_org_rows(self) -> list[Markup]:
@@ -193,7 +195,8 @@ class Templates:
         costs pages × providers macro calls."""
         if self._closed_rows is None:
             row = self.env.get_template("_sidebar_row.html").module.org_row  # type: ignore[attr-defined]
-            self._closed_rows = [Markup(row(oid, o, i, False, None)) for i, (oid, o) in enumerate(self.orgs.items(), 1)]
+            self._closed_rows = [Markup(row(oid, o, i, False, None))
+                                 for i, (oid, o) in enumerate(self.orgs.items(), 1)]
         return self._closed_rows
 
     def compile_all(self) -> None:

@@ -63,8 +63,8 @@ def card(r: RecipeView) -> dict[str, Any]:
 
 def home_page(index: SiteIndex) -> Page:
     latest = [card(r) for r in index.latest(8, one_per_org=True)]
-    return Page("home.html", HomePage(latest), title=HOME_TITLE, description=DEFAULT_DESCRIPTION, canonical="/",
-                kind="home")
+    return Page("home.html", HomePage(latest), title=HOME_TITLE, description=DEFAULT_DESCRIPTION,
+                canonical="/", kind="home")
 
 
 def org_page(index: SiteIndex, org: Org) -> Page:
@@ -89,8 +89,10 @@ def org_page(index: SiteIndex, org: Org) -> Page:
     return Page(
         "org.html", body,
         title=f"{org['name']} on vLLM — {n} {noun}",
-        description=f"Deploy {n} {org['name']} {noun} on NVIDIA and AMD GPUs with ready-to-run vLLM commands.",
-        canonical=path, kind="org", current_org=org["id"], breadcrumbs=crumbs, jsonld=[index.breadcrumb_ld(crumbs)],
+        description=f"Deploy {n} {org['name']} {noun} on NVIDIA and AMD GPUs with "
+                    "ready-to-run vLLM commands.",
+        canonical=path, kind="org", current_org=org["id"], breadcrumbs=crumbs,
+        jsonld=[index.breadcrumb_ld(crumbs)],
     )
 
 
@@ -98,7 +100,8 @@ def browse_rows(index: SiteIndex) -> list[dict[str, Any]]:
     """Every recipe, last updated first, with its size bucket and verified hardware."""
     ranked = sorted(index.recipes, key=lambda r: (-date_key(r.date_updated), r.hf_id))
     return [
-        {"r": r, "base": i, "size": size_bucket(r.params_b), "verified": [(h, index.hw_label(h)) for h in r.verified]}
+        {"r": r, "base": i, "size": size_bucket(r.params_b),
+         "verified": [(h, index.hw_label(h)) for h in r.verified]}
         for i, r in enumerate(ranked)
     ]
 
@@ -116,7 +119,8 @@ def browse_filters(index: SiteIndex) -> dict[str, Any]:
     )
     present_tasks = {t for r in index.recipes for t in r.tasks}
     return {
-        "task": [(t, index.task_labels.get(t, t.title())) for t in TASK_ORDER[1:2] + TASK_ORDER[:1] + TASK_ORDER[2:]
+        "task": [(t, index.task_labels.get(t, t.title()))
+                 for t in TASK_ORDER[1:2] + TASK_ORDER[:1] + TASK_ORDER[2:]
                  if t in present_tasks],
         "arch": [("moe", "MoE"), ("dense", "Dense")],
         "size": [(k, label) for k, label, _lo, _hi in SIZE_BUCKETS],
@@ -142,7 +146,8 @@ def browse_page(index: SiteIndex) -> Page:
 
 def not_found_page(index: SiteIndex) -> Page:
     body = NotFoundPage(index.latest(8, one_per_org=False), index.request_issue_url(None))
-    return Page("404.html", body, title=f"Page not found | {SITE_NAME}", description=DEFAULT_DESCRIPTION, kind="404")
+    return Page("404.html", body, title=f"Page not found | {SITE_NAME}", description=DEFAULT_DESCRIPTION,
+                kind="404")
 
 
 def redirect_stub(target: str, keep_query: bool) -> Page:

@@ -140,7 +140,8 @@ def _rewrite_inline(tok: Token, resolve: LinkResolver | None, tokens: list[Token
             children[0].content = children[0].content[m.end():]
             mark = Token("html_inline", "", 0)
             done = m.group(1) != " "
-            mark.content = f'<span class="task" aria-label="{"done" if done else "to do"}" role="img">{"☑" if done else "☐"}</span> '
+            mark.content = (f'<span class="task" aria-label="{"done" if done else "to do"}" '
+                            f'role="img">{"☑" if done else "☐"}</span> ')
             children.insert(0, mark)
     out: list[Token] = []
     dropping = False  # links never nest in Markdown, so one flag is enough
@@ -174,7 +175,8 @@ def _rewrite_inline(tok: Token, resolve: LinkResolver | None, tokens: list[Token
             if href is None:
                 link.content = f'<span class="deadlink">{escape(alt)}</span>'
             else:
-                link.content = f'<a href="{escape(href)}" rel="noopener" target="_blank">Image: {escape(alt)}</a>'
+                link.content = (f'<a href="{escape(href)}" rel="noopener" target="_blank">Image: '
+                                f'{escape(alt)}</a>')
             out.append(link)
             continue
         out.append(child)

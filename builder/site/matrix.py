@@ -42,7 +42,8 @@ class MatrixBuilder:
         per_variant_hw: dict[str, dict[str, str]] = {}
         for v in variants:
             rc = (v["doc"] or {}).get("recommended_command") if v["doc"] else None
-            by_hw = rc.get("by_hardware") if isinstance(rc, dict) and isinstance(rc.get("by_hardware"), dict) else {}
+            by_hw = (rc.get("by_hardware") if isinstance(rc, dict) and isinstance(rc.get("by_hardware"), dict)
+                     else {})
             per_variant_hw[v["key"]] = {str(h): str(u) for h, u in by_hw.items()}
             row_ids.extend(by_hw)
         row_ids.extend(marks)
@@ -59,7 +60,8 @@ class MatrixBuilder:
                     "id": h,
                     "label": index.hw_label(h),
                     "mark": marks.get(h, ""),
-                    "per_gpu": f"{per_gpu}G/{'CPU' if prof.get('generation') == 'cpu' else 'GPU'}" if per_gpu else "",
+                    "per_gpu": (f"{per_gpu}G/{'CPU' if prof.get('generation') == 'cpu' else 'GPU'}"
+                                if per_gpu else ""),
                     "cells": cells,
                 }
             )
@@ -68,7 +70,8 @@ class MatrixBuilder:
     def cell(self, v: VariantDoc, h: str, prof: dict[str, Any], mark: str, by_hw: dict[str, str]) -> Cell:
         """One cell: from the published record when there is one, else estimated from VRAM."""
         if mark == "unsupported":
-            return {"state": "unsupported", "text": "Unsupported", "title": "Marked unsupported for this model"}
+            return {"state": "unsupported", "text": "Unsupported",
+                    "title": "Marked unsupported for this model"}
         url = by_hw.get(h)
         if url:
             return self.rendered_cell(v, h, mark, url)
@@ -118,8 +121,8 @@ class MatrixBuilder:
         need = v["vram"]
         label = self.index.hw_label(h)
         if not isinstance(need, (int, float)) or not vram_node:
-            return {"state": "verified" if mark == "verified" else "unknown", "text": "✓" if mark == "verified" else "?",
-                    "title": "No VRAM figure"}
+            return {"state": "verified" if mark == "verified" else "unknown",
+                    "text": "✓" if mark == "verified" else "?", "title": "No VRAM figure"}
         if resolver.fits_single_node(prof, variant):
             return {"state": "verified" if mark == "verified" else "fits", "text": "1 node",
                     "title": f"{need} GB fits one {label} node ({vram_node} GB)"}
@@ -127,11 +130,13 @@ class MatrixBuilder:
             return {"state": "none", "text": "Doesn't fit",
                     "title": f"{need} GB exceeds {vram_node} GB and this hardware can't be clustered"}
         n = math.ceil(need / vram_node)
-        return {"state": "multi", "text": f"{n} nodes", "title": f"{need} GB needs {n} × {vram_node} GB nodes"}
+        return {"state": "multi", "text": f"{n} nodes",
+                "title": f"{need} GB needs {n} × {vram_node} GB nodes"}
 
 
 def memory_cell(cell: Cell, memory: Any) -> Cell:
-    """The cell with the record's memory estimate: KV tokens at the default configuration, or why it won't start."""
+    """The cell with the record's memory estimate: KV tokens at the default configuration, or why it won't
+    start."""
     if not isinstance(memory, dict) or not isinstance(memory.get("summary"), str):
         return cell
     if memory.get("verdict") == "wont_start" or "error" in memory:

@@ -5,8 +5,9 @@ FreeType), the provider logo (an SVG of ``@lobehub/icons-static-svg`` rasterised
 since Pillow reads no SVG) and the vLLM mark drawn from its two strokes (its "LLM" lettering is
 set in Inter, so no system font is involved). Images are cached in ``.cache/og/`` under the
 project root (git-ignored; an installed tool uses its user cache, :mod:`builder.site.paths`), named
-by the SHA-256 of everything drawn plus the renderer version and the Pillow / resvg versions: a rebuild reads them back, so the site stays byte-identical and
-fast; a changed title, logo, font or renderer draws a new file.
+by the SHA-256 of everything drawn plus the renderer version and the Pillow / resvg versions: a rebuild reads
+them back, so the site stays byte-identical and fast; a changed title, logo, font or renderer draws a new
+file.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ PILL_INK = (122, 74, 0)
 VLLM_MARK = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 21 24" width="21" height="24">'
     '<path d="M2 3l6 18 3-8" fill="none" stroke="#d99400" stroke-width="3.4" stroke-linejoin="round"/>'
-    '<path d="M11 13l3-10h5L12 21" fill="none" stroke="#1a7fd6" stroke-width="3.4" stroke-linejoin="round"/></svg>'
+    '<path d="M11 13l3-10h5L12 21" fill="none" stroke="#1a7fd6" stroke-width="3.4" '
+    'stroke-linejoin="round"/></svg>'
 )
 
 
@@ -153,7 +155,8 @@ def draw_card(card: OgCard) -> bytes:
     draw = ImageDraw.Draw(img)
     for i, radius in enumerate(range(150, 560, 82)):  # faint rings, bottom right
         cx, cy = WIDTH + 40, HEIGHT + 60
-        draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=RING, width=3 if i % 2 else 2)
+        draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), outline=RING,
+                     width=3 if i % 2 else 2)
     img.paste(_gradient_bar(8), (0, 0))
 
     # top left: the vLLM mark, "LLM", "/ Recipes"

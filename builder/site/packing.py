@@ -40,7 +40,8 @@ class PackingError(Exception):
 def packed_files() -> dict[str, bytes]:
     """Every file of the packed copy, by path under the packed folder."""
     if not CHECKOUT:
-        raise PackingError("packing reads the checkout's templates/, static/ and node_modules/: run it in a checkout")
+        raise PackingError(
+            "packing reads the checkout's templates/, static/ and node_modules/: run it in a checkout")
     files = {f"templates/{p.relative_to(TEMPLATES_DIR).as_posix()}": p.read_bytes()
              for p in sorted(TEMPLATES_DIR.rglob("*")) if p.is_file()}
     mapping = logo_map()

@@ -1,4 +1,5 @@
-"""Every page of the site, from one :class:`SiteIndex`: all at once, a share of the recipes, or those an edit touches."""
+"""Every page of the site, from one :class:`SiteIndex`: all at once, a share of the recipes, or those an edit
+touches."""
 
 from __future__ import annotations
 
@@ -43,18 +44,19 @@ class SitePages:
         return self.html(page)
 
     def recipe_html(self, out: MutableMapping[str, bytes], r: RecipeView) -> None:
-        out[f"{r.hf_id}/index.html"] = self.with_preview(out, recipe_page(self.index, r), recipe_card(self.index, r),
-                                                         recipe_file(r))
+        out[f"{r.hf_id}/index.html"] = self.with_preview(out, recipe_page(self.index, r),
+                                                         recipe_card(self.index, r), recipe_file(r))
 
     def org_html(self, out: MutableMapping[str, bytes], org: Org) -> None:
-        out[f"{org['id']}/index.html"] = self.with_preview(out, org_page(self.index, org), org_card(self.index, org),
-                                                           org_file(org))
+        out[f"{org['id']}/index.html"] = self.with_preview(out, org_page(self.index, org),
+                                                           org_card(self.index, org), org_file(org))
 
     def everything(self) -> dict[str, bytes]:
         """Every page, asset, redirect stub and text index."""
         return {**self.recipe_pages(0, 1), **self.shared()}
 
-    def recipe_pages(self, part: int, parts: int, into: MutableMapping[str, bytes] | None = None) -> MutableMapping[str, bytes]:
+    def recipe_pages(self, part: int, parts: int,
+                     into: MutableMapping[str, bytes] | None = None) -> MutableMapping[str, bytes]:
         """The recipe pages of one share of the recipes (every ``parts``-th from ``part``) with their
         previews, set into ``into`` (default: a new dict) one by one as they are rendered."""
         pages: MutableMapping[str, bytes] = {} if into is None else into
@@ -66,7 +68,8 @@ class SitePages:
         """Home, browse and 404 (the pages that list recipes across orgs) and their preview."""
         out: dict[str, bytes] = {}
         card = site_card(self.index)
-        for path, page in (("index.html", home_page(self.index)), ("browse/index.html", browse_page(self.index)),
+        for path, page in (("index.html", home_page(self.index)),
+                           ("browse/index.html", browse_page(self.index)),
                            ("404.html", not_found_page(self.index))):
             out[path] = self.with_preview(out, page, card, SITE_FILE)
         return out
@@ -122,6 +125,7 @@ def site_pages(content: Content, output: BuildOutput, base_url: str | None = Non
     return SitePages(content, output, base_url).everything()
 
 
-def edited_pages(content: Content, output: BuildOutput, hf_ids: set[str], base_url: str | None = None) -> dict[str, bytes]:
+def edited_pages(content: Content, output: BuildOutput, hf_ids: set[str],
+                 base_url: str | None = None) -> dict[str, bytes]:
     """Incremental: the pages of the edited recipes ``hf_ids`` plus every index listing them."""
     return SitePages(content, output, base_url).after_edit(hf_ids)

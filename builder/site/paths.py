@@ -20,7 +20,8 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # builder/
 PROJECT_ROOT = PACKAGE_DIR.parent  # the checkout (or site-packages when installed)
 PACKED_DIR = PACKAGE_DIR / "packed"
-CHECKOUT = (PROJECT_ROOT / "templates" / "base.html").is_file() and (PROJECT_ROOT / "pyproject.toml").is_file()
+CHECKOUT = ((PROJECT_ROOT / "templates" / "base.html").is_file()
+            and (PROJECT_ROOT / "pyproject.toml").is_file())
 
 NODE_MODULES = PROJECT_ROOT / "node_modules"  # a checkout's development-time source (absent when installed)
 TEMPLATES_DIR = PROJECT_ROOT / "templates" if CHECKOUT else PACKED_DIR / "templates"

@@ -39,7 +39,8 @@ def org_card(index: SiteIndex, org: Org) -> OgCard:
 
 def recipe_card(index: SiteIndex, r: RecipeView) -> OgCard:
     """A recipe page's card: its id, spec line and minimum vLLM (RCP-04)."""
-    return {"title": r.hf_id, "subtitle": "", "meta": spec_line(r), "pill": f"vLLM {r.min_vllm}+" if r.min_vllm else "",
+    return {"title": r.hf_id, "subtitle": "", "meta": spec_line(r),
+            "pill": f"vLLM {r.min_vllm}+" if r.min_vllm else "",
             "cta": "", "footer": _footer(index, r.url), "logo_svg": _logo(r.org)}
 
 

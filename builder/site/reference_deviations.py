@@ -46,9 +46,11 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "what": "`--network host` instead of `-p 8000:8000` in the `docker run` line",
         "where": "multi-node, PD, Mooncake and companion (LMCache server) containers",
         "why": "a bridged container publishes one port: NCCL/Gloo peers, NIXL side channels, PD pools on "
-               "8001/8002, the Mooncake master and the LMCache server on localhost:5555 are unreachable from it",
+               "8001/8002, the Mooncake master and the LMCache server on localhost:5555 are "
+               "unreachable from it",
         "justified_by": "site-features GAP-12 (publish the real ports or use host networking); vLLM's "
-                        "--master-addr/--nnodes rendezvous and NIXL side channels listen on ports of their own",
+                        "--master-addr/--nnodes rendezvous and NIXL side channels listen on "
+                        "ports of their own",
         "modes": ("serve", "docker"),
         "when": "host_network",
         "rewrite": ((r"--privileged --ipc=host --network host", "--privileged --ipc=host -p 8000:8000"),),
@@ -62,7 +64,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "why": "the TPU device flags already say `--privileged --network host`; `-p` is ignored (and warned "
                "about) beside `--network host`",
         "justified_by": "taxonomy: TPU profiles (generation tpu) get `--privileged --network host -v "
-                        "/dev/shm:/dev/shm` (single-node §12.3); Docker discards published ports in host mode",
+                        "/dev/shm:/dev/shm` (single-node §12.3); Docker discards published "
+                        "ports in host mode",
         "modes": ("serve", "docker"),
         "when": "tpu",
         "rewrite": ((r"(?m)^  --ipc=host \\$", r"  --privileged --ipc=host -p 8000:8000 \\"),),
@@ -97,7 +100,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
                 "$VLLM_INSTANCE_1`), a DEP pool's DP size and local ranks, a multi-node pool's node rank",
         "where": "Mooncake instance tabs, PD Prefill / Decode tabs",
         "why": "the tabs differ only by those values; saying so tells the reader where each one runs",
-        "justified_by": "cluster §7.9 pool metadata (dpSize, dpLocal, currentNode, startRank) and §9.2 instances",
+        "justified_by": "cluster §7.9 pool metadata (dpSize, dpLocal, currentNode, startRank) "
+                        "and §9.2 instances",
         "modes": ("serve", "docker"),
         "when": "kv_or_pd",
         "rewrite": ((r"(?m)^# Instance \d+ of \d+: runs on \$VLLM_INSTANCE_\d+\n", ""),
@@ -108,7 +112,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     {
         "id": "docker-source",
         "what": "the recipe's source checkout mounted read-only and prepended to `PYTHONPATH` in the omni "
-                "`docker run` (`-v /path/to/vllm-omni:/path/to/vllm-omni:ro -e PYTHONPATH=/path/to/vllm-omni`)",
+                "`docker run` (`-v /path/to/vllm-omni:/path/to/vllm-omni:ro -e "
+                "PYTHONPATH=/path/to/vllm-omni`)",
         "where": "omni recipes that set `model.docker_source` (MiniMax-H3), Docker mode",
         "why": "the published image predates the pipeline the recipe serves; without the checkout the "
                "command fails to load it",
@@ -161,8 +166,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     },
     {
         "id": "verified-single-node-only",
-        "what": "the config summary (`2× H200 · Multi-Node Tensor Parallel · FP8`, `H200 · PD cluster · FP8`) "
-                "where the reference shows its \"Verified on\" badge",
+        "what": "the config summary (`2× H200 · Multi-Node Tensor Parallel · FP8`, `H200 · PD "
+                "cluster · FP8`) where the reference shows its \"Verified on\" badge",
         "where": "multi-node and PD commands on hardware the recipe marks verified",
         "why": "the author verified the hardware's single-node command, not a cluster of it",
         "justified_by": "recipe field hardware.<id>: verified (a single-node verification); issue #16",
@@ -187,7 +192,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "what": "a hardware switch keeps the strategy the reader picked while the new hardware offers it",
         "where": "any hardware click after a strategy click",
         "why": "changing GPUs should not undo an unrelated choice (nodes, variant and features stay too)",
-        "justified_by": "site-features CB-HW-06 resets the strategy to the recommended one; issue #41 keeps it",
+        "justified_by": "site-features CB-HW-06 resets the strategy to the recommended one; "
+                        "issue #41 keeps it",
         "modes": ("serve", "docker"),
         "when": "never recorded",
         "rewrite": (),

@@ -38,7 +38,8 @@ def sitemap(index: SiteIndex) -> bytes:
     for path, d, freq, prio in entries:
         loc = _xml(index.abs_url(quote(path)))
         lastmod = f"<lastmod>{d.isoformat()}</lastmod>" if d else ""
-        lines.append(f"  <url><loc>{loc}</loc>{lastmod}<changefreq>{freq}</changefreq><priority>{prio}</priority></url>")
+        lines.append(f"  <url><loc>{loc}</loc>{lastmod}<changefreq>{freq}</changefreq>"
+                     f"<priority>{prio}</priority></url>")
     lines.append("</urlset>")
     return ("\n".join(lines) + "\n").encode()
 
@@ -55,11 +56,11 @@ def llms(index: SiteIndex) -> bytes:
              "> Ready-to-run `vllm serve` commands for open models on NVIDIA, AMD, TPU and CPU hardware.",
              "", f"Full default commands: {index.base_url}/llms-full.txt",
              f"JSON API index: {index.base_url}/models.json",
-             "Predicted speed: a rendering record's `performance` block gives TTFT, TPOT and tokens/s per user and "
-             "per GPU for the 1k/1k, 8k/1k and 1k/8k workloads over a concurrency sweep, predicted by AIConfigurator "
-             "from kernel measurements (not measured), each point with the `vllm bench serve` command that "
-             "measures it (`reproducer`), or `unavailable` with the reason; schema: "
-             f"{index.base_url}/schema/performance.json", ""]
+             "Predicted speed: a rendering record's `performance` block gives TTFT, TPOT and "
+             "tokens/s per user and per GPU for the 1k/1k, 8k/1k and 1k/8k workloads over a concurrency "
+             "sweep, predicted by AIConfigurator from kernel measurements (not measured), each point with "
+             "the `vllm bench serve` command that measures it (`reproducer`), or `unavailable` with the "
+             f"reason; schema: {index.base_url}/schema/performance.json", ""]
     for org in index.orgs.values():
         lines.append(f"## {org['name']} ({org['id']})")
         lines.append("")
@@ -72,7 +73,8 @@ def llms(index: SiteIndex) -> bytes:
 
 def llms_full(index: SiteIndex) -> bytes:
     lines = [f"# {SITE_NAME} — default commands", "",
-             "Each recipe's default `vllm serve` command, per variant (the default hardware of that variant).", ""]
+             "Each recipe's default `vllm serve` command, per variant (the default hardware "
+             "of that variant).", ""]
     for r in sorted(index.recipes, key=lambda x: x.hf_id.lower()):
         lines += [f"## {r.hf_id}", "", f"Page: {index.base_url}{r.url}"]
         if r.summary:
@@ -117,8 +119,10 @@ def feed(index: SiteIndex) -> bytes:
     for r in latest:
         d = (r.date_added or updated).isoformat()
         url = _xml(index.abs_url(r.url))
-        parts += ["  <entry>", f"    <title>{_xml(r.hf_id)}</title>", f'    <link href="{url}"/>', f"    <id>{url}</id>",
-                  f"    <updated>{d}T00:00:00Z</updated>", f"    <summary>{_xml(r.summary)}</summary>", "  </entry>"]
+        parts += ["  <entry>", f"    <title>{_xml(r.hf_id)}</title>", f'    <link href="{url}"/>',
+                  f"    <id>{url}</id>",
+                  f"    <updated>{d}T00:00:00Z</updated>", f"    <summary>{_xml(r.summary)}</summary>",
+                  "  </entry>"]
     parts.append("</feed>")
     return ("\n".join(parts) + "\n").encode()
 

@@ -67,7 +67,8 @@ def test_minimax_m3_equals_the_seed(our_site: Path) -> None:
     need_shared()
     seed = json.loads(SEED.read_text())
     ours = json.loads((our_site / "MiniMaxAI" / "MiniMax-M3.json").read_text())
-    assert ours["model"]["architecture_config"]["source"] == {"repo": "nvidia/MiniMax-M3-NVFP4"}  # same architecture
+    # same architecture
+    assert ours["model"]["architecture_config"]["source"] == {"repo": "nvidia/MiniMax-M3-NVFP4"}
     assert [key for key, v in ours["variants"].items() if "architecture_config" in v] == ["nvfp4"]
     assert json.dumps(collapse(without_facts(ours)), indent=1) == json.dumps(collapse(seed), indent=1)
     assert '"performance":' not in json.dumps(seed)  # dropping the blocks hides nothing of the seed
@@ -99,8 +100,10 @@ def test_preset_document_shape(our_site: Path) -> None:
     assert list(body)[:6] == ["hf_id", "preset", "label", "hardware", "strategy", "variant"]
     assert list(body)[-2:] == ["points", "runbook"]
     point = body["points"]["c1"]
-    assert list(point)[:7] == ["label", "concurrency", "hardware", "strategy", "variant", "node_count", "deploy_type"]
-    assert (point["hardware"], point["variant"], point["argv"][2]) == ("h200", "mxfp8", "MiniMaxAI/MiniMax-M3-MXFP8")
+    assert (list(point)[:7]
+            == ["label", "concurrency", "hardware", "strategy", "variant", "node_count", "deploy_type"])
+    assert ((point["hardware"], point["variant"], point["argv"][2])
+            == ("h200", "mxfp8", "MiniMaxAI/MiniMax-M3-MXFP8"))
 
 
 def test_our_recipes_have_no_warnings_under_strict() -> None:
@@ -155,7 +158,8 @@ def test_source_lists_overlays(overlaid: Path, tmp_path: Path) -> None:
         "recipes/overlays/MiniMaxAI/MiniMax-M3/10-amd.yaml",
         "recipes/overlays/MiniMaxAI/MiniMax-M3/20-more.yaml",
     ]
-    assert source["edit_url"] == "https://github.com/vllm-project/vllm/edit/main/recipes/models/MiniMaxAI/MiniMax-M3.yaml"
+    assert (source["edit_url"]
+            == "https://github.com/vllm-project/vllm/edit/main/recipes/models/MiniMaxAI/MiniMax-M3.yaml")
 
 
 def test_errors_inside_an_overlay_point_at_the_overlay(overlaid: Path) -> None:
@@ -165,7 +169,8 @@ def test_errors_inside_an_overlay_point_at_the_overlay(overlaid: Path) -> None:
     with pytest.raises(ContentError) as caught:
         load_content(overlaid)
     assert [str(p) for p in caught.value.problems] == [
-        "overlays/MiniMaxAI/MiniMax-M3/30-bad.yaml:4: variants.mxfp8.vram_minimum_gb: expected a number, got string 'big'"
+        "overlays/MiniMaxAI/MiniMax-M3/30-bad.yaml:4: variants.mxfp8.vram_minimum_gb: expected a number, "
+        "got string 'big'"
     ]
 
 
@@ -173,11 +178,13 @@ def test_quickstarts_are_published_by_hardware_profile(tmp_path: Path) -> None:
     root = tmp_path / "content"
     shutil.copytree(RECIPES, root)
     (root / "quickstart").mkdir()
-    (root / "quickstart" / "b200.yaml").write_text("hardware_profile: b200\ntitle: B200 in five minutes\nsteps: [a, b]\n")
+    (root / "quickstart" / "b200.yaml").write_text(
+        "hardware_profile: b200\ntitle: B200 in five minutes\nsteps: [a, b]\n")
     out = tmp_path / "site"
     assert main(["build", "--content", str(root), "--out", str(out), "--json-only"]) == 0
     assert (out / "quickstart" / "b200.json").read_text() == (
-        '{\n  "hardware_profile": "b200",\n  "title": "B200 in five minutes",\n  "steps": [\n    "a",\n    "b"\n  ]\n}'
+        '{\n  "hardware_profile": "b200",\n  "title": "B200 in five minutes",\n  "steps": [\n    '
+        '"a",\n    "b"\n  ]\n}'
     )
 
 
@@ -188,7 +195,8 @@ def test_source_sha_comes_from_git_when_not_given(tmp_path: Path) -> None:
     if head.returncode != 0:
         pytest.skip("recipes/ is not inside a git checkout")
     out = tmp_path / "site"
-    assert main(["build", "--out", str(out), "--json-only", "--source-name", "ours", "--source-repo", "acme/recipes"]) == 0
+    assert main(["build", "--out", str(out), "--json-only", "--source-name", "ours", "--source-repo",
+                 "acme/recipes"]) == 0
     source = json.loads((out / "MiniMaxAI" / "MiniMax-M3.json").read_text())["source"]
     assert source == {
         "source": "ours",
@@ -204,8 +212,11 @@ def test_source_sha_comes_from_git_when_not_given(tmp_path: Path) -> None:
 def test_site_yaml_provides_provenance_defaults(tmp_path: Path) -> None:
     root = tmp_path / "content"
     shutil.copytree(RECIPES, root)
-    (root / "site.yaml").write_text("source:\n  name: vllm\n  repo: vllm-project/vllm\n  ref: main\n  sha: abc123\n  prefix: recipes\n")
+    (root / "site.yaml").write_text(
+        "source:\n  name: vllm\n  repo: vllm-project/vllm\n  ref: main\n  sha: abc123\n  prefix: recipes\n")
     out = tmp_path / "site"
-    assert main(["build", "--content", str(root), "--out", str(out), "--json-only", "--source-ref", "release"]) == 0
+    assert main(
+        ["build", "--content", str(root), "--out", str(out), "--json-only", "--source-ref", "release"]) == 0
     source = json.loads((out / "MiniMaxAI" / "MiniMax-M3.json").read_text())["source"]
-    assert (source["ref"], source["sha"], source["path"]) == ("release", "abc123", "recipes/models/MiniMaxAI/MiniMax-M3.yaml")
+    assert ((source["ref"], source["sha"], source["path"])
+            == ("release", "abc123", "recipes/models/MiniMaxAI/MiniMax-M3.yaml"))

@@ -16,7 +16,8 @@ def test_multi_word_query_ranks_the_whole_name_first(page_js: Any, server: str) 
     errors = _errors(page_js)
     page_js.goto(server + "/browse")
     page_js.locator("#search-input").fill("deepseek v3")
-    page_js.wait_for_function("document.querySelector('#search-results')?.textContent.includes('with q = \"deepseek v3\"')")
+    page_js.wait_for_function(
+        "document.querySelector('#search-results')?.textContent.includes('with q = \"deepseek v3\"')")
     first = page_js.locator("#search-results a.sr-opt").first
     assert first.get_attribute("href") == "/deepseek-ai/DeepSeek-V3"
     ranked = page_js.evaluate("""() => window.VR.loadIndex().then(idx =>

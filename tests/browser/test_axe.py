@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = ["/", "/browse", "/does-not-exist/at-all", "/MiniMaxAI/MiniMax-M3", "/inclusionAI/Ring-1T-FP8", "/MiniMaxAI"]
+PAGES = ["/", "/browse", "/does-not-exist/at-all", "/MiniMaxAI/MiniMax-M3", "/inclusionAI/Ring-1T-FP8",
+         "/MiniMaxAI"]
 
 
 @pytest.fixture(scope="module")

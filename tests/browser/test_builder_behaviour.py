@@ -105,7 +105,8 @@ def test_a_page_without_builder_data_keeps_its_static_commands(page: Any) -> Non
 
     page.route("**/builder-data/Qwen/Qwen3-8B.json?v=*", missing)
     page.goto(QWEN)
-    page.wait_for_function("!document.querySelector('[data-cb-root]') && !document.querySelector('#command').hidden")
+    page.wait_for_function(
+        "!document.querySelector('[data-cb-root]') && !document.querySelector('#command').hidden")
     assert "vllm serve Qwen/Qwen3-8B" in page.locator("#command").inner_text()
     assert not page.locator("#install").evaluate("e => e.hidden")
     assert page.locator("[data-retry], .cb-status").count() == 0
@@ -125,7 +126,8 @@ def test_hardware_note_link_is_a_real_url(page: Any) -> None:
 def test_hardware_labels_are_unique_per_recipe(page: Any) -> None:
     for path in ("/meta-models/Muse-Glimmer-30B", "/MiniMaxAI/MiniMax-H3"):
         open_builder(page, path)
-        labels = page.eval_on_selector_all('[data-row="hardware"] .cb-pill .cb-pill-text', "els => els.map(e => e.textContent)")
+        labels = page.eval_on_selector_all('[data-row="hardware"] .cb-pill .cb-pill-text',
+                                           "els => els.map(e => e.textContent)")
         assert len(labels) == len(set(labels)), labels
     assert "2× RTX 4090" in labels
 
@@ -158,7 +160,8 @@ def test_a_deep_stored_object_cannot_stop_the_builder(page: Any) -> None:
     page.evaluate("""() => {
       let deep = {}; const top = deep;
       for (let i = 0; i < 5000; i++) { deep.x = {}; deep = deep.x; }
-      localStorage.setItem('vllm-recipes-recipe-state', JSON.stringify({'Qwen/Qwen3-8B': {features: [top], featureModes: top}}));
+      localStorage.setItem('vllm-recipes-recipe-state',
+                           JSON.stringify({'Qwen/Qwen3-8B': {features: [top], featureModes: top}}));
       localStorage.setItem('vllm-recipes-prefs', JSON.stringify(top));
       localStorage.setItem('vllm-recipes:cluster-endpoints', JSON.stringify(top));
     }""")

@@ -27,15 +27,18 @@ def view(hf_id, state, event):
 def test_the_worker_fetches_the_code_once_under_its_hash(page: Any, builder_site: dict[str, Any]) -> None:
     dedicated_worker(page)
     urls: list[str] = []
-    page.context.on("request", lambda request: urls.append(request.url) if "resolver.zip" in request.url else None)
+    page.context.on("request",
+                    lambda request: urls.append(request.url) if "resolver.zip" in request.url else None)
     open_builder(page, RECIPE)
     click(page, "features", "reasoning")
     code = (builder_site["dir"] / "static" / "resolver.zip").read_bytes()
-    assert [url.split("/static/", 1)[1] for url in urls] == [f"resolver.zip?v={hashlib.sha256(code).hexdigest()[:10]}"]
+    assert ([url.split("/static/", 1)[1] for url in urls]
+            == [f"resolver.zip?v={hashlib.sha256(code).hexdigest()[:10]}"])
     assert page.js_errors == []
 
 
-def test_a_shared_worker_answers_each_page_with_its_own_builds_code(page: Any, builder_site: dict[str, Any]) -> None:
+def test_a_shared_worker_answers_each_page_with_its_own_builds_code(page: Any,
+                                                                    builder_site: dict[str, Any]) -> None:
     static = builder_site["dir"] / "static"
     buf = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO((static / "resolver.zip").read_bytes())) as zin, \

@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def cli(builder_site: dict[str, Any], *args: str) -> str:
     """``python -m builder resolve MiniMax-M3 ARGS`` on the content the served site was built from."""
     content = builder_site["dir"].parent / "content"
-    done = subprocess.run([sys.executable, "-m", "builder", "resolve", MINIMAX, "--content", str(content), *args],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "builder", "resolve", MINIMAX, "--content", str(content), *args],
+        cwd=ROOT, capture_output=True, text=True, check=True)
     return done.stdout
 
 
@@ -61,7 +62,8 @@ def query(page: Any) -> str:
     return page.evaluate("location.search")
 
 
-def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any, builder_site: dict[str, Any]) -> None:
+def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any,
+                                                                builder_site: dict[str, Any]) -> None:
     open_builder(page, f"/{MINIMAX}")
     click(page, "hardware", "h200")
     pick(page, "Kubernetes")
@@ -70,7 +72,8 @@ def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any, build
     assert [name for name, _ in files] == ["minimax-m3-h200.yaml"]
     assert as_printed(files) == printed
     assert "install=k8s" in query(page)
-    assert page.locator(".cb-install [role=tabpanel] pre").inner_text() == "kubectl apply -f minimax-m3-h200.yaml"
+    assert (page.locator(".cb-install [role=tabpanel] pre").inner_text()
+            == "kubectl apply -f minimax-m3-h200.yaml")
     assert downloads(page) == [("minimax-m3-h200.yaml", printed.encode())]
     page.locator(".cb-deploy-file button", has_text="Copy").click()
     assert page.evaluate("navigator.clipboard.readText()") == printed
@@ -82,13 +85,15 @@ def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any, build
     assert not page.js_errors
 
 
-def test_multi_node_compose_files_each_with_copy_and_download(page: Any, builder_site: dict[str, Any]) -> None:
+def test_multi_node_compose_files_each_with_copy_and_download(page: Any,
+                                                              builder_site: dict[str, Any]) -> None:
     open_builder(page, f"/{MINIMAX}")
     click(page, "hardware", "h100")
     click(page, "strategy", "multi_node_tp")
     click(page, "nodes", "2")
     pick(page, "Compose")
-    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2", "--format", "compose")
+    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2",
+                  "--format", "compose")
     files = shown_files(page)
     assert [name for name, _ in files] == ["compose.minimax-m3-node-0.yaml", "compose.minimax-m3-node-1.yaml"]
     assert as_printed(files) == printed
@@ -97,21 +102,23 @@ def test_multi_node_compose_files_each_with_copy_and_download(page: Any, builder
     page.locator(".cb-deploy-file").nth(1).locator("button", has_text="Copy").click()
     assert page.evaluate("navigator.clipboard.readText()") == files[1][1]
     pick(page, "Kubernetes")
-    assert as_printed(shown_files(page)) == cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp",
-                                                "--nodes", "2", "--format", "k8s")
+    assert as_printed(shown_files(page)) == cli(builder_site, "--hardware", "h100", "--strategy",
+                                                "multi_node_tp", "--nodes", "2", "--format", "k8s")
     pick(page, "pip")
     assert page.locator(".cb-deploy").count() == 0 and page.locator(".cb-cmd-code").count() == 1
     assert "install=" not in query(page)
     assert not page.js_errors
 
 
-def test_vllm_config_tab_is_the_cli_output_with_its_env_files(page: Any, builder_site: dict[str, Any]) -> None:
+def test_vllm_config_tab_is_the_cli_output_with_its_env_files(page: Any,
+                                                              builder_site: dict[str, Any]) -> None:
     open_builder(page, f"/{MINIMAX}")
     click(page, "hardware", "h100")
     click(page, "strategy", "multi_node_tp")
     click(page, "nodes", "2")
     pick(page, "vLLM config")
-    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2", "--format", "vllm-config")
+    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2",
+                  "--format", "vllm-config")
     files = shown_files(page)
     assert [name for name, _ in files] == ["minimax-m3-node-0.yaml", "minimax-m3-node-0.env",
                                            "minimax-m3-node-1.yaml", "minimax-m3-node-1.env"]

@@ -24,7 +24,8 @@ AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.m
 
 
 def logo(page: Any, selector: str) -> dict[str, Any]:
-    return page.eval_on_selector(selector, "img => ({src: new URL(img.src).pathname, alt: img.getAttribute('alt'),"
+    return page.eval_on_selector(selector,
+                                 "img => ({src: new URL(img.src).pathname, alt: img.getAttribute('alt'),"
                                            " loaded: img.complete && img.naturalWidth > 0,"
                                            " filter: getComputedStyle(img).filter})")
 
@@ -56,13 +57,18 @@ def test_one_colour_logos_are_inverted_in_dark_mode(browser: Any, site_url: str)
 def test_fonts_are_loaded_from_our_origin(page: Any, site_url: str) -> None:
     page.goto(MINIMAX)
     page.evaluate("document.fonts.ready")
-    page.wait_for_function("document.fonts.check('16px Inter') && document.fonts.check('16px \"JetBrains Mono\"')")
-    loaded = page.evaluate("[...document.fonts].filter(f => f.status === 'loaded').map(f => f.family + ' ' + f.weight)")
+    page.wait_for_function(
+        "document.fonts.check('16px Inter') && document.fonts.check('16px \"JetBrains Mono\"')")
+    loaded = page.evaluate(
+        "[...document.fonts].filter(f => f.status === 'loaded').map(f => f.family + ' ' + f.weight)")
     assert {"Inter 400", "JetBrains Mono 400"} <= {f.replace('"', "") for f in loaded}
-    fonts = page.evaluate("performance.getEntriesByType('resource').map(e => e.name).filter(n => /\\.woff2/.test(n))")
+    fonts = page.evaluate(
+        "performance.getEntriesByType('resource').map(e => e.name).filter(n => /\\.woff2/.test(n))")
     assert fonts and all(f.startswith(site_url + "/static/fonts/") for f in fonts), fonts
-    preloads = page.eval_on_selector_all('link[rel=preload][as=font]', "ls => ls.map(l => new URL(l.href).pathname)")
-    assert preloads == ["/static/fonts/inter-latin-400-normal.woff2", "/static/fonts/jetbrains-mono-latin-400-normal.woff2"]
+    preloads = page.eval_on_selector_all('link[rel=preload][as=font]',
+                                         "ls => ls.map(l => new URL(l.href).pathname)")
+    assert preloads == ["/static/fonts/inter-latin-400-normal.woff2",
+                        "/static/fonts/jetbrains-mono-latin-400-normal.woff2"]
     body = page.evaluate("getComputedStyle(document.body).fontFamily")
     assert body.startswith('"Inter"') or body.startswith("Inter")
 
@@ -98,7 +104,8 @@ def two_platforms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     recipe.parent.mkdir(parents=True)
     text = (UPSTREAM / "models" / f"{GEMMA[1:]}.yaml").read_text(encoding="utf-8")
     assert "  platforms:\n    - id: modal\n" in text
-    recipe.write_text(text.replace("  platforms:\n", "  platforms:\n    - id: sagemaker\n", 1), encoding="utf-8")
+    recipe.write_text(text.replace("  platforms:\n", "  platforms:\n    - id: sagemaker\n", 1),
+                      encoding="utf-8")
     build_real(content, root / "site")
     with serve_dir(root / "site") as url:
         yield url
@@ -107,7 +114,8 @@ def two_platforms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def wait_closed(page: Any) -> None:
     """The dialog closed and its close handler ran (page scroll unlocked)."""
     page.wait_for_function("!document.getElementById('self-host').open"
-                           " && getComputedStyle(document.documentElement).overflow !== 'hidden'", timeout=5000)
+                           " && getComputedStyle(document.documentElement).overflow !== 'hidden'",
+                           timeout=5000)
 
 
 def test_self_host_dialog_keyboard_and_closing(browser: Any, two_platforms: str) -> None:
@@ -204,7 +212,8 @@ def test_popover_takes_focus_and_escape_gives_it_back(page: Any) -> None:
 
 def test_optional_extras_text_is_not_faded(page: Any) -> None:
     open_builder(page, MINIMAX)
-    faded = page.evaluate("[...document.querySelectorAll('.cb-optional')].filter(e => getComputedStyle(e).opacity !== '1').length")
+    faded = page.evaluate("[...document.querySelectorAll('.cb-optional')].filter(e => "
+                          "getComputedStyle(e).opacity !== '1').length")
     assert faded == 0
 
 
@@ -242,8 +251,9 @@ def test_axe_builder_panels_open_and_dialog(browser: Any, site_url: str, scheme:
             for label in scans:
                 page.add_script_tag(path=str(AXE))
                 result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
-                problems += [f"{scheme} {label}: {v['id']} ({v['impact']}) {[n['target'] for n in v['nodes'][:3]]}"
-                             for v in result["violations"] if v["impact"] in ("serious", "critical")]
+                problems += [
+                    f"{scheme} {label}: {v['id']} ({v['impact']}) {[n['target'] for n in v['nodes'][:3]]}"
+                    for v in result["violations"] if v["impact"] in ("serious", "critical")]
     finally:
         ctx.close()
     assert not problems, "\n".join(problems)

@@ -43,7 +43,8 @@ def test_browse_filters_with_counts(built_site: dict[str, Any], server: str, pag
     page = page_js
     total = len(built_site["content"].recipes)
     page.goto(f"{server}/browse?task=omni")
-    omni = sum(1 for r in built_site["content"].recipes if "omni" in (r.data.get("meta") or {}).get("tasks", []))
+    omni = sum(1 for r in built_site["content"].recipes
+               if "omni" in (r.data.get("meta") or {}).get("tasks", []))
     page.wait_for_function(f"document.querySelector('[data-count]').textContent === '{omni} of {total}'")
     assert page.locator("[data-result-list] > li:visible").count() == omni
     page.click("[data-filter-toggle]")
@@ -97,7 +98,8 @@ def test_404_suggests_and_redirects(built_site: dict[str, Any], server: str, pag
     page.locator("[data-nf-suggest] a").first.wait_for()
     assert any("MiniMax" in t for t in page.locator("[data-nf-suggest] a").all_inner_texts())
     # site.js rewrites the request link with the missing id (encodeURIComponent: %20, not +)
-    assert "?title=Recipe%20request%3A%20MiniMaxAI%2FMiniMax-M9&" in page.locator("[data-nf-request]").get_attribute("href")
+    assert ("?title=Recipe%20request%3A%20MiniMaxAI%2FMiniMax-M9&"
+            in page.locator("[data-nf-request]").get_attribute("href"))
     page.goto(f"{server}/MINIMAXAI/minimax-m3?x=1")
     page.wait_for_url(re.compile(r"/MiniMaxAI/MiniMax-M3/?\?x=1$"))
 
@@ -116,7 +118,8 @@ def test_no_horizontal_overflow_at_360px(chromium: Any, server: str) -> None:
         for path in ["/", "/browse", f"/{MINIMAX}", "/MiniMaxAI", "/no/such-page"]:
             page.goto(server + path)
             if path == f"/{MINIMAX}":  # measure the interactive builder too, not only the static page
-                page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'", timeout=60000)
+                page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'",
+                                       timeout=60000)
             assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
     finally:
         ctx.close()

@@ -21,7 +21,8 @@ def test_the_line_is_under_the_command(builder_site: dict[str, Any], page: Any) 
     line = page.locator('[data-block="memory"]')
     assert line.inner_text() == memory["summary"]
     assert line.get_attribute("class") == "cb-memory"
-    assert page.evaluate("document.querySelector('[data-block=command]').nextElementSibling.dataset.block") == "memory"
+    assert (page.evaluate("document.querySelector('[data-block=command]').nextElementSibling.dataset.block")
+            == "memory")
     html = builder_site["files"]["MiniMaxAI/MiniMax-M3/index.html"].decode()
     assert f'<p class="cb-memory">{memory["summary"]}</p>' in html.replace("&#39;", "'")
 

@@ -39,7 +39,8 @@ def _random_query(rng: random.Random, recipe: dict, vocab: dict) -> dict:
                                       "kv_store_centralized_mooncake", "off"])
         q["kv_instances"] = rng.choice(["1", "2", "3", "40"])
     if rng.random() < 0.2:
-        q["advanced"] = ",".join(rng.sample(["max_batched_8k", "gpu_mem_095", "ep_weight_filter", "dcp_8"], 2))
+        q["advanced"] = ",".join(
+            rng.sample(["max_batched_8k", "gpu_mem_095", "ep_weight_filter", "dcp_8"], 2))
     if rng.random() < 0.2:
         q["install"] = rng.choice(INSTALL_CHOICES)
         q["cuda"] = rng.choice(["default", "cu129"])
@@ -55,13 +56,15 @@ def _random_query(rng: random.Random, recipe: dict, vocab: dict) -> dict:
 def _random_event(rng: random.Random, view: dict) -> dict:
     rows = [r for r in view["rows"] if r["pills"] or r["kind"] in ("number", "pool")]
     row = rng.choice(rows)
-    kinds = {"features": "feature", "kv_offload": "kv_offload", "kv_member": "kv_member", "topology": "topology",
+    kinds = {"features": "feature", "kv_offload": "kv_offload", "kv_member": "kv_member",
+             "topology": "topology",
              "advanced": "advanced", "hardware": "hardware", "variant": "variant", "strategy": "strategy",
              "nodes": "nodes", "task": "task"}
     if row["kind"] == "number":
         return {"type": "kv_instances", "value": rng.choice([1, 2, 5, "x"])}
     if row["kind"] == "pool":
-        return {"type": rng.choice(["pool_nodes", "pool_rank"]), "role": row["role"], "value": rng.randint(1, 4)}
+        return {"type": rng.choice(["pool_nodes", "pool_rank"]), "role": row["role"],
+                "value": rng.randint(1, 4)}
     value = rng.choice(row["pills"])["value"]
     if row["id"].startswith("mode_"):
         return {"type": "mode", "feature": row["feature"], "value": value}
@@ -85,7 +88,8 @@ def _cases(files: dict[str, bytes], vocab: dict, hf_ids: list[str]) -> list[dict
         out.append({"hfId": hf_id, "state": state, "event": _random_event(rng, first)})
         if rng.random() < 0.2 and first.get("presets"):
             p = rng.choice(first["presets"])
-            out.append({"hfId": hf_id, "state": first["state"], "event": {"type": "preset", "value": p["key"]}})
+            out.append(
+                {"hfId": hf_id, "state": first["state"], "event": {"type": "preset", "value": p["key"]}})
     return out
 
 
@@ -102,7 +106,10 @@ def test_cpython_and_pyodide_agree(builder_site: dict[str, Any], page: Any) -> N
             const out = [];
             for (const c of cases) {
               const msg = {hfId: "parity:" + c.hfId, state: c.state, event: c.event};
-              if (!sent.has(c.hfId)) { msg.recipe = JSON.stringify(JSON.parse(recipes[c.hfId]).recipe); sent.add(c.hfId); }
+              if (!sent.has(c.hfId)) {
+                msg.recipe = JSON.stringify(JSON.parse(recipes[c.hfId]).recipe);
+                sent.add(c.hfId);
+              }
               out.push((await window.vllmBuilder.request(msg)).view);
             }
             return out;
@@ -131,12 +138,15 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
         """async (inputs) => {
             const { pyodide: base, resolver: code } = document.querySelector("#builder").dataset;
             const { loadPyodide } = await import(base + "pyodide.mjs");
-            const py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json", packages: [] });
-            py.FS.writeFile("/home/pyodide/code.zip", new Uint8Array(await (await fetch(code)).arrayBuffer()));
+            const py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json",
+                                           packages: [] });
+            py.FS.writeFile("/home/pyodide/code.zip",
+                            new Uint8Array(await (await fetch(code)).arrayBuffer()));
             py.runPython("import json, sys; sys.path.insert(0, '/home/pyodide/code.zip'); import resolver");
             py.runPython(PRESET_OR_RESOLVE);
-            const run = py.runPython("lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "
-                                     + "c['selection']) for c in json.loads(text)], ensure_ascii=False)");
+            const run = py.runPython(
+                "lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "
+                + "c['selection']) for c in json.loads(text)], ensure_ascii=False)");
             return [py.runPython("resolver.__file__"), run(JSON.stringify(inputs))];
         }""".replace("PRESET_OR_RESOLVE", json.dumps(
             "from typing import Any\n" + inspect.getsource(resolve_with))),  # the very function CPython uses
@@ -146,8 +156,9 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
     records = json.loads(text)
     assert len(records) == len(cases) >= 30
     for case, given, record in zip(cases, inputs, records, strict=True):
-        want = json.loads(json.dumps(resolve_with(resolver, given["recipe"], given["vocab"], given["selection"]),
-                                     ensure_ascii=False))
+        want = json.loads(
+            json.dumps(resolve_with(resolver, given["recipe"], given["vocab"], given["selection"]),
+                       ensure_ascii=False))
         assert record == want, case["name"]
         assert mismatches(case, record) == [], case["name"]
 

@@ -64,4 +64,5 @@ def test_without_shared_workers_a_later_page_restores_the_interpreter_snapshot(p
     open_builder(later, MINIMAX)
     assert (_timings(later)["shared"], _timings(later)["snapshot"]) == (False, True)
     click(later, "hardware", "b200")
-    assert view(later)["state"]["hardware"] == "b200" and "vllm serve MiniMaxAI/MiniMax-M3" in shown_command(later)
+    assert (view(later)["state"]["hardware"] == "b200"
+            and "vllm serve MiniMaxAI/MiniMax-M3" in shown_command(later))

@@ -26,7 +26,8 @@ def _single_and_multi(built_site: dict[str, Any]) -> list[str]:
     return [picks["single_node"], picks["multi_node"]]
 
 
-def test_recipe_page_shows_exact_default_command(built_site: dict[str, Any], server: str, page_nojs: Any) -> None:
+def test_recipe_page_shows_exact_default_command(built_site: dict[str, Any], server: str,
+                                                 page_nojs: Any) -> None:
     page = page_nojs
     page.goto(f"{server}/{MINIMAX}")
     rc = _doc(built_site, MINIMAX)["recommended_command"]
@@ -58,7 +59,8 @@ def test_install_block_and_required_extras(built_site: dict[str, Any], server: s
     hf_id = next(
         r.hf_id
         for r in built_site["content"].recipes
-        if any(not e.get("optional") for e in docs.get(r.hf_id, {}).get("model", {}).get("install", {}).get("extras", []))
+        if any(not e.get("optional")
+               for e in docs.get(r.hf_id, {}).get("model", {}).get("install", {}).get("extras", []))
     )
     install = docs[hf_id]["model"]["install"]
     page_nojs.goto(f"{server}/{hf_id}")
@@ -90,13 +92,14 @@ def _check_matrix_and_guide(page: Any) -> None:
 
 def test_presets_notes_source(presets_site: dict[str, Any], presets_server: str, page_nojs: Any) -> None:
     doc = presets_site["output"].documents[MINIMAX]
-    assert list(doc["presets"]) == ["h200_agentx", "b200_agentx", "b200_agentx_c10", "b300_agentx", "gb200_agentx",
-                                    "gb200_agentx_tp8", "mi355x_agentx"]
+    assert list(doc["presets"]) == ["h200_agentx", "b200_agentx", "b200_agentx_c10", "b300_agentx",
+                                    "gb200_agentx", "gb200_agentx_tp8", "mi355x_agentx"]
     page = page_nojs
     page.goto(f"{presets_server}/{MINIMAX}")
     assert page.locator("#cmd-serve").inner_text() == doc["recommended_command"]["command"]
     _check_matrix_and_guide(page)
-    # ours has facts: BF16 on two H100 nodes at the model's 1M-token context, one request's KV cache does not fit
+    # ours has facts: BF16 on two H100 nodes at the model's 1M-token context, one request's KV cache
+    # does not fit
     h100 = page.locator("table.matrix tr[data-hardware=h100] td").first
     assert h100.inner_text() == "Won't start"
     assert "the estimated maximum model length is" in (h100.get_attribute("title") or "")
@@ -117,7 +120,8 @@ def test_presets_notes_source(presets_site: dict[str, Any], presets_server: str,
     assert page.locator("a", has_text="Edit recipe").get_attribute("href") == edit_url
 
 
-def test_guide_shows_angle_brackets_literally(built_site: dict[str, Any], server: str, page_nojs: Any) -> None:
+def test_guide_shows_angle_brackets_literally(built_site: dict[str, Any], server: str,
+                                              page_nojs: Any) -> None:
     for r in built_site["content"].recipes:
         guide = built_site["output"].documents.get(r.hf_id, {}).get("guide") or ""
         if "<think>" in guide:
@@ -167,8 +171,10 @@ def test_home_org_and_404_without_js(built_site: dict[str, Any], server: str, pa
 
 
 
-def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, Any], server: str, page_nojs: Any) -> None:
-    """Without JavaScript the page holds the default configuration's files of every deployment form, as the CLI prints them."""
+def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, Any], server: str,
+                                                        page_nojs: Any) -> None:
+    """Without JavaScript the page holds the default configuration's files of every deployment form, as the
+    CLI prints them."""
     from builder.cli.resolve import Choice, resolve_command
 
     page_nojs.goto(f"{server}/{MINIMAX}")
@@ -180,4 +186,5 @@ def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, An
     labels = page_nojs.locator("#deploy .codeblock-label").all_inner_texts()
     assert page_nojs.locator("#deploy-vllm-config-1").text_content().rstrip("\n") == config
     assert labels == ["minimax-m3-h200.yaml", "compose.yaml", "minimax-m3.yaml"]
-    assert page_nojs.locator("#deploy [data-format=k8s] .block-caption code").inner_text() == "kubectl apply -f minimax-m3-h200.yaml"
+    assert (page_nojs.locator("#deploy [data-format=k8s] .block-caption code").inner_text()
+            == "kubectl apply -f minimax-m3-h200.yaml")

@@ -35,12 +35,14 @@ def _other_hardware(page: Any) -> str:
     return next(p["value"] for p in row["pills"] if not p["disabled"] and not p["selected"])
 
 
-def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_site: dict[str, Any], page: Any) -> None:
+def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_site: dict[str, Any],
+                                                                     page: Any) -> None:
     """Every precomputed click of every recipe (../shared/upstream and ours), JS patch vs. the worker."""
     files = builder_site["files"]
     hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)
-    docs = {h: {**json.loads(files[f"builder-data/{h}.json"]), "initial": embedded_view(files[f"{h}/index.html"])}
-            for h in hf_ids}
+    docs = {
+        h: {**json.loads(files[f"builder-data/{h}.json"]), "initial": embedded_view(files[f"{h}/index.html"])}
+        for h in hf_ids}
     # the first clicks only (the second ones: test_stored_second_clicks_equal_pyodides_views)
     clicks = {h: {"views": json.loads(files[f"builder-data/{h}.clicks.json"])["views"]} for h in hf_ids}
     open_builder(page, QWEN)
@@ -76,7 +78,8 @@ SECOND_CLICK_CHUNKS = 6  # the second clicks' check, split so that test processe
 
 
 @pytest.mark.parametrize("chunk", range(SECOND_CLICK_CHUNKS))
-def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], page: Any, chunk: int) -> None:
+def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], page: Any,
+                                                   chunk: int) -> None:
     """Every stored second click of every recipe (../shared/upstream and ours): the page's applyPatch of
     the stored view against the worker's glue and resolver, imported from the page's code zip into
     Pyodide as the worker imports them (one chunk of the recipes per test)."""
@@ -92,8 +95,10 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
         """async ({runtime, code, vocab, recipes}) => {
             const b = window.vllmBuilder;
             const { loadPyodide } = await import(runtime + "pyodide.mjs");
-            const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json", packages: [] });
-            py.FS.writeFile("/home/pyodide/code.zip", new Uint8Array(await (await fetch(code)).arrayBuffer()));
+            const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json",
+                                           packages: [] });
+            py.FS.writeFile("/home/pyodide/code.zip",
+                            new Uint8Array(await (await fetch(code)).arrayBuffer()));
             py.runPython("import sys; sys.path.insert(0, '/home/pyodide/code.zip')");
             const glue = py.pyimport("recipes_worker_glue");
             glue.set_vocab(vocab);
@@ -111,7 +116,8 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
                 const state = JSON.stringify({ ...first.state, _endpoints: {} });
                 for (const [key2, patch2] of Object.entries(next[key])) {
                   if (b.eventKey(JSON.parse(key2)) !== key2) { bad.push([hfId, key, key2, "key"]); continue; }
-                  const stored = "@" in patch2 ? b.applyPatch(doc.initial, views[key2]) : b.applyPatch(first, patch2);
+                  const stored = "@" in patch2 ? b.applyPatch(doc.initial, views[key2])
+                                               : b.applyPatch(first, patch2);
                   count++;
                   if (!same(JSON.parse(glue.view(hfId, state, key2)), stored)) bad.push([hfId, key, key2]);
                 }
@@ -120,7 +126,8 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
             }
             return { count, bad: bad.slice(0, 20) };
         }""",
-        {"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode(), "recipes": recipes},
+        {"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode(),
+         "recipes": recipes},
     )
     stored = sum(len(after) for h in hf_ids for after in recipes[h]["clicks"]["next"].values())
     assert result["count"] == stored > 3000
@@ -178,7 +185,8 @@ def test_url_query_means_waiting_for_the_worker(page: Any) -> None:
 
 def test_worker_takes_over_after_a_stored_first_click(page: Any) -> None:
     page.goto(QWEN)
-    page.wait_for_function("window.vllmBuilder && (window.vllmBuilder.precomputed !== null || window.vllmBuilder.ready)")
+    page.wait_for_function(
+        "window.vllmBuilder && (window.vllmBuilder.precomputed !== null || window.vllmBuilder.ready)")
     early = page.evaluate("!window.vllmBuilder.ready")
     first = _other_hardware(page)
     pill(page, "hardware", first).click()

@@ -98,7 +98,8 @@ def test_multi_node_tabs_are_a_tablist_with_arrow_keys(page: Any) -> None:
     tablist = page.locator('.cb-command [role=tablist][aria-label="Launch steps"]')
     tabs = tablist.locator("[role=tab]")
     assert tabs.all_inner_texts() == ["Head", "Node 1"]
-    assert tabs.nth(0).get_attribute("aria-selected") == "true" and tabs.nth(1).get_attribute("tabindex") == "-1"
+    assert (tabs.nth(0).get_attribute("aria-selected") == "true"
+            and tabs.nth(1).get_attribute("tabindex") == "-1")
     tabs.nth(0).focus()
     page.keyboard.press("ArrowRight")
     assert page.locator(".cb-command [role=tab][aria-selected=true]").inner_text() == "Node 1"
@@ -205,7 +206,8 @@ def test_presets_picker_and_notes(page: Any) -> None:
     click(page, "preset", "b200_agentx")
     q = query(page)
     assert q["preset"] == "b200_agentx"
-    data = json.loads(page.evaluate("fetch('/MiniMaxAI/MiniMax-M3/presets/b200_agentx.json').then(r => r.text())"))
+    data = json.loads(
+        page.evaluate("fetch('/MiniMaxAI/MiniMax-M3/presets/b200_agentx.json').then(r => r.text())"))
     point = q["point"]
     assert shown_command(page).endswith(data["points"][point]["command"])
     assert pill(page, "hardware", "b200").get_attribute("aria-checked") == "true"

@@ -65,15 +65,17 @@ def _evil_recipe() -> tuple[dict[str, Any], dict[str, Any]]:
         },
         "presets": {
             "p1": {
-                "label": f"Preset {P}", "hardware": "h200", "strategy": "single_node_tp", "variants": ["default"],
-                "workload": P, "description": f"d {S}", "image": P,
+                "label": f"Preset {P}", "hardware": "h200", "strategy": "single_node_tp",
+                "variants": ["default"], "workload": P, "description": f"d {S}", "image": P,
                 "source": {"label": P, "href": "javascript:window.__xss=1"},
                 "points": {"c1": {"label": P, "concurrency": 1, "args": [S]}},
-                "runbook": f"Runbook {S} [x](javascript:window.__xss=1) [y](data:text/html,{S}) <b onmouseover=alert(1)>b</b>",
+                "runbook": f"Runbook {S} [x](javascript:window.__xss=1) [y](data:text/html,{S}) <b "
+                           "onmouseover=alert(1)>b</b>",
             }
         },
         "notes": [{"title": f"Note {P}", "when": {"hardware": ["h200", P]}, "body": f"body {S} {P}"}],
-        "guide": f"# Guide {S}\n\n{P}\n\n[click](javascript:window.__xss=1)\n\n```bash\necho {S}\n```\n\n<think> and <64K\n",
+        "guide": f"# Guide {S}\n\n{P}\n\n[click](javascript:window.__xss=1)\n\n```bash\necho "
+                 f"{S}\n```\n\n<think> and <64K\n",
         "source": {"edit_url": "javascript:window.__xss=1"},
     }
     raw = {k: v for k, v in doc.items() if k not in ("recommended_command", "hf_id", "source")}
@@ -109,7 +111,8 @@ def test_payloads_render_as_text(chromium: Any, xss_site: Path) -> None:
                 page.wait_for_timeout(100)
                 assert page.evaluate("window.__xss") is None, path
             page.goto(f"{base}/{HF_ID}")
-            assert page.locator("#cmd-serve").inner_text() == _evil_recipe()[1]["recommended_command"]["command"]
+            assert (page.locator("#cmd-serve").inner_text()
+                    == _evil_recipe()[1]["recommended_command"]["command"])
             assert P in page.locator("#cmd-env").inner_text()
             guide = sites.text_on_screen(page.locator("details#guide"))
             assert S in guide

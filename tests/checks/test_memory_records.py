@@ -34,7 +34,8 @@ QWEN3_14B = {
     "torch_dtype": "bfloat16",
 }
 RTX_PRO_6000_LINE = (
-    "Per GPU (95.04 GiB): weights 27.52 GiB, KV cache 55.54 GiB = 363,952 tokens, 8.89 requests of 40,960 tokens"
+    "Per GPU (95.04 GiB): weights 27.52 GiB, KV cache 55.54 GiB = 363,952 tokens, 8.89 requests of 40,960 "
+    "tokens"
 )
 
 
@@ -81,7 +82,8 @@ def test_no_block_no_memory() -> None:
 def test_variant_block_wins_and_bad_argv_is_an_error_line() -> None:
     recipe = {"model": {"architecture_config": {"num_hidden_layers": 1}}}
     record = {"deploy_type": "single_node", "argv": ["vllm", "serve", "m", "--max-model-len", "lots"]}
-    memory = memory_for_record(record, recipe, {"architecture_config": QWEN3_14B}, {"vram_gb": 80, "gpu_count": 1})
+    memory = memory_for_record(record, recipe, {"architecture_config": QWEN3_14B},
+                               {"vram_gb": 80, "gpu_count": 1})
     assert memory == {
         "architecture": "variant",
         "error": "--max-model-len: expected an integer, got string 'lots'",
@@ -93,7 +95,8 @@ def test_pd_records_have_a_line_per_role() -> None:
     record = {"deploy_type": "pd_cluster",
               "prefill": {"argv": ["vllm", "serve", "m", "--tensor-parallel-size", "8"]},
               "decode": {"argv": ["vllm", "serve", "m", "--tensor-parallel-size", "3"]}}
-    memory = memory_for_record(record, {"model": {"architecture_config": QWEN3_14B}}, {}, {"vram_gb": 640, "gpu_count": 8})
+    memory = memory_for_record(record, {"model": {"architecture_config": QWEN3_14B}}, {},
+                               {"vram_gb": 640, "gpu_count": 8})
     assert memory is not None
     assert list(memory["roles"]) == ["prefill", "decode"]
     assert memory["verdict"] == memory["roles"]["prefill"]["verdict"] == "fits"
@@ -109,7 +112,8 @@ def test_resolve_prints_the_block_and_the_line(content: Path, capsys: pytest.Cap
     record = json.loads(out)
     assert list(record)[-3:] == ["memory", "install", "tabs"]
     assert record["memory"] == {
-        "architecture": "model", "gpu_memory_gib": 95.04, "tensor_parallel_size": 1, "pipeline_parallel_size": 1,
+        "architecture": "model", "gpu_memory_gib": 95.04, "tensor_parallel_size": 1,
+        "pipeline_parallel_size": 1,
         "max_model_len": 40960, "weights_gib": 27.518, "kv_cache_gib": 55.536, "kv_bytes_per_token": 163840,
         "kv_tokens": 363952, "max_concurrency": 8.89, "verdict": "fits",
         "reason": "363,952 tokens of KV cache: 8.89 requests of 40,960 tokens at once", "findings": [],
@@ -125,13 +129,15 @@ def test_resolve_without_a_block_has_no_memory(bare: Path, capsys: pytest.Captur
     assert status == 0 and "memory" not in json.loads(out)
 
 
-def test_api_records_gain_the_block_at_the_end(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_api_records_gain_the_block_at_the_end(content: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     out_dir = tmp_path / "site"
     status, _, err = run(capsys, "build", "--content", str(content), "--out", str(out_dir), "--json-only")
     assert (status, err) == (0, "")
     record = json.loads((out_dir / "Qwen" / "Qwen3-14B" / "hw" / "rtx_pro_6000.json").read_text())
     assert list(record)[-1] == "memory" and record["memory"]["summary"] == RTX_PRO_6000_LINE
-    resolved = main(["resolve", "Qwen/Qwen3-14B", "--content", str(content), "--json", "--hardware", "rtx_pro_6000"])
+    resolved = main(
+        ["resolve", "Qwen/Qwen3-14B", "--content", str(content), "--json", "--hardware", "rtx_pro_6000"])
     assert resolved == 0 and json.loads(capsys.readouterr()[0])["memory"] == record["memory"]
     minimax = json.loads((out_dir / "MiniMaxAI" / "MiniMax-M3.json").read_text())
     assert "memory" not in minimax["recommended_command"]  # a recipe document keeps the seed's keys
@@ -143,13 +149,15 @@ def test_api_records_gain_the_block_at_the_end(content: Path, tmp_path: Path, ca
 def test_sharding_rules_are_located_warnings(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
     recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
     text = recipe.read_text()
-    recipe.write_text(text.replace("  default:\n    precision: bf16\n", "  default:\n    precision: bf16\n    tp: 3\n", 1))
+    recipe.write_text(
+        text.replace("  default:\n    precision: bf16\n", "  default:\n    precision: bf16\n    tp: 3\n", 1))
     line = recipe.read_text().splitlines().index("    tp: 3") + 1
     status, out, err = run(capsys, "check", "--content", str(content))
     assert status == 0
     expected = (
-        f"{recipe.relative_to(content)}:{line}: variants.default.tp: warning: memory model (attention-heads-tp): "
-        "Total number of attention heads (40) must be divisible by tensor parallel size (3). [hardware "
+        f"{recipe.relative_to(content)}:{line}: variants.default.tp: warning: memory model "
+        "(attention-heads-tp): Total number of attention heads (40) must be divisible by tensor parallel "
+        "size (3). [hardware "
     )
     assert expected in out + err
     status, out, err = run(capsys, "check", "--content", str(content), "--strict")
@@ -176,8 +184,8 @@ def _random_query(rng: random.Random, recipe: dict[str, Any], hardware: list[str
 def _cli_memory(content: Content, view: dict[str, Any], recipe: dict[str, Any]) -> Any:
     """``resolve --json``'s memory block (the command's own function) for the selection the view shows."""
     state = view["state"]
-    choice = Choice("Qwen/Qwen3-14B", hardware=state["hardware"], variant=state["variant"], strategy=view["strategy"],
-                    nodes=state["nodes"], as_json=True)
+    choice = Choice("Qwen/Qwen3-14B", hardware=state["hardware"], variant=state["variant"],
+                    strategy=view["strategy"], nodes=state["nodes"], as_json=True)
     if state["features"] is not None:
         for name in recipe.get("features") or {}:
             (choice.features if name in state["features"] else choice.no_features).append(name)
@@ -216,7 +224,8 @@ def test_builder_without_architecture_facts_says_so(bare: Path) -> None:
         "command": "vllm-recipes import-config --from-hub MiniMaxAI/MiniMax-M3"}
 
 
-def test_matrix_cells_give_kv_tokens_or_why_not(content: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_matrix_cells_give_kv_tokens_or_why_not(content: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     out_dir = tmp_path / "site"
     assert run(capsys, "build", "--content", str(content), "--out", str(out_dir))[0] == 0
     html = (out_dir / "Qwen" / "Qwen3-14B" / "index.html").read_text()
@@ -226,10 +235,12 @@ def test_matrix_cells_give_kv_tokens_or_why_not(content: Path, tmp_path: Path, c
 
 
 def test_memory_cell_when_vllm_would_not_start() -> None:
-    cell: Cell = {"state": "fits", "text": "1 node", "note": "", "title": "Single-Node TP on H100", "url": "/x.json"}
+    cell: Cell = {"state": "fits", "text": "1 node", "note": "", "title": "Single-Node TP on H100",
+                  "url": "/x.json"}
     memory = {"verdict": "wont_start", "summary": "Per GPU (79.20 GiB): ...; won't start: heads"}
     assert memory_cell(cell, memory) == {"state": "none", "text": "Won't start", "note": "",
-                                         "title": "Per GPU (79.20 GiB): ...; won't start: heads", "url": "/x.json"}
+                                         "title": "Per GPU (79.20 GiB): ...; won't start: heads",
+                                         "url": "/x.json"}
     assert memory_cell(cell, None) is cell
 
 

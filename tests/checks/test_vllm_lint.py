@@ -31,10 +31,14 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("ok-plain", ["--tensor-parallel-size", "8", "--enable-expert-parallel"], []),
     ("ok-underscores", ["--tensor_parallel_size", "8", "--max_model_len=32k"], []),
     ("ok-short-flags", ["-tp", "8", "-O3", "-asc", "2"], []),
-    ("ok-negations", ["--no-enable-prefix-caching", "--disable-log-stats", "--no-enable-flashinfer-autotune"], []),
-    ("ok-choices", ["--dtype", "bfloat16", "--kv-cache-dtype", "fp8", "--moe-backend", "Flashinfer-Cutlass"], []),
-    ("ok-optional-none", ["--max-log-len", "None", "--grpc-port", "", "--safetensors-load-strategy", "None"], []),
-    ("ok-human-ints", ["--max-model-len", "auto", "--max-num-batched-tokens", "16k", "--kv-cache-memory-bytes", "80G"], []),
+    ("ok-negations", ["--no-enable-prefix-caching", "--disable-log-stats", "--no-enable-flashinfer-autotune"],
+     []),
+    ("ok-choices", ["--dtype", "bfloat16", "--kv-cache-dtype", "fp8", "--moe-backend", "Flashinfer-Cutlass"],
+     []),
+    ("ok-optional-none", ["--max-log-len", "None", "--grpc-port", "", "--safetensors-load-strategy", "None"],
+     []),
+    ("ok-human-ints",
+     ["--max-model-len", "auto", "--max-num-batched-tokens", "16k", "--kv-cache-memory-bytes", "80G"], []),
     ("ok-float", ["--gpu-memory-utilization", "0.95"], []),
     ("ok-nargs-plus", ["--served-model-name", "a", "b", "--port", "8001"], []),
     ("ok-nargs-optional", ["--hf-token", "--trust-remote-code"], []),
@@ -49,10 +53,12 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("ok-placeholders", ["--data-parallel-address", "$HEAD_IP", "--data-parallel-rpc-port",
                          "$PREFILL_DP_RPC_PORT", "--master-port", "${MASTER_PORT}"], []),
     ("ok-model-flag", ["--model", "org/other", "--port", "8001"], []),  # no positional model: see case_argv
-    ("model-twice", [MODEL, "--model", "org/other"], [f"{MODEL}: unexpected argument (not a flag or a flag's value)"]),
+    ("model-twice", [MODEL, "--model", "org/other"],
+     [f"{MODEL}: unexpected argument (not a flag or a flag's value)"]),
     ("ok-negative-number", ["--seed", "-1"], []),
     # unknown flags
-    ("unknown-flag", ["--tensor-paralel-size", "8"], ["--tensor-paralel-size: unknown flag (did you mean --tensor-parallel-size?)"]),
+    ("unknown-flag", ["--tensor-paralel-size", "8"],
+     ["--tensor-paralel-size: unknown flag (did you mean --tensor-parallel-size?)"]),
     ("unknown-abbreviation", ["--tensor-parallel", "8"],
      ["--tensor-parallel: unknown flag (argparse would take it as an abbreviation of "
       "--tensor-parallel-size; write the full name)"]),
@@ -76,7 +82,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     # types and choices
     ("int-type", ["--max-num-seqs", "eight"], ["--max-num-seqs: expects an integer, got 'eight'"]),
     ("int-short-flag", ["-tp", "8.0"], ["-tp: expects an integer, got '8.0'"]),
-    ("float-type", ["--gpu-memory-utilization", "95%"], ["--gpu-memory-utilization: expects a number, got '95%'"]),
+    ("float-type", ["--gpu-memory-utilization", "95%"],
+     ["--gpu-memory-utilization: expects a number, got '95%'"]),
     ("human-int-type", ["--max-num-batched-tokens", "1.5K"],
      ["--max-num-batched-tokens: expects an integer (1k, 2M allowed), got '1.5K'"]),
     ("human-int-auto-type", ["--max-model-len", "max"],
@@ -89,12 +96,14 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("json-syntax", ["--compilation-config", "{mode: 3}"],
      ["--compilation-config: invalid JSON value '{mode: 3}' (Expecting property name enclosed in double "
       "quotes: line 1 column 2 (char 1))"]),
-    ("json-not-object", ["--attention-config", "[1]"], ["--attention-config: expects a JSON object, got '[1]'"]),
+    ("json-not-object", ["--attention-config", "[1]"],
+     ["--attention-config: expects a JSON object, got '[1]'"]),
     ("json-unknown-key", ["--compilation-config", '{"use_inductor": true}'],
      ["--compilation-config: unknown key 'use_inductor' (CompilationConfig has no field 'use_inductor')"]),
     ("json-unknown-nested-key", ["-cc", '{"pass_config": {"fuse_everything": true}}'],
      ["-cc: unknown key 'pass_config.fuse_everything' (PassConfig has no field 'fuse_everything')"]),
-    ("json-unknown-key-equals", ['--kv-transfer-config={"kv_connector": "X", "kv_role": "kv_both", "role": 1}'],
+    ("json-unknown-key-equals",
+     ['--kv-transfer-config={"kv_connector": "X", "kv_role": "kv_both", "role": 1}'],
      ["--kv-transfer-config: unknown key 'role' (KVTransferConfig has no field 'role')"]),
     ("dotted-unknown-key", ["--attention_config.use_fp4_indexer_cache", "true"],
      ["--attention_config.use_fp4_indexer_cache: unknown key 'use_fp4_indexer_cache' "
@@ -103,9 +112,11 @@ CASES: list[tuple[str, list[str], list[str]]] = [
      ["--compilation-config.pass_config.fuse_everything: unknown key 'pass_config.fuse_everything' "
       "(PassConfig has no field 'fuse_everything')"]),
     ("dotted-on-bool", ["--enable-prefix-caching.x", "1"],
-     ["--enable-prefix-caching.x: --enable-prefix-caching does not take JSON, so it has no dotted sub-flags"]),
+     ["--enable-prefix-caching.x: --enable-prefix-caching does not take JSON, so it has no dotted "
+      "sub-flags"]),
     ("ok-lora", ["--lora-modules", "a=/loras/a", '{"name": "b", "path": "/loras/b"}'], []),
-    ("lora-not-json", ["--lora-modules", "a,b"], ["--lora-modules: expects name=path or a JSON object, got 'a,b'"]),
+    ("lora-not-json", ["--lora-modules", "a,b"],
+     ["--lora-modules: expects name=path or a JSON object, got 'a,b'"]),
     ("lora-missing-key", ["--lora-modules", '{"name": "b"}'],
      ["--lora-modules: missing key(s) path in '{\"name\": \"b\"}'"]),
     ("lora-unknown-key", ["--lora-modules", '{"name": "b", "path": "/p", "rank": 8}'],
@@ -113,7 +124,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("config-not-yaml", ["--config", "serve.json"],
      ["--config: expects a .yaml/.yml file (read while parsing), got 'serve.json'"]),
     ("help", ["--port", "8001", "--help"], ["--help: prints the help and exits; the server would not start"]),
-    ("double-dash", ["--port", "8001", "--"], ["--: ends option parsing: every later item is taken as a value"]),
+    ("double-dash", ["--port", "8001", "--"],
+     ["--: ends option parsing: every later item is taken as a value"]),
     # the same flag twice (vLLM only warns; the lint flags it)
     ("twice", ["--max-model-len", "8k", "--max_model_len", "16k"],
      ["--max-model-len: given twice; last value wins"]),
@@ -121,7 +133,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
      ["-tp: given twice (also as --tensor-parallel-size); last value wins"]),
     ("twice-bool-negation", ["--enable-prefix-caching", "--no-enable-prefix-caching"],
      ["--no-enable-prefix-caching: given twice (also as --enable-prefix-caching); last value wins"]),
-    ("twice-dotted", ["--attention-config.backend", "FLASH_ATTN", "--attention-config.backend", "TRITON_ATTN"],
+    ("twice-dotted",
+     ["--attention-config.backend", "FLASH_ATTN", "--attention-config.backend", "TRITON_ATTN"],
      ["--attention-config.backend: given twice (--attention-config.backend); last value wins"]),
     ("dotted-replaces-json", ["--compilation-config", '{"mode": 3}', "--compilation-config.cudagraph_mode",
                               "FULL"],
@@ -130,18 +143,22 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("dotted-on-str", ["--tokenizer.revision", "main"],
      ["--tokenizer.revision: --tokenizer does not take JSON, so it has no dotted sub-flags"]),
     # names vLLM looks up at start-up (tool-call / reasoning parsers, attention backends, quantization)
-    ("ok-names", ["--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder", "--reasoning-parser", "qwen3",
-                  "--attention-backend", "flashinfer", "--quantization", "FP8"], []),
-    ("ok-names-unset", ["--tool-call-parser", "None", "--reasoning-parser", "NONE", "--attention-backend", "Auto",
-                        "-q", ""], []),
+    ("ok-names",
+     ["--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder", "--reasoning-parser", "qwen3",
+      "--attention-backend", "flashinfer", "--quantization", "FP8"], []),
+    ("ok-names-unset",
+     ["--tool-call-parser", "None", "--reasoning-parser", "NONE", "--attention-backend", "Auto",
+      "-q", ""], []),
     ("ok-names-json", ["--attention-config", '{"backend": "triton_attn"}', "--reasoning-config",
                        '{"reasoning_parser": "deepseek_r1"}', "--speculative-config",
                        '{"method": "mtp", "attention_backend": "FLASH_ATTN", "quantization": "fp8"}'], []),
-    ("ok-names-dotted", ["--attention_config.backend", "auto", "--structured-outputs-config.reasoning_parser=glm45",
-                         "--speculative-config.attention_backend", "TRITON_ATTN"], []),
-    ("ok-names-plugin", ["--enable-auto-tool-choice", "--tool-call-parser", "my_parser", "--tool-parser-plugin",
-                         "/plugins/my_parser.py", "--reasoning-parser", "my_reasoner", "--reasoning-parser-plugin",
-                         "/plugins/my_reasoner.py"], []),
+    ("ok-names-dotted",
+     ["--attention_config.backend", "auto", "--structured-outputs-config.reasoning_parser=glm45",
+      "--speculative-config.attention_backend", "TRITON_ATTN"], []),
+    ("ok-names-plugin",
+     ["--enable-auto-tool-choice", "--tool-call-parser", "my_parser", "--tool-parser-plugin",
+      "/plugins/my_parser.py", "--reasoning-parser", "my_reasoner", "--reasoning-parser-plugin",
+      "/plugins/my_reasoner.py"], []),
     ("ok-names-placeholder", ["--quantization", "$QUANT"], []),
     ("unknown-tool-call-parser", ["--enable-auto-tool-choice", "--tool-call-parser", "qwen3-coder"],
      ["--tool-call-parser: unknown tool call parser 'qwen3-coder' (did you mean qwen3_coder?)"]),
@@ -162,7 +179,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("unknown-attention-backend-equals", ["--attention-backend=B12X_MLA_SPARSE"],
      ["--attention-backend: unknown attention backend 'B12X_MLA_SPARSE'"]),
     ("unknown-attention-config-backend", ["--attention-config", '{"backend": "tritn_attn"}'],
-     ["--attention-config: unknown attention backend 'tritn_attn' at key 'backend' (did you mean TRITON_ATTN?)"]),
+     ["--attention-config: unknown attention backend 'tritn_attn' at key 'backend' (did you mean "
+      "TRITON_ATTN?)"]),
     ("unknown-attention-config-backend-dotted", ["--attention_config.backend", "flashinfermla"],
      ["--attention_config.backend: unknown attention backend 'flashinfermla' at key 'backend' "
       "(did you mean FLASHINFER_MLA?)"]),
@@ -171,7 +189,8 @@ CASES: list[tuple[str, list[str], list[str]]] = [
      ["--speculative-config: unknown attention backend 'B12X_MLA_SPARSE' at key 'attention_backend'"]),
     ("unknown-quantization", ["-q", "compressed_tensors"],
      ["-q: unknown quantization method 'compressed_tensors' (did you mean compressed-tensors?)"]),
-    ("unknown-quantization-equals", ["--quantization=ascend"], ["--quantization: unknown quantization method 'ascend'"]),
+    ("unknown-quantization-equals", ["--quantization=ascend"],
+     ["--quantization: unknown quantization method 'ascend'"]),
     ("unknown-speculative-quantization-dotted", ["--speculative-config.quantization", "nvfp4"],
      ["--speculative-config.quantization: unknown quantization method 'nvfp4' at key 'quantization'"]),
 ]
@@ -188,7 +207,8 @@ STARTUP_ONLY = {
 
 # Accepted by vLLM 0.33.0's parser, flagged by the lint on purpose (id -> why).
 LINT_ONLY: dict[str, str] = {
-    "unknown-abbreviation": "argparse accepts unique prefixes (allow_abbrev); the recipe should not rely on it",
+    "unknown-abbreviation": "argparse accepts unique prefixes (allow_abbrev); the recipe should not rely on "
+                            "it",
     "twice": "vLLM only warns 'Found duplicate keys'; the first value is silently lost",
     "twice-alias": "same dest given twice; vLLM keeps the last value",
     "twice-bool-negation": "contradictory booleans; vLLM keeps the last one",
@@ -217,9 +237,11 @@ def test_case_ids_unique_and_lint_only_known() -> None:
     assert STARTUP_ONLY <= {i for i, _t, e in CASES if e} and not STARTUP_ONLY & set(LINT_ONLY)
 
 
-@pytest.mark.parametrize(("case_id", "tail"), [(i, t) for i, t, e in CASES if e], ids=[c[0] for c in CASES if c[2]])
+@pytest.mark.parametrize(("case_id", "tail"), [(i, t) for i, t, e in CASES if e],
+                         ids=[c[0] for c in CASES if c[2]])
 def test_startup_flag(case_id: str, tail: list[str]) -> None:
-    """Problem.startup marks the problems vLLM's parser lets through (attention-config backends it rejects)."""
+    """Problem.startup marks the problems vLLM's parser lets through (attention-config backends it
+    rejects)."""
     assert {p.startup for p in lint_argv(case_argv(tail))} == {case_id in STARTUP_ONLY}
 
 
@@ -233,7 +255,8 @@ def test_name_problem_carries_the_argv_item() -> None:
 
 
 def test_not_a_serve_argv() -> None:
-    assert lint_argv(["vllm", "bench", "x"]) == (FlagProblem("vllm bench", "argv does not start with 'vllm serve'"),)
+    assert (lint_argv(["vllm", "bench", "x"])
+            == (FlagProblem("vllm bench", "argv does not start with 'vllm serve'"),))
 
 
 def test_format_problem_one_line() -> None:
@@ -304,7 +327,8 @@ PD_RECORD = {
 def test_iter_argvs_every_shape() -> None:
     multi = {"deploy_type": "multi_node", "head_argv": ["vllm", "serve", "m"],
              "worker_argv": ["vllm", "serve", "m", "--headless"],
-             "worker_argvs": [["vllm", "serve", "m", "--headless"], ["vllm", "serve", "m", "--node-rank", "2"]],
+             "worker_argvs": [["vllm", "serve", "m", "--headless"],
+                              ["vllm", "serve", "m", "--node-rank", "2"]],
              "head_docker_argv": ["docker", "run", "x"]}
     kv = {"vllm_argv": ["vllm", "serve", "m"], "vllm_worker_argv": None, "vllm_worker_argvs": None}
     preset = {"points": {"c1": {"label": "1", "argv": ["vllm", "serve", "m"]}}}
@@ -436,11 +460,11 @@ def test_unknown_names_in_a_recipe_are_located(tmp_path: Path, capsys: pytest.Ca
     assert main(["check", "--content", str(root), "--strict"]) == 1
     strict = sorted(line for line in capsys.readouterr().err.splitlines() if "unknown" in line)
     assert warned == strict == [
-        f"models/MiniMaxAI/MiniMax-M3.yaml:{gqa_line}: features.spec_decoding.modes.eagle3_gqa.args[0]: warning: "
-        "--speculative-config: unknown attention backend 'FLASH_ATTENTION' at key 'attention_backend' (did you "
-        "mean FLASH_ATTN?) [vLLM 0.33.0; hardware h200, variant mxfp8, strategy single_node_tp, preset "
-        "h200_agentx:c1 (+7 more renderings)]",
-        f"models/Qwen/Qwen3-14B.yaml:{parser_line}: features.tool_calling.args[0]: warning: --tool-call-parser: "
-        "unknown tool call parser 'hermes2' (did you mean hermes?) [vLLM 0.33.0; hardware rtx_pro_6000, variant "
-        "default, strategy single_node_tp (+104 more renderings)]",
+        f"models/MiniMaxAI/MiniMax-M3.yaml:{gqa_line}: features.spec_decoding.modes.eagle3_gqa.args[0]: "
+        "warning: --speculative-config: unknown attention backend 'FLASH_ATTENTION' at key "
+        "'attention_backend' (did you mean FLASH_ATTN?) [vLLM 0.33.0; hardware h200, variant mxfp8, strategy "
+        "single_node_tp, preset h200_agentx:c1 (+7 more renderings)]",
+        f"models/Qwen/Qwen3-14B.yaml:{parser_line}: features.tool_calling.args[0]: warning: "
+        "--tool-call-parser: unknown tool call parser 'hermes2' (did you mean hermes?) [vLLM 0.33.0; "
+        "hardware rtx_pro_6000, variant default, strategy single_node_tp (+104 more renderings)]",
     ]

@@ -78,9 +78,11 @@ def test_a_pinned_revision_answered_by_another_commit(hub: HubServer, content: P
     refused(hub, content, f"the Hub answered for commit {other}, not {asked}", "--revision", asked)
 
 
-@pytest.mark.parametrize("location", ["http://localhost:{port}/x", "https://127.0.0.1:{port}/x", "http://127.0.0.1:1/x",
-                                      "//evil.example/x", "file:///etc/passwd"])
-def test_redirects_stay_on_the_endpoint(hub: HubServer, content: Path, untouched: None, location: str) -> None:  # noqa: F811
+@pytest.mark.parametrize("location",
+                         ["http://localhost:{port}/x", "https://127.0.0.1:{port}/x", "http://127.0.0.1:1/x",
+                          "//evil.example/x", "file:///etc/passwd"])
+def test_redirects_stay_on_the_endpoint(hub: HubServer, content: Path, untouched: None,  # noqa: F811
+                                        location: str) -> None:  # noqa: F811
     port = hub.hub.url.rsplit(":", 1)[1]
     target = location.format(port=port)
     hub.hub.headers = {"Location": target}
@@ -99,7 +101,8 @@ def test_a_redirect_loop_ends(hub: HubServer, content: Path, untouched: None) ->
 def test_a_trickle_meets_the_deadline(hub: HubServer, content: Path, untouched: None, mode: str) -> None:  # noqa: F811
     hub.hub.mode = mode
     started = time.monotonic()
-    refused(hub, content, f"the Hub at {hub.hub.url}: no complete answer within 1 s", HF_HUB_DOWNLOAD_TIMEOUT="1")
+    refused(hub, content, f"the Hub at {hub.hub.url}: no complete answer within 1 s",
+            HF_HUB_DOWNLOAD_TIMEOUT="1")
     assert time.monotonic() - started < 15  # the process's start and the one-second deadline
 
 
@@ -113,7 +116,8 @@ def test_an_answer_too_large_is_cut(hub: HubServer, content: Path, untouched: No
     ("reset", "the Hub at {url}: the answer broke off: connection reset"),
     ("503", "the Hub answered HTTP 503"),
 ])
-def test_resets_and_server_errors(hub: HubServer, content: Path, untouched: None, mode: str, reason: str) -> None:  # noqa: F811
+def test_resets_and_server_errors(hub: HubServer, content: Path, untouched: None, mode: str,  # noqa: F811
+                                  reason: str) -> None:  # noqa: F811
     hub.hub.mode = mode
     refused(hub, content, reason.format(url=hub.hub.url))
 
@@ -122,7 +126,8 @@ def test_an_unreachable_hub(hub: HubServer, content: Path, untouched: None) -> N
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    refused(hub, content, f"the Hub could not be reached at {closed} (connection refused) and the file is not in the "
+    refused(hub, content,
+            f"the Hub could not be reached at {closed} (connection refused) and the file is not in the "
             "cache", HF_ENDPOINT=closed)
 
 
@@ -153,14 +158,15 @@ def test_check_prints_recipe_text_inert(hub: HubServer, content: Path, tmp_path:
     recipe = content / RECIPE
     recipe.write_text(recipe.read_text().replace(
         "  base_env: {}\n",
-        '  base_env: {}\n  architecture_config:\n    source:\n      repo: "::error::pwned\\e[2J\\n::add-mask::x"\n'
-        f"      revision: '{'1' * 40}'\n    num_hidden_layers: 36\n    hidden_size: 4096\n    num_attention_heads: 32\n"
-        "    vocab_size: 151936\n", 1))
+        '  base_env: {}\n  architecture_config:\n    source:\n      repo: '
+        '"::error::pwned\\e[2J\\n::add-mask::x"\n'
+        f"      revision: '{'1' * 40}'\n    num_hidden_layers: 36\n    hidden_size: 4096\n    "
+        "num_attention_heads: 32\n    vocab_size: 151936\n", 1))
     before = tree(tmp_path)
     status, out, err = cli(hub, content, "--check")
     assert (status, out) == (1, "0 current, 0 stale, 0 unpinned, 1 unchecked\n")
-    assert err == (f"{RECIPE}: model.architecture_config.source: ::error::pwned\\x1b[2J\\n::add-mask::x: not checked: "
-                   "not a Hub repository id: '::error::pwned\\x1b[2J\\n::add-mask::x'\n")
+    assert err == (f"{RECIPE}: model.architecture_config.source: ::error::pwned\\x1b[2J\\n::add-mask::x: not "
+                   "checked: not a Hub repository id: '::error::pwned\\x1b[2J\\n::add-mask::x'\n")
     assert hub.hub.requests == [] and tree(tmp_path) == before
 
 
@@ -169,8 +175,9 @@ def test_check_bounds_the_model_info(hub: HubServer, content: Path) -> None:  # 
     hub.hub.mode = "trickle-body"
     status, out, err = cli(hub, content, "--check", HF_HUB_DOWNLOAD_TIMEOUT="1")
     assert (status, out) == (1, "0 current, 0 stale, 0 unpinned, 1 unchecked\n")
-    assert err == (f"{RECIPE}: model.architecture_config.source: Qwen/Qwen3-8B: not checked: the Hub at {hub.hub.url}: "
-                   "no complete answer within 1 s\n")
+    assert err == (
+        f"{RECIPE}: model.architecture_config.source: Qwen/Qwen3-8B: not checked: the Hub at {hub.hub.url}: "
+        "no complete answer within 1 s\n")
 
 
 def hf_python(server: HubServer, code: str, **env: str) -> str:
@@ -188,13 +195,15 @@ def test_the_cache_is_huggingface_hubs(hub: HubServer, content: Path) -> None:  
     folder = hub.cache / "hub" / "models--Qwen--Qwen3-8B"
     assert (folder / "refs" / "main").read_text() == repo.sha
     # huggingface_hub, offline, finds what the importer stored
-    found = hf_python(hub, "from huggingface_hub import hf_hub_download as d; print(d('Qwen/Qwen3-8B', 'config.json'))",
-                      HF_HUB_OFFLINE="1")
+    found = hf_python(
+        hub, "from huggingface_hub import hf_hub_download as d; print(d('Qwen/Qwen3-8B', 'config.json'))",
+        HF_HUB_OFFLINE="1")
     assert found == f"{folder}/snapshots/{repo.sha}/config.json\n"
     assert Path(found.strip()).read_bytes() == repo.files["config.json"]
     # and the importer, offline, finds what huggingface_hub stored (in a cache of its own)
     library = str(hub.cache.parent / "hf-library")
-    hf_python(hub, "from huggingface_hub import hf_hub_download as d; d('Qwen/Qwen3-8B', 'config.json')", HF_HOME=library)
+    hf_python(hub, "from huggingface_hub import hf_hub_download as d; d('Qwen/Qwen3-8B', 'config.json')",
+              HF_HOME=library)
     imported = (content / RECIPE).read_text()
     (content / RECIPE).write_text(strip_blocks(imported))
     asked = len(hub.hub.requests)

@@ -26,12 +26,14 @@ OWN_FACTS = ("Qwen/Qwen3-14B", "moonshotai/Kimi-K2-Instruct-0905", "zai-org/GLM-
 
 
 def hub_config(facts: dict[str, Any]) -> dict[str, Any]:
-    """A config.json as the Hub would serve it for hand-written facts (quantization as the checkpoint writes it)."""
+    """A config.json as the Hub would serve it for hand-written facts (quantization as the checkpoint writes
+    it)."""
     config = {k: v for k, v in facts.items() if k not in ("source", "drafts")}
     quant = config.get("quantization_config")
     if quant is not None:
         config["quantization_config"] = {"quant_method": quant["quant_method"], "fmt": "e4m3",
-                                         "activation_scheme": "dynamic", "weight_block_size": quant["weight_block_size"]}
+                                         "activation_scheme": "dynamic",
+                                         "weight_block_size": quant["weight_block_size"]}
     return config
 
 
@@ -88,7 +90,8 @@ SETTINGS = [
 
 def test_all_restores_our_facts_with_their_revision(hub: HubServer, content: Path) -> None:
     status, out, err = cli(hub, content, "--from-hub", "--all")
-    # MiniMax-M3's facts come from its NVFP4 checkpoint's config (../shared/hub), which this hub does not serve
+    # MiniMax-M3's facts come from its NVFP4 checkpoint's config (../shared/hub), which this hub does
+    # not serve
     minimax = RECIPES / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
     hand_written = [p for p in (RECIPES / "models").glob("*/*.yaml") if "architecture_config" in p.read_text()
                     and p != minimax]
@@ -106,21 +109,24 @@ def test_all_restores_our_facts_with_their_revision(hub: HubServer, content: Pat
             assert abs(got["weights_gib"] - want["weights_gib"]) <= 0.005 * want["weights_gib"], hf_id
             assert abs(got["kv_tokens"] - want["kv_tokens"]) <= 0.005 * max(want["kv_tokens"], 1), hf_id
         # only the block came back: everything else is the stripped file's
-        assert strip_blocks((content / path.relative_to(RECIPES)).read_text()) == strip_blocks(path.read_text())
+        assert (strip_blocks((content / path.relative_to(RECIPES)).read_text())
+                == strip_blocks(path.read_text()))
     # what the hub does not hold is named with its reason; MiniMax-M3 gets no facts from it
     assert status == 1
     missing = "not on the Hub (repository not found; a private repository needs HF_TOKEN)"
-    assert f"models/MiniMaxAI/MiniMax-M3.yaml: model.architecture_config: MiniMaxAI/MiniMax-M3: {missing}" in err
+    assert (f"models/MiniMaxAI/MiniMax-M3.yaml: model.architecture_config: MiniMaxAI/MiniMax-M3: {missing}"
+            in err)
     assert (f"models/meta-llama/Llama-3.1-8B-Instruct.yaml: model.architecture_config.drafts."
-            f"RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3: RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3: {missing}") in err
+            "RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3: "
+            f"RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3: {missing}") in err
     assert (content / "models/MiniMaxAI/MiniMax-M3.yaml").read_text() == strip_blocks(minimax.read_text())
     assert out.endswith("imported facts into 9 recipe(s); 11 import(s) failed\n")
     # a second --all has nothing left to import but what the hub does not have
     status, out, _ = cli(hub, content, "--from-hub", "--all")
     assert status == 1 and out.endswith("imported facts into 0 recipe(s); 11 import(s) failed\n")
     assert not [p for p in content.rglob(".*.tmp")]
-    done = subprocess.run([sys.executable, "-m", "builder", "check", "--content", str(content), "--strict"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "builder", "check", "--content", str(content), "--strict"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
 
 
@@ -130,8 +136,8 @@ def test_gated_needs_a_token(hub: HubServer, content: Path) -> None:
     assert cli(hub, content, "--from-hub", "Qwen/Qwen3-8B") == (
         1,
         "imported facts into 0 recipe(s); 1 import(s) failed\n",
-        "models/Qwen/Qwen3-8B.yaml: model.architecture_config: Qwen/Qwen3-8B: gated: set HF_TOKEN and accept the "
-        f"licence at {hub.hub.url}/Qwen/Qwen3-8B\n",
+        "models/Qwen/Qwen3-8B.yaml: model.architecture_config: Qwen/Qwen3-8B: gated: set HF_TOKEN and accept "
+        f"the licence at {hub.hub.url}/Qwen/Qwen3-8B\n",
     )
     assert (content / "models/Qwen/Qwen3-8B.yaml").read_text() == before
     status, out, err = cli(hub, content, "--from-hub", "Qwen/Qwen3-8B", HF_TOKEN=TOKEN)
@@ -145,14 +151,16 @@ def test_gated_needs_a_token(hub: HubServer, content: Path) -> None:
         ("Qwen/Qwen3-14B", None, "no config.json in the repository"),
         ("Qwen/Qwen3-14B", {"model_type": "mamba", "num_hidden_layers": 4, "vocab_size": 10},
          "an architecture the memory model does not know (hidden_size: missing: the memory model needs it)"),
-        ("Qwen/Qwen3-14B", {"num_hidden_layers": 4, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 10,
-                            "layer_types": ["mamba"] * 4},
+        ("Qwen/Qwen3-14B",
+         {"num_hidden_layers": 4, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 10,
+          "layer_types": ["mamba"] * 4},
          "an architecture the memory model does not know (layer_types[0]: unsupported layer type 'mamba': "
          "expected one of full_attention, sliding_attention, chunked_attention, linear_attention, "
          "deepseek_sparse_attention)"),
     ],
 )
-def test_no_config_and_unknown_architectures(hub: HubServer, content: Path, repo: str, config: Any, reason: str) -> None:
+def test_no_config_and_unknown_architectures(hub: HubServer, content: Path, repo: str, config: Any,
+                                             reason: str) -> None:
     hub.hub.add(repo, config)
     status, _, err = cli(hub, content, "--from-hub", repo, "--variant", "default")
     assert status == 1
@@ -168,7 +176,8 @@ def test_revisions(hub: HubServer, content: Path) -> None:
     assert recipe_data(content, "Qwen/Qwen3-8B")["model"]["architecture_config"]["source"] == {
         "repo": "Qwen/Qwen3-8B", "revision": sha}
     # the Hub's requests: the file resolved, redirected to its commit and downloaded in one answer; then, as
-    # config.json states no precision, ModelOpt's hf_quant_config.json asked for at that commit (there is none)
+    # config.json states no precision, ModelOpt's hf_quant_config.json asked for at that commit (there
+    # is none)
     assert hub.hub.requests[-3:] == [
         ("GET", f"/Qwen/Qwen3-8B/resolve/{sha}/config.json"),
         ("GET", f"/api/resolve-cache/models/Qwen/Qwen3-8B/{sha}/config.json"),
@@ -185,9 +194,10 @@ def test_offline_uses_the_cache_or_says_why_not(hub: HubServer, content: Path) -
     assert (status, err) == (0, "")
     assert (content / "models/Qwen/Qwen3-8B.yaml").read_text() == online  # same facts, same revision
     assert len(hub.hub.requests) == asked  # nothing reached the hub
-    assert cli(hub, content, "--from-hub", "meta-llama/Llama-3.1-8B-Instruct", HF_HUB_OFFLINE="1")[2].splitlines()[0] == (
-        "models/meta-llama/Llama-3.1-8B-Instruct.yaml: model.architecture_config: meta-llama/Llama-3.1-8B-Instruct: "
-        "not in the Hugging Face cache, and HF_HUB_OFFLINE=1 forbids downloading it"
+    assert cli(hub, content, "--from-hub", "meta-llama/Llama-3.1-8B-Instruct",
+               HF_HUB_OFFLINE="1")[2].splitlines()[0] == (
+"models/meta-llama/Llama-3.1-8B-Instruct.yaml: model.architecture_config: meta-llama/Llama-3.1-8B-Instruct: "
+"not in the Hugging Face cache, and HF_HUB_OFFLINE=1 forbids downloading it"
     )
     status, out, err = cli(hub, content, "--check", HF_HUB_OFFLINE="1")
     assert status == 1
@@ -206,8 +216,9 @@ def test_check_names_stale_facts_and_writes_nothing(hub: HubServer, content: Pat
     before = {p: p.read_bytes() for p in content.rglob("*.yaml")}
     status, out, err = cli(hub, content, "--check")
     assert (status, out) == (1, "0 current, 1 stale, 0 unpinned, 0 unchecked\n")
-    assert err == (f"models/Qwen/Qwen3-8B.yaml: model.architecture_config.source: Qwen/Qwen3-8B: stale: facts from "
-                   f"{old[:12]}, main is now {repo.sha[:12]} (vllm-recipes import-config --from-hub Qwen/Qwen3-8B)\n")
+    assert err == ("models/Qwen/Qwen3-8B.yaml: model.architecture_config.source: Qwen/Qwen3-8B: stale: "
+                   f"facts from {old[:12]}, main is now {repo.sha[:12]} (vllm-recipes import-config "
+                   "--from-hub Qwen/Qwen3-8B)\n")
     assert {p: p.read_bytes() for p in content.rglob("*.yaml")} == before
     assert ("GET", "/api/models/Qwen/Qwen3-8B") in hub.hub.requests
 
@@ -217,9 +228,9 @@ def test_check_follows_the_ref_and_counts_file_imports(hub: HubServer, content: 
     sha = hub.hub.repos["Qwen/Qwen3-8B"].sha
     recipe.write_text(recipe.read_text().replace(
         "  base_env: {}\n",
-        f"  base_env: {{}}\n  architecture_config:\n    source:\n      repo: Qwen/Qwen3-8B\n      revision: {sha}\n"
-        f"      ref: {sha}\n    num_hidden_layers: 36\n    hidden_size: 4096\n    num_attention_heads: 32\n"
-        "    vocab_size: 151936\n", 1))
+        "  base_env: {}\n  architecture_config:\n    source:\n      repo: Qwen/Qwen3-8B\n      revision: "
+        f"{sha}\n      ref: {sha}\n    num_hidden_layers: 36\n    hidden_size: 4096\n    "
+        "num_attention_heads: 32\n    vocab_size: 151936\n", 1))
     assert cli(hub, content, "--check") == (0, "1 current, 0 stale, 0 unpinned, 0 unchecked\n", "")
     assert ("GET", f"/api/models/Qwen/Qwen3-8B/revision/{sha}") in hub.hub.requests
     recipe.write_text(recipe.read_text().replace(f"      revision: {sha}\n      ref: {sha}\n", ""))
@@ -235,22 +246,26 @@ def test_usage_errors(hub: HubServer, content: Path) -> None:
         2, "error: use --from-hub <org>/<repo> [--revision REV] [--variant V], or --from-hub --all\n")
     assert cli(hub, content, "Qwen/Qwen3-8B")[::2] == (
         2, "error: expected <org>/<repo> CONFIG.json (or --from-hub, or --check)\n")
-    assert cli(hub, content, "--from-hub", "Qwen/../x")[::2] == (2, "error: expected <org>/<repo>, got 'Qwen/../x'\n")
+    assert (cli(hub, content, "--from-hub", "Qwen/../x")[::2]
+            == (2, "error: expected <org>/<repo>, got 'Qwen/../x'\n"))
 
 
 def test_upstream_imports_know_every_architecture(tmp_path: Path) -> None:
     """../shared/upstream against a Hub serving ../shared/hub and ../shared/memory: no import is refused as an
-    unknown architecture (hybrid linear attention, Mamba hybrids, sparse attention, per-layer MoE lists), every
-    failure is a repository the stand-in does not hold, and the recipes naming a served one get facts."""
+    unknown architecture (hybrid linear attention, Mamba hybrids, sparse attention, per-layer MoE lists),
+    every failure is a repository the stand-in does not hold, and the recipes naming a served one get
+    facts."""
     need_shared()
     content = tmp_path / "upstream"
     shutil.copytree(UPSTREAM, content)
     with HubServer(corpus_hub(), tmp_path / "hf-home") as server:
         status, out, err = cli(server, content, "--from-hub", "--all")
     failures = err.splitlines()
-    assert status == 1 and out.endswith(f"imported facts into 42 recipe(s); {len(failures)} import(s) failed\n")
+    assert (status == 1
+            and out.endswith(f"imported facts into 42 recipe(s); {len(failures)} import(s) failed\n"))
     assert all(line.endswith(": not on the Hub (repository not found; a private repository needs HF_TOKEN)")
                for line in failures)
     assert "MiniMaxAI/MiniMax-M3: wrote variants.nvfp4.architecture_config (nvidia/MiniMax-M3-NVFP4@" in out
     loaded, _ = load_content(content)
-    assert str(memory_coverage(r.data for r in loaded.recipes)) == "memory facts: 34 of 128 recipes, 92 of 266 variants"
+    assert (str(memory_coverage(r.data for r in loaded.recipes))
+            == "memory facts: 34 of 128 recipes, 92 of 266 variants")

@@ -50,19 +50,22 @@ def test_import_config_writes_the_model_block(content: Path, capsys) -> None:
     recipe = content / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"
     before = recipe.read_text()
     qwen_config = MEMORY / "configs" / "Qwen__Qwen3-8B.json"
-    status, out, err = run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content", str(content))
+    status, out, err = run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content",
+                           str(content))
     assert (status, err) == (0, "")
     assert out == f"wrote model.architecture_config (12 facts) to {recipe}\n"
     after = recipe.read_text()
     assert after.startswith(before.split("features:")[0].rstrip("\n"))  # comments and keys before it kept
-    assert "  # config.json facts for the memory model (python -m builder import-config)\n  architecture_config:\n" in after
+    assert ("  # config.json facts for the memory model (python -m builder import-config)\n  "
+            "architecture_config:\n") in after
     data, _ = load(after)
     # a file says which repository the recipe serves, not which commit: the source has no revision
     assert data["model"]["architecture_config"] == {"source": {"repo": "MiniMaxAI/MiniMax-M3"},
                                                     **architecture_facts(config("Qwen__Qwen3-8B.json"))}
     assert {k: v for k, v in data["model"].items() if k != "architecture_config"} == load(before)[0]["model"]
     # a second import replaces the block instead of adding one
-    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content", str(content))[0] == 0
+    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", str(qwen_config), "--content",
+               str(content))[0] == 0
     assert recipe.read_text() == after
     assert run(capsys, "check", "--content", str(content), "--strict")[0] == 0
 
@@ -72,7 +75,8 @@ def test_import_config_into_a_variant(content: Path, capsys) -> None:
     variants = load(recipe.read_text())[0]["variants"]
     name = next(iter(variants))
     llama = str(LLAMA)
-    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", llama, "--variant", name, "--content", str(content))[0] == 0
+    assert run(capsys, "import-config", "MiniMaxAI/MiniMax-M3", llama, "--variant", name, "--content",
+               str(content))[0] == 0
     data, _ = load(recipe.read_text())
     assert data["variants"][name]["architecture_config"]["num_hidden_layers"] == 32
     assert "architecture_config" not in data["model"]
@@ -83,7 +87,8 @@ def test_import_config_refusals_leave_the_file_alone(content: Path, tmp_path: Pa
     recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
     before = recipe.read_text()
     argv = ["import-config", "Qwen/Qwen3-14B", str(LLAMA), "--content", str(content)]
-    assert run(capsys, *argv, "--variant", "nope") == (2, "", "error: variant 'nope' not found under variants:\n")
+    assert (run(capsys, *argv, "--variant", "nope")
+            == (2, "", "error: variant 'nope' not found under variants:\n"))
     bad = tmp_path / "bad.json"
     bad.write_text('{"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32}')
     assert run(capsys, "import-config", "Qwen/Qwen3-14B", str(bad), "--content", str(content)) == (
@@ -99,14 +104,17 @@ def test_import_config_refusals_leave_the_file_alone(content: Path, tmp_path: Pa
     status, _, err = run(capsys, "import-config", "Qwen/Nope", str(LLAMA), "--content", str(content))
     assert (status, err.startswith("error: no recipe at ")) == (2, True)
     assert recipe.read_text() == before
-    assert sorted(p.name for p in recipe.parent.iterdir() if p.name.startswith(".")) == []  # no temporary left
+    # no temporary left
+    assert sorted(p.name for p in recipe.parent.iterdir() if p.name.startswith(".")) == []
 
 
 def test_place_block_keeps_the_rest_and_refuses_flow_style() -> None:
     from builder.cli.import_config import Refused, place_block
 
-    facts = {"num_hidden_layers": 2, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}
-    text = "meta:\r\n  title: x  # kept\r\nmodel:\r\n    model_id: a/b\r\n\r\n# trailing comment\r\nguide: g\r\n"
+    facts = {"num_hidden_layers": 2,
+             "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}
+    text = ("meta:\r\n  title: x  # kept\r\nmodel:\r\n    model_id: a/b\r\n\r\n# trailing comment\r\nguide: "
+            "g\r\n")
     assert place_block(text, facts, None) == (
         "meta:\r\n  title: x  # kept\r\nmodel:\r\n    model_id: a/b\r\n"
         "    # config.json facts for the memory model (python -m builder import-config)\r\n"
@@ -117,7 +125,8 @@ def test_place_block_keeps_the_rest_and_refuses_flow_style() -> None:
         "            weight_block_size: [128, 128]\r\n"
         "\r\n# trailing comment\r\nguide: g\r\n"
     )
-    with pytest.raises(Refused, match=r"^model is not written as a block mapping \(one key per line\); add the block by hand$"):
+    with pytest.raises(Refused, match=r"^model is not written as a block mapping \(one key per line\); add "
+                                      r"the block by hand$"):
         place_block('model: {model_id: "a/b"}\n', facts, None)
     with pytest.raises(Refused, match=r"^the recipe has no model: block; add model.model_id first$"):
         place_block("meta:\n  title: x\n", facts, None)

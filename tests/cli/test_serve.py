@@ -73,7 +73,8 @@ def test_serve_rebuilds_an_edited_recipe_and_reloads_pages(server) -> None:
     eventually(lambda: '"title": "Edited ' in (out / "Qwen" / "Qwen3-14B.json").read_text())
     eventually(lambda: "Edited " in get(port, "/Qwen/Qwen3-14B/")[1])
     assert "Edited " in get(port, "/search-index.json")[1]  # and the indexes that list it
-    assert '"title":"Edited ' in (out / "builder-data" / "Qwen" / "Qwen3-14B.json").read_text()  # and the builder
+    # and the builder
+    assert '"title":"Edited ' in (out / "builder-data" / "Qwen" / "Qwen3-14B.json").read_text()
     assert stream.readline() == b"data: reload\n"
     events.close()
 
@@ -82,7 +83,8 @@ def test_serve_keeps_the_site_when_an_edit_is_invalid(server) -> None:
     port, content, out, lines = server
     before = (out / "Qwen" / "Qwen3-14B.json").read_text()
     recipe = content / "models" / "Qwen" / "Qwen3-14B.yaml"
-    recipe.write_text(recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
+    recipe.write_text(
+        recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
     eventually(lambda: "rebuild failed; the site is unchanged\n" in lines)
     assert any("compatible_strategies[0]: unknown strategy 'nope'" in line for line in lines)
     assert (out / "Qwen" / "Qwen3-14B.json").read_text() == before

@@ -51,7 +51,8 @@ def get(port: int, path: str, **headers: str) -> tuple[int, dict[str, str], byte
     ("br;q=0, gzip;q=0.5", "gzip", gzip_bytes),
     ("*", "br", brotli_bytes),
 ])
-def test_twin_chosen_by_accept_encoding(site: tuple[Path, int], accept: str, encoding: str, pack: object) -> None:
+def test_twin_chosen_by_accept_encoding(site: tuple[Path, int], accept: str, encoding: str,
+                                        pack: object) -> None:
     status, headers, body = get(site[1], "/builder-data/org/repo.json", **{"Accept-Encoding": accept})
     assert status == 200
     assert headers["content-encoding"] == encoding
@@ -81,18 +82,21 @@ def test_cache_control(site: tuple[Path, int]) -> None:
 def test_etag_revalidation_and_a_changed_file(site: tuple[Path, int]) -> None:
     root, port = site
     _, headers, _ = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br"})
-    status, _, body = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
+    status, _, body = get(port, "/builder-data/org/repo.json",
+                          **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
     assert (status, body) == (304, b"")
     (root / "builder-data/org/repo.json").write_bytes(b'{"new": 1}')  # a rebuild without twins for it
     for twin in (".br", ".gz"):
         (root / f"builder-data/org/repo.json{twin}").unlink()
-    status, _, body = get(port, "/builder-data/org/repo.json", **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
+    status, _, body = get(port, "/builder-data/org/repo.json",
+                          **{"Accept-Encoding": "br", "If-None-Match": headers["etag"]})
     assert (status, body) == (200, b'{"new": 1}')
 
 
-@pytest.mark.parametrize(("accept", "encoding", "pack"), [("gzip, br", "br", brotli_bytes), ("gzip", "gzip", gzip_bytes)])
-def test_pages_without_twins_are_compressed_as_they_are_sent(site: tuple[Path, int], accept: str, encoding: str,
-                                                             pack: object) -> None:
+@pytest.mark.parametrize(("accept", "encoding", "pack"),
+                         [("gzip, br", "br", brotli_bytes), ("gzip", "gzip", gzip_bytes)])
+def test_pages_without_twins_are_compressed_as_they_are_sent(site: tuple[Path, int], accept: str,
+                                                             encoding: str, pack: object) -> None:
     status, headers, body = get(site[1], "/org/big/", **{"Accept-Encoding": accept})
     assert (status, headers["content-encoding"], headers["vary"]) == (200, encoding, "Accept-Encoding")
     assert body == pack(PAGE)  # type: ignore[operator]
@@ -130,12 +134,15 @@ def test_accepted_encodings() -> None:
 
 
 def test_twins_only_for_files_that_shrink() -> None:
-    files = with_twins({"a.json": DATA, "tiny.json": b"{}", "random.bin": b"".join(hashlib.sha256(bytes([i])).digest() for i in range(64))})
+    files = with_twins({"a.json": DATA, "tiny.json": b"{}",
+                        "random.bin": b"".join(hashlib.sha256(bytes([i])).digest() for i in range(64))})
     assert sorted(files) == ["a.json", "a.json.br", "a.json.gz", "random.bin", "tiny.json"]
 
 
-def test_a_dropped_connection_is_a_non_event(site: tuple[Path, int], capfd: pytest.CaptureFixture[str]) -> None:
-    """A browser that resets or closes a connection at any stage: nothing on stderr, and the host serves on."""
+def test_a_dropped_connection_is_a_non_event(site: tuple[Path, int],
+                                             capfd: pytest.CaptureFixture[str]) -> None:
+    """A browser that resets or closes a connection at any stage: nothing on stderr, and the host serves
+    on."""
     root, port = site
     (root / "large.bin").write_bytes(os.urandom(8 * 1024 * 1024))  # more than the socket buffers hold
     assert drop_connections(port, "/large.bin") == 16
@@ -157,5 +164,6 @@ def test_any_other_error_is_one_line(tmp_path: Path, capfd: pytest.CaptureFixtur
     finally:
         server.shutdown()
     err = capfd.readouterr().err
-    assert re.fullmatch(r"error: a request from 127\.0\.0\.1:\d+ failed: RuntimeError: boom\\n::error::forged \\x1b\[2J\n",
-                        err), err
+    assert re.fullmatch(
+        r"error: a request from 127\.0\.0\.1:\d+ failed: RuntimeError: boom\\n::error::forged \\x1b\[2J\n",
+        err), err

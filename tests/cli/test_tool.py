@@ -36,11 +36,12 @@ def test_content_defaults_to_recipes_here_else_says_what_to_pass(
     monkeypatch.chdir(tmp_path)
     assert main(["check"]) == 2
     assert capsys.readouterr().err == (
-        f"error: no recipes/ folder in {tmp_path}: pass --content DIR, the content root that holds taxonomy.yaml "
-        "and models/\n")
+        f"error: no recipes/ folder in {tmp_path}: pass --content DIR, the content root that holds "
+        "taxonomy.yaml and models/\n")
     (tmp_path / "taxonomy.yaml").write_text("hardware_profiles: {}\n")
     assert main(["build"]) == 2
-    assert capsys.readouterr().err.endswith("and models/ (this folder holds taxonomy.yaml: pass --content .)\n")
+    assert capsys.readouterr().err.endswith(
+        "and models/ (this folder holds taxonomy.yaml: pass --content .)\n")
     assert main(["resolve", "Qwen/Qwen3-8B", "--content", "elsewhere"]) == 2
     assert capsys.readouterr().err == "error: --content elsewhere: no such folder\n"
     shutil.copytree(RECIPES, tmp_path / "recipes")
@@ -53,8 +54,10 @@ def test_memory_needs_no_content_without_hardware(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
-                                  "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
-                                  "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}))
+                                  "num_attention_heads": 32, "num_key_value_heads": 8,
+                                  "intermediate_size": 14336,
+                                  "vocab_size": 128256, "max_position_embeddings": 8192,
+                                  "torch_dtype": "bfloat16"}))
     assert main(["memory", "--config", str(config), "--gpu-memory-gib", "79"]) == 0
     assert main(["memory", "--config", str(config), "--hardware", "h100"]) == 2
     assert capsys.readouterr().err.startswith("error: no recipes/ folder in ")
@@ -79,11 +82,13 @@ def test_a_build_without_the_runtime_fails_and_leaves_the_site(
     (out / "index.html").write_text("the previous build\n")
     assert main(["build", "--content", str(RECIPES), "--out", str(out)]) == 1
     assert capsys.readouterr().err == (
-        f"error: the command builder's runtime is missing: {no_runtime / 'pyodide'} is not installed; run `npm ci` "
-        f"in {bundle.PROJECT_ROOT} (a site without it would lack the interactive builder); {out} left unchanged\n")
+        f"error: the command builder's runtime is missing: {no_runtime / 'pyodide'} is not installed; run "
+        f"`npm ci` in {bundle.PROJECT_ROOT} (a site without it would lack the interactive builder); {out} "
+        "left unchanged\n")
     assert sorted(p.name for p in out.iterdir()) == [MARKER, "index.html"]
     assert (out / "index.html").read_text() == "the previous build\n"
-    assert main(["build", "--content", str(RECIPES), "--out", str(out), "--json-only"]) == 0  # no pages, no runtime
+    # no pages, no runtime
+    assert main(["build", "--content", str(RECIPES), "--out", str(out), "--json-only"]) == 0
 
 
 def test_an_installed_tool_without_its_packed_runtime_fails(
@@ -98,8 +103,8 @@ def test_an_installed_tool_without_its_packed_runtime_fails(
     finally:
         bundle.browser_files.cache_clear()
     assert capsys.readouterr().err == (
-        f"error: this installation has no packed runtime ({tmp_path / 'packed' / 'browser'} is missing): reinstall "
-        "vllm-recipes from a wheel or sdist built in a checkout where `npm ci` has run; "
+        f"error: this installation has no packed runtime ({tmp_path / 'packed' / 'browser'} is missing): "
+        "reinstall vllm-recipes from a wheel or sdist built in a checkout where `npm ci` has run; "
         f"{tmp_path / 'site'} left unchanged\n")
     assert not (tmp_path / "site").exists()
 

@@ -30,7 +30,8 @@ H100 = 'display_name: "H100"\n'
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` with its bytes."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +87,8 @@ def hostile(tmp_path: Path, previous_site: Path, capsys: pytest.CaptureFixture[s
     return Hostile(tmp_path, previous_site, capsys)
 
 
-def stress_recipe(variants: int = 1, presets: int = 0, points: int = 1, args: int = 0, **extra: object) -> str:
+def stress_recipe(variants: int = 1, presets: int = 0, points: int = 1, args: int = 0,
+                  **extra: object) -> str:
     """A recipe (JSON is YAML) with many variants and preset points on every hardware."""
     taxonomy = (RECIPES / TAXONOMY).read_text()
     hardware = [line.strip()[:-1] for line in taxonomy.split("hardware_profiles:\n", 1)[1].splitlines()
@@ -100,7 +102,8 @@ def stress_recipe(variants: int = 1, presets: int = 0, points: int = 1, args: in
                                                          "supported_hardware": hardware}
                      for i in range(variants)},
         "presets": {f"p{i}": {"label": f"P{i}", "hardware": "h100", "strategy": "single_node_tp",
-                              "points": {f"c{j}": {"label": str(j + 1), "concurrency": j + 1} for j in range(points)}}
+                              "points": {f"c{j}": {"label": str(j + 1), "concurrency": j + 1}
+                                         for j in range(points)}}
                     for i in range(presets)},
         **extra,
     }
@@ -112,12 +115,14 @@ def stress_recipe(variants: int = 1, presets: int = 0, points: int = 1, args: in
 
 def test_inf_in_a_schema_field(hostile: Hostile) -> None:
     line = hostile.edit(M3, "    vram_minimum_gb: 1025\n", "    vram_minimum_gb: .inf\n")
-    assert hostile.errors() == [f"{M3}:{line}: variants.default.vram_minimum_gb: must be a finite number, got .inf"]
+    assert (hostile.errors()
+            == [f"{M3}:{line}: variants.default.vram_minimum_gb: must be a finite number, got .inf"])
 
 
 def test_nan_in_a_schema_field(hostile: Hostile) -> None:
     line = hostile.edit(TAXONOMY, "    vram_gb: 640\n", "    vram_gb: .nan\n", after=H100)
-    assert hostile.errors() == [f"{TAXONOMY}:{line}: hardware_profiles.h100.vram_gb: must be a finite number, got .nan"]
+    assert (hostile.errors()
+            == [f"{TAXONOMY}:{line}: hardware_profiles.h100.vram_gb: must be a finite number, got .nan"])
 
 
 def test_overflowing_float_is_inf(hostile: Hostile) -> None:
@@ -137,12 +142,14 @@ def test_negative_inf_as_an_env_value(hostile: Hostile) -> None:
 
 def test_nan_deep_in_free_form_json_args(hostile: Hostile) -> None:
     line = hostile.edit(M3, "cpu_bytes_to_use: 1073000000000\n", "cpu_bytes_to_use: .nan\n")
-    field = "presets.b200_agentx.points.c30.json_args.--kv-transfer-config.kv_connector_extra_config.cpu_bytes_to_use"
+    field = ("presets.b200_agentx.points.c30.json_args.--kv-transfer-config.kv_connector_extra_config.cpu_byt"
+             "es_to_use")
     assert hostile.errors() == [f"{M3}:{line}: {field}: must be a finite number, got .nan"]
 
 
 def test_nan_in_a_strategy_parallelism_mapping(hostile: Hostile) -> None:
-    line = hostile.edit("strategies/multi_node_tp_pp.yaml", "parallelism: tp_pp\n", "parallelism:\n  pp: .nan\n") + 1
+    line = hostile.edit("strategies/multi_node_tp_pp.yaml", "parallelism: tp_pp\n",
+                        "parallelism:\n  pp: .nan\n") + 1
     assert hostile.errors() == [
         f"strategies/multi_node_tp_pp.yaml:{line}: parallelism.pp: must be a finite number, got .nan"
     ]
@@ -150,9 +157,11 @@ def test_nan_in_a_strategy_parallelism_mapping(hostile: Hostile) -> None:
 
 def test_integer_beyond_what_javascript_reads_exactly(hostile: Hostile) -> None:
     line = hostile.edit(M3, "cpu_bytes_to_use: 1073000000000\n", "cpu_bytes_to_use: 9007199254740993\n")
-    field = "presets.b200_agentx.points.c30.json_args.--kv-transfer-config.kv_connector_extra_config.cpu_bytes_to_use"
+    field = ("presets.b200_agentx.points.c30.json_args.--kv-transfer-config.kv_connector_extra_config.cpu_byt"
+             "es_to_use")
     assert hostile.errors() == [
-        f"{M3}:{line}: {field}: must be between -9007199254740991 and 9007199254740991, got number 9007199254740993"
+        f"{M3}:{line}: {field}: must be between -9007199254740991 and 9007199254740991, got number "
+        "9007199254740993"
     ]
 
 
@@ -168,7 +177,8 @@ NUMBER_CASES = [
      "variants.default.vram_minimum_gb", "must be <= 65536, got number 70000"),
     (M3, "    tp: 8\n", "    tp: 0\n", "  mxfp4:\n", 0, "variants.mxfp4.tp", "must be >= 1, got number 0"),
     (M3, "    tp: 8\n", "    tp: -4\n", "  mxfp4:\n", 0, "variants.mxfp4.tp", "must be >= 1, got number -4"),
-    (M3, "    tp: 8\n", "    tp: 2048\n", "  mxfp4:\n", 0, "variants.mxfp4.tp", "must be <= 1024, got number 2048"),
+    (M3, "    tp: 8\n", "    tp: 2048\n", "  mxfp4:\n", 0, "variants.mxfp4.tp",
+     "must be <= 1024, got number 2048"),
     (M3, "    tp: 8\n", "    tp:\n      mi355x: 0\n", "  mxfp4:\n", 1,
      "variants.mxfp4.tp.mi355x", "must be >= 1, got number 0"),
     (M3, "    tp: 4\n    select:\n", "    tp: 0\n    select:\n", "  b200_agentx:\n", 0,
@@ -177,8 +187,8 @@ NUMBER_CASES = [
      "presets.b200_agentx.select.nodes", "must be <= 16, got number 100000"),
     (M3, "        concurrency: 15\n", "        concurrency: 0\n", "", 0,
      "presets.b200_agentx.points.c15.concurrency", "must be >= 1, got number 0"),
-    ("kv_store/kv_store_centralized_mooncake.yaml", "default_instances: 2\n", "default_instances: 1000\n", "", 0,
-     "default_instances", "must be <= 64, got number 1000"),
+    ("kv_store/kv_store_centralized_mooncake.yaml", "default_instances: 2\n", "default_instances: 1000\n", "",
+     0, "default_instances", "must be <= 64, got number 1000"),
 ]
 
 
@@ -262,7 +272,8 @@ def test_too_many_hardware_profiles(hostile: Hostile) -> None:
                     for i in range(schemas.MAX_ENTRIES))
     line = hostile.edit(TAXONOMY, "hardware_profiles:\n", f"hardware_profiles:\n{extra}")
     count = (hostile.content / TAXONOMY).read_text().count("gpu_count:")
-    assert hostile.errors() == [f"{TAXONOMY}:{line}: hardware_profiles: must have at most 256 entries, got {count}"]
+    assert (hostile.errors()
+            == [f"{TAXONOMY}:{line}: hardware_profiles: must have at most 256 entries, got {count}"])
 
 
 # ── the rendering budget ──
@@ -371,14 +382,16 @@ def test_site_repo_url(hostile: Hostile, url: str) -> None:
 def test_site_links_that_are_fine(tmp_path: Path, key: str, capsys: pytest.CaptureFixture[str]) -> None:
     content = tmp_path / "content"
     shutil.copytree(RECIPES, content)
-    (content / "site.yaml").write_text(f"{key}: https://example.com/vllm\nbase_url: https://recipes.example.com\n")
+    (content / "site.yaml").write_text(
+        f"{key}: https://example.com/vllm\nbase_url: https://recipes.example.com\n")
     assert main(["check", "--content", str(content), "--strict"]) == 0, capsys.readouterr().err
 
 
 @pytest.mark.parametrize("key", ["docs_url", "base_url", "site_url"])
 def test_other_site_urls(hostile: Hostile, key: str) -> None:
     hostile.write("site.yaml", f"# settings\n{key}: 'javascript:alert(1)//'\n")
-    rule = "must be an http(s) URL or a site-relative path" if key == "docs_url" else "must be an absolute http(s) URL"
+    rule = ("must be an http(s) URL or a site-relative path" if key == "docs_url"
+            else "must be an absolute http(s) URL")
     assert hostile.errors() == [f"site.yaml:2: {key}: {rule}, got string 'javascript:alert(1)//'"]
 
 
@@ -389,12 +402,15 @@ def test_base_url_must_be_absolute_http(hostile: Hostile, url: str) -> None:
 
 
 @pytest.mark.parametrize(("url", "reason"), [
-    ("https://example.org/docs/../recipes", "path may hold only letters, digits and ._~- segments, got '/docs/../recipes'"),
+    ("https://example.org/docs/../recipes", "path may hold only letters, digits and ._~- segments, got "
+                                            "'/docs/../recipes'"),
     ("https://example.org/a%20b", "path may hold only letters, digits and ._~- segments, got '/a%20b'"),
-    ("https://example.org/recipes?lang=en", "must be http(s)://host[/path], got 'https://example.org/recipes?lang=en'"),
+    ("https://example.org/recipes?lang=en", "must be http(s)://host[/path], got "
+                                            "'https://example.org/recipes?lang=en'"),
 ])
 @pytest.mark.parametrize("key", ["base_url", "site_url"])
-def test_a_base_url_the_site_cannot_be_served_under_is_located(hostile: Hostile, key: str, url: str, reason: str) -> None:
+def test_a_base_url_the_site_cannot_be_served_under_is_located(hostile: Hostile, key: str, url: str,
+                                                               reason: str) -> None:
     """Not a silent fallback to the host's root: the build would publish links that miss the site."""
     hostile.write("site.yaml", f"repo_url: https://github.com/org/recipes\n{key}: {url}\n")
     assert hostile.errors() == [f"site.yaml:2: {key}: {reason}"]
@@ -406,11 +422,12 @@ URL_FIELDS: list[tuple[str, str, str, str, int, str]] = [
      "platforms[0].url"),
     ("platforms.yaml", "    url: https://modal.com/docs/examples/vllm_inference\n",
      "    url: https://modal.com/x\n    script: {url}\n", "", 1, "platforms[0].script"),
-    (TAXONOMY, '    docs_url: "https://docs.lmcache.ai/"\n', "    docs_url: {url}\n", "", 0, "kv_offload.lmcache.docs_url"),
-    (TAXONOMY, '    docs_url: "https://docs.vllm.ai/en/stable/features/kv_offloading_usage"\n', "    docs_url: {url}\n",
-     "", 0, "kv_offload_groups.offloading.docs_url"),
-    (M3, '      href: "https://github.com/SemiAnalysisAI/InferenceX/pull/4429"\n', "      href: {url}\n", "", 0,
-     "presets.h200_agentx.source.href"),
+    (TAXONOMY, '    docs_url: "https://docs.lmcache.ai/"\n', "    docs_url: {url}\n", "", 0,
+     "kv_offload.lmcache.docs_url"),
+    (TAXONOMY, '    docs_url: "https://docs.vllm.ai/en/stable/features/kv_offloading_usage"\n',
+     "    docs_url: {url}\n", "", 0, "kv_offload_groups.offloading.docs_url"),
+    (M3, '      href: "https://github.com/SemiAnalysisAI/InferenceX/pull/4429"\n', "      href: {url}\n", "",
+     0, "presets.h200_agentx.source.href"),
 ]
 
 
@@ -423,7 +440,8 @@ def test_url_fields(hostile: Hostile, rel: str, old: str, new: str, after: str, 
 
 
 def test_recipe_platform_override_url(hostile: Hostile) -> None:
-    line = hostile.edit(M3, "meta:\n", "meta:\n  platforms:\n    - id: modal\n      script: 'vbscript:x'\n") + 3
+    line = (hostile.edit(M3, "meta:\n", "meta:\n  platforms:\n    - id: modal\n      script: 'vbscript:x'\n")
+            + 3)
     assert hostile.errors() == [f"{M3}:{line}: meta.platforms[0].script: {_unsafe('vbscript:x')}"]
 
 

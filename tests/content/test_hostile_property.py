@@ -70,7 +70,8 @@ FIELD_VALUES = st.one_of(
     st.tuples(st.just("base_args"), st.lists(hostile_text(), min_size=1, max_size=3).map(flow)),
     st.tuples(st.just("extra_args"), hostile_text().map(lambda t: flow(["--served-model-name", t]))),
     st.tuples(st.just("extra_args"), hostile_text().map(lambda t: flow([f"--served-model-name={t}"]))),
-    st.tuples(st.just("base_env"), st.tuples(hostile_text(), hostile_text()).map(lambda kv: flow({kv[0]: kv[1]}))),
+    st.tuples(st.just("base_env"),
+              st.tuples(hostile_text(), hostile_text()).map(lambda kv: flow({kv[0]: kv[1]}))),
     st.tuples(st.just("base_env"), hostile_text().map(lambda v: flow({"NCCL_DEBUG": v}))),
     st.tuples(st.just("image"), hostile_text().map(flow)),
     st.tuples(st.just("hardware"), hostile_text().map(flow)),
@@ -107,7 +108,8 @@ def test_hostile_fields_never_escape(tmp_path_factory, drawn: tuple[str, str]) -
     recipe.write_text(text)
 
     out = tmp / "site"
-    assert main(["build", "--content", str(hostile_root(tmp / "good")), "--out", str(out), "--json-only"]) == 0
+    assert (main(["build", "--content", str(hostile_root(tmp / "good")), "--out", str(out), "--json-only"])
+            == 0)
     shutil.rmtree(tmp / "good")
     before_out = snapshot(out, ())
     before_around = snapshot(tmp, (out,))

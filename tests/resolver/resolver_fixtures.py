@@ -7,10 +7,13 @@ One file is one case::
     proves: a recipe-level tp beats the fit   # one line saying what
     recipe: ByteDance-Seed/Seed-OSS-36B-Instruct   # a recipe of ../shared/upstream (vocabulary: upstream) ...
     fragment: {model: {model_id: acme/m}}     # ... or a recipe fragment (vocabulary: vocab/synthetic.yaml),
-                                              #     merged onto {variants: {default: {}}, compatible_strategies: [single_node_tp]}
-    content: recipes                          # optional: the recipe (and vocabulary) of the project's recipes/
+                                              #     merged onto {variants: {default: {}},
+                                              #     compatible_strategies: [single_node_tp]}
+    content: recipes                          # optional: the recipe (and vocabulary) of the project's
+                                              # recipes/
     selection: {hardware: h200, strategy: single_node_tp}   # what resolver.resolve takes, or
-                                              # {preset: KEY, point: KEY}: that point of resolver.resolve_preset
+                                              # {preset: KEY, point: KEY}: that point of
+                                              # resolver.resolve_preset
     expect:                                   # every key is checked against the resolved record
       command: ...          # the exact command text
       command_ends: ...     # ... or how it ends
@@ -83,7 +86,8 @@ def case_inputs(case: Case) -> tuple[dict[str, Any], dict[str, Any]]:
     return recipe(case["recipe"]), vocab()
 
 
-def resolve_with(resolver: Any, recipe: dict[str, Any], vocab: dict[str, Any], selection: dict[str, Any]) -> Any:
+def resolve_with(resolver: Any, recipe: dict[str, Any], vocab: dict[str, Any],
+                 selection: dict[str, Any]) -> Any:
     """The record ``resolver`` (the package, or its Pyodide copy) gives for a case's selection."""
     if "preset" in selection:
         out = resolver.resolve_preset(recipe, vocab, selection["preset"])
@@ -134,8 +138,10 @@ def mismatches(case: Case, record: dict[str, Any]) -> list[str]:
     dockers = {tab["label"]: tab.get("docker") or "" for tab in record.get("tabs", [])}
     for label, texts in (expect.get("tab_docker_contains") or {}).items():
         for text in texts:
-            check(text in dockers.get(label, ""), f"{text!r} not in the {label} tab's docker form {dockers.get(label)!r}")
+            check(text in dockers.get(label, ""),
+                  f"{text!r} not in the {label} tab's docker form {dockers.get(label)!r}")
     for label, texts in (expect.get("tab_docker_not_contains") or {}).items():
         for text in texts:
-            check(text not in dockers.get(label, ""), f"{text!r} in the {label} tab's docker form {dockers.get(label)!r}")
+            check(text not in dockers.get(label, ""),
+                  f"{text!r} in the {label} tab's docker form {dockers.get(label)!r}")
     return found

@@ -25,8 +25,8 @@ def selected(view: dict, rid: str) -> list:
 
 def test_default_view_has_every_standard_row_and_a_clean_url() -> None:
     v = bs("Qwen/Qwen3-8B")
-    assert [r["id"] for r in v["rows"]] == ["hardware", "variant", "strategy", "kv_offload", "nodes", "features",
-                                            "advanced"]
+    assert [r["id"] for r in v["rows"]] == ["hardware", "variant", "strategy", "kv_offload", "nodes",
+                                            "features", "advanced"]
     assert v["query"] == ""
     assert selected(v, "hardware") == ["h200"] and selected(v, "nodes") == [1]
     assert v["tabs"][0]["command"].startswith("vllm serve Qwen/Qwen3-8B")
@@ -71,7 +71,8 @@ def test_invalid_parameters_are_corrected() -> None:
 def test_stored_nvidia_preference_applies_but_amd_does_not() -> None:
     assert bs("Qwen/Qwen3-8B", {"_prefs": {"hardware": "b200"}})["state"]["hardware"] == "b200"
     assert bs("Qwen/Qwen3-8B", {"_prefs": {"hardware": "mi300x"}})["state"]["hardware"] == "h200"
-    assert bs("Qwen/Qwen3-8B", {"hardware": "mi300x", "_prefs": {"hardware": "b200"}})["state"]["hardware"] == "mi300x"
+    assert (bs("Qwen/Qwen3-8B", {"hardware": "mi300x", "_prefs": {"hardware": "b200"}})["state"]["hardware"]
+            == "mi300x")
 
 
 def test_stored_recipe_choices_restore_unless_the_url_says_otherwise() -> None:
@@ -101,7 +102,8 @@ def test_strategy_row_follows_node_count_and_pd_gets_pool_rows_and_tabs() -> Non
     assert [t["label"] for t in pd["tabs"]] == ["Prefill", "Decode", "Router"]
     assert {r["id"] for r in pd["rows"]} >= {"prefill_pool", "decode_pool"}
     assert pd["tabs"][0]["copy"].startswith("# 1 node × 8 GPU = 8 GPU")
-    assert pd["target"]["host_var"] == "ROUTER_HOST" and [t["client"] for t in pd["tabs"]] == [False, False, True]
+    assert (pd["target"]["host_var"] == "ROUTER_HOST"
+            and [t["client"] for t in pd["tabs"]] == [False, False, True])
     bigger = step(pd, hf, type="pool_nodes", role="prefill", value=2)
     assert "prefill_nodes=2" in bigger["query"]
     assert "--headless" not in bigger["tabs"][0]["command"]
@@ -159,7 +161,8 @@ def test_feature_toggle_and_mutual_exclusion() -> None:
 def test_install_block_tabs_and_cuda_toggle() -> None:
     hf = "Qwen/Qwen3-8B"
     v = bs(hf)
-    assert [t["id"] for t in v["install"]["tabs"]] == ["pip", "docker", "k8s", "compose", "vllm-config"] and v["install"]["active"] == "pip"
+    assert ([t["id"] for t in v["install"]["tabs"]] == ["pip", "docker", "k8s", "compose", "vllm-config"]
+            and v["install"]["active"] == "pip")
     d = step(v, hf, type="install", value="docker")
     assert d["install"]["cuda_toggle"] and d["tabs"][0]["command"].startswith("docker run")
     assert d["tabs"][0]["copy"] == d["tabs"][0]["command"]
@@ -182,9 +185,9 @@ def test_env_values_substitute_whole_placeholders() -> None:
     assert any("10.0.0.7" in line for line in command_lines)
     assert not any("$HEAD_IP" in line for line in command_lines)
     # the prose comment keeps the placeholder's name
-    assert v["tabs"][1]["command"].endswith("# Set $HEAD_IP to the rank-0 node's IP before launch, then run each tab "
-                                            "on its own node —\n# they differ only by --node-rank (TP/TEP) or "
-                                            "--data-parallel-start-rank (DEP).")
+    assert v["tabs"][1]["command"].endswith("# Set $HEAD_IP to the rank-0 node's IP before launch, then run "
+                                            "each tab on its own node —\n# they differ only by --node-rank "
+                                            "(TP/TEP) or --data-parallel-start-rank (DEP).")
     assert "http://10.0.0.7:8000" in v["curl"] and "HEAD_IP" in v["placeholders"]
 
 

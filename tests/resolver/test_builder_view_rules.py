@@ -25,7 +25,8 @@ def test_a_name_still_shared_gets_the_profile_id() -> None:
     assert R.hardware_labels(taxonomy) == {"a": "Box (a)", "b": "box (b)"}
 
 
-@pytest.mark.parametrize("hf_id", ["meta-models/Muse-Glimmer-30B", "Qwen/Qwen3.8-27B", "MiniMaxAI/MiniMax-H3"])
+@pytest.mark.parametrize("hf_id",
+                         ["meta-models/Muse-Glimmer-30B", "Qwen/Qwen3.8-27B", "MiniMaxAI/MiniMax-H3"])
 def test_hardware_pill_labels_are_unique_per_recipe(hf_id: str) -> None:
     labels = [p["label"] for p in row(bs(hf_id), "hardware")["pills"]]
     assert len(labels) == len(set(labels)), labels
@@ -68,7 +69,8 @@ def test_mooncake_instances_text_counts_in_words() -> None:
 def test_env_panel_target_fields_placeholders_examples_and_tips() -> None:
     v = bs("deepseek-ai/DeepSeek-V3.2", {"hardware": "h200", "nodes": "2"})
     env = v["env"]
-    assert env["target"] == [{"name": "HEAD_IP", "example": "10.0.0.1"}, {"name": "VLLM_PORT", "example": "8000"}]
+    assert (env["target"]
+            == [{"name": "HEAD_IP", "example": "10.0.0.1"}, {"name": "VLLM_PORT", "example": "8000"}])
     names = [f["name"] for f in env["fields"]]
     assert "HEAD_IP" not in names and "IFACE_NAME" in names
     assert {"name": "IFACE_NAME", "example": "bond0"} in env["fields"]

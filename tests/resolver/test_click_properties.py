@@ -32,7 +32,8 @@ def corpus() -> list[BuilderFacts]:
     return [BuilderFacts(r, vocabulary) for r in recipes.values()]
 
 
-def view(facts: BuilderFacts, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> dict[str, Any]:
+def view(facts: BuilderFacts, state: dict[str, Any] | None = None,
+         event: dict[str, Any] | None = None) -> dict[str, Any]:
     return builder_state(facts.recipe, facts.vocab, state or {}, event, facts=facts)
 
 
@@ -90,7 +91,8 @@ def switch_problems(facts: BuilderFacts, before: dict[str, Any], hw: str) -> lis
             and strategy_supported(facts.recipe, pick, p, hw) and new["strategy"] != pick:
         problems.append(f"{where}: strategy {pick} -> {new['strategy']}")
     if old["features"] is not None and new["variant"] == old["variant"]:
-        lost = [f for f in old["features"] if f not in _opted_out(facts, hw) and f not in (new["features"] or [])]
+        lost = [f for f in old["features"] if f not in _opted_out(facts, hw)
+                and f not in (new["features"] or [])]
         if lost:
             problems.append(f"{where}: features {lost} dropped")
     return problems
@@ -117,10 +119,13 @@ def test_a_feature_toggled_off_and_on_gives_the_same_commands() -> None:
         for start in start_states(facts):
             for pill in pills(start, "features"):
                 if not pill["selected"]:
-                    continue  # (on then off may rightly differ: turning a feature on turns its exclusive partner off)
+                    # (on then off may rightly differ: turning a feature on turns its
+                    # exclusive partner off)
+                    continue
                 event = {"type": "feature", "value": pill["value"]}
                 off = view(facts, start["state"], event)
-                assert pill["value"] not in (off["state"]["features"] or []), (facts.recipe["hf_id"], pill["value"])
+                assert (pill["value"]
+                        not in (off["state"]["features"] or [])), (facts.recipe["hf_id"], pill["value"])
                 twice = view(facts, off["state"], event)
                 assert texts(twice) == texts(start), (facts.recipe["hf_id"], pill["value"])
                 toggles += 1
@@ -135,7 +140,8 @@ def test_docker_mode_shows_docker_run_on_every_recipe_with_a_docker_tab() -> Non
             continue
         docker = view(facts, start["state"], {"type": "install", "value": "docker"})
         serve = [t for t in docker["tabs"] if t["kind"] == "serve"]
-        assert serve and all(t["copy"].split("\n")[0].startswith(("docker run ", "# ")) and "docker run " in t["copy"]
+        assert serve and all(t["copy"].split("\n")[0].startswith(("docker run ", "# "))
+                             and "docker run " in t["copy"]
                              for t in serve), facts.recipe["hf_id"]
         docker_first += start["install"]["active"] == "docker"
         omni += facts.omni
@@ -166,23 +172,29 @@ def test_error_2_omni_docker_mode_runs_the_image_with_the_weights_mounted() -> N
     start = view(facts)
     assert start["install"]["active"] == "docker"  # install.docker comes first: a Docker-first recipe
     command = start["tabs"][0]["copy"]
-    assert command.startswith("# /path/to/MiniMax-H3 must already exist on the host — bind-mounted read-only below.\n"
-                              "docker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000 \\\n")
-    assert ("  -v /path/to/MiniMax-H3:/path/to/MiniMax-H3:ro \\\n  -v /path/to/vllm-omni:/path/to/vllm-omni:ro \\\n"
+    assert command.startswith("# /path/to/MiniMax-H3 must already exist on the host — bind-mounted read-only "
+                              "below.\ndocker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000 \\\n")
+    assert ("  -v /path/to/MiniMax-H3:/path/to/MiniMax-H3:ro \\\n  -v "
+            "/path/to/vllm-omni:/path/to/vllm-omni:ro \\\n"
             in command)
-    assert "  -e PYTHONPATH=/path/to/vllm-omni \\\n  vllm/vllm-omni:minimax-h3 /path/to/MiniMax-H3 \\\n" in command
+    assert ("  -e PYTHONPATH=/path/to/vllm-omni \\\n  vllm/vllm-omni:minimax-h3 /path/to/MiniMax-H3 \\\n"
+            in command)
     assert start["install"]["tabs"][1]["command"] == "docker pull vllm/vllm-omni:minimax-h3"
     pip = view(facts, start["state"], {"type": "install", "value": "pip"})
     assert pip["tabs"][0]["command"].startswith("vllm serve /path/to/MiniMax-H3 \\\n")
-    assert pip["tabs"][0]["prelude"] == "export VLLM_WORKER_MULTIPROC_METHOD=spawn\nexport VLLM_OMNI_VIDEO_SYNC_TIMEOUT=1800"
+    assert (pip["tabs"][0]["prelude"]
+            == "export VLLM_WORKER_MULTIPROC_METHOD=spawn\nexport VLLM_OMNI_VIDEO_SYNC_TIMEOUT=1800")
 
 
 @pytest.mark.parametrize(("hf_id", "state", "host_port"), [
-    ("deepseek-ai/DeepSeek-V3.2", {"hardware": "h200", "strategy": "pd_cluster"}, "--host localhost \\\n    --port 30000"),
-    ("deepseek-ai/DeepSeek-V3.2", {"hardware": "h200", "kv_offload": "kv_store_centralized_mooncake", "kv_instances": "2"},
+    ("deepseek-ai/DeepSeek-V3.2", {"hardware": "h200", "strategy": "pd_cluster"},
+     "--host localhost \\\n    --port 30000"),
+    ("deepseek-ai/DeepSeek-V3.2",
+     {"hardware": "h200", "kv_offload": "kv_store_centralized_mooncake", "kv_instances": "2"},
      "--host localhost \\\n    --port 30080"),
 ])
-def test_error_3_router_prints_concrete_host_and_port(hf_id: str, state: dict[str, Any], host_port: str) -> None:
+def test_error_3_router_prints_concrete_host_and_port(hf_id: str, state: dict[str, Any],
+                                                      host_port: str) -> None:
     facts = next(f for f in corpus() if f.recipe["hf_id"] == hf_id)
     v = view(facts, state)
     router = next(t for t in v["tabs"] if t["name"] == "Router")
@@ -200,15 +212,17 @@ def test_mooncake_tabs_say_what_they_need() -> None:
     assert tabs["vLLM Serve"]["copy"].startswith(
         "# One per instance node. Requires: uv pip install 'mooncake-transfer-engine>=0.3.10'\n")
     assert tabs["Mooncake Config"]["copy"].startswith("# Run once on every node (instances + store node) ")
-    assert tabs["Router"]["copy"].startswith("# LB across 2 vLLM instances. Install: uv pip install vllm-router\n")
+    assert tabs["Router"]["copy"].startswith(
+        "# LB across 2 vLLM instances. Install: uv pip install vllm-router\n")
     amd = view(facts, {"hardware": "mi355x", "kv_offload": "kv_store_distributed_mooncake"})
     serve = next(t for t in amd["tabs"] if t["name"] == "vLLM Serve")
     assert serve["copy"].startswith("# One per instance node. Requires: uv pip install "
                                     "'mooncake-transfer-engine-non-cuda>=0.3.10'\n")
     config = next(t for t in amd["tabs"] if t["name"] == "Mooncake Config")
-    assert config["copy"].startswith("# Run once on every instance node before the steps to the right — it reads "
-                                     "this file via $MOONCAKE_CONFIG_PATH.\n")
-    pd = view(facts, {"hardware": "h200", "strategy": "pd_cluster", "kv_offload": "kv_store_distributed_mooncake"})
+    assert config["copy"].startswith("# Run once on every instance node before the steps to the right — it "
+                                     "reads this file via $MOONCAKE_CONFIG_PATH.\n")
+    pd = view(facts,
+              {"hardware": "h200", "strategy": "pd_cluster", "kv_offload": "kv_store_distributed_mooncake"})
     prefill = next(t for t in pd["tabs"] if t["name"] == "Prefill")
-    assert prefill["copy"].startswith("# 1 node × 8 GPU = 8 GPU · TP\n# Mooncake store connector. Requires: uv pip "
-                                      "install 'mooncake-transfer-engine>=0.3.10'\nexport ")
+    assert prefill["copy"].startswith("# 1 node × 8 GPU = 8 GPU · TP\n# Mooncake store connector. Requires: "
+                                      "uv pip install 'mooncake-transfer-engine>=0.3.10'\nexport ")

@@ -12,13 +12,15 @@ KIMI = {
     "variants": {"default": {"vram_minimum_gb": 1600}},
     "compatible_strategies": ["single_node_tp", "multi_node_tp", "multi_node_tep", "multi_node_dep",
                               "multi_node_tp_pp", "pd_cluster"],
-    "strategy_hardware": {"multi_node_tp_dp": {"h200": "supported", "gb200": "supported", "gb300": "supported"}},
-    "strategy_min_gpus": {"single_node_tp": 8, "multi_node_tp": 8, "multi_node_tp_dp": 16, "multi_node_tep": 8,
-                          "multi_node_tp_pp": 16, "multi_node_dep": 16, "h100": 32},
+    "strategy_hardware": {
+        "multi_node_tp_dp": {"h200": "supported", "gb200": "supported", "gb300": "supported"}},
+    "strategy_min_gpus": {"single_node_tp": 8, "multi_node_tp": 8, "multi_node_tp_dp": 16,
+                          "multi_node_tep": 8, "multi_node_tp_pp": 16, "multi_node_dep": 16, "h100": 32},
     "strategy_overrides": {"pd_cluster": {"prefill": {"parallelism": "tep", "tp": 8},
                                           "decode": {"parallelism": "dep", "tp": 1},
                                           "router": {"intra_node_data_parallel_size": 1},
-                                          "hardware_overrides": {"blackwell": {"extra_env": {"UCX_TLS": "rc,cuda_copy"}}}}},
+                                          "hardware_overrides": {
+                                              "blackwell": {"extra_env": {"UCX_TLS": "rc,cuda_copy"}}}}},
     "hardware_overrides": {"blackwell": {"extra_args": ["--load-format", "fastsafetensors"]}},
 }
 
@@ -33,7 +35,8 @@ def head_lines(res: dict, key: str = "head_command") -> list[str]:
 class TestCatalogue:
     def test_strategy_map_order_and_kv_ids(self) -> None:
         assert list(vocab()["strategies"]) == [
-            "multi_node_dep", "multi_node_tep", "multi_node_tp", "multi_node_tp_dp", "multi_node_tp_pp", "pd_cluster",
+            "multi_node_dep", "multi_node_tep", "multi_node_tp", "multi_node_tp_dp", "multi_node_tp_pp",
+            "pd_cluster",
             "single_node_dep", "single_node_tep", "single_node_tp", "kv_store_centralized_mooncake",
             "kv_store_distributed_mooncake"]
         assert R.kv_store_ids(vocab()) == ["kv_store_centralized_mooncake", "kv_store_distributed_mooncake"]
@@ -53,7 +56,8 @@ class TestStrategySupport:
 
     def test_effective_compatible_list(self) -> None:
         assert R.effective_compatible_strategies(recipe("deepseek-ai/DeepSeek-V4-Flash")) == [
-            "single_node_tp", "single_node_tep", "single_node_dep", "multi_node_dep", "pd_cluster", "multi_node_tp"]
+            "single_node_tp", "single_node_tep", "single_node_dep", "multi_node_dep", "pd_cluster",
+            "multi_node_tp"]
         opt_out_only = {"compatible_strategies": ["single_node_tp"],
                         "strategy_hardware": {"multi_node_tp": {"hopper": "unsupported"}}}
         assert R.effective_compatible_strategies(opt_out_only) == ["single_node_tp"]
@@ -99,7 +103,8 @@ class TestRecommendation:
         dspark = {"default_strategy": "single_node_tep",
                   "compatible_strategies": ["single_node_tep", "multi_node_tep", "multi_node_dep"]}
         assert R.recommend_strategy(dspark, 2) == "multi_node_tep"
-        assert R.recommend_strategy({"compatible_strategies": ["multi_node_tep", "multi_node_dep"]}, 2) == "multi_node_dep"
+        assert (R.recommend_strategy({"compatible_strategies": ["multi_node_tep", "multi_node_dep"]}, 2)
+                == "multi_node_dep")
         assert R.recommend_strategy({"compatible_strategies": ["single_node_dep"]}, 1) == "single_node_dep"
         assert R.recommend_strategy({}, 1) == "single_node_tp"
 
@@ -143,18 +148,22 @@ class TestMultiNode:
         res = R.resolve(KIMI, vocab(), {"hardware": "h100"})
         assert (res["strategy"], res["node_count"]) == ("multi_node_tp", 4)
         assert "--tensor-parallel-size 32 \\\n  --nnodes 4" in res["head_command"]
-        assert [lines(w)[3] for w in res["worker_commands"]] == ["--node-rank 1", "--node-rank 2", "--node-rank 3"]
+        assert ([lines(w)[3] for w in res["worker_commands"]]
+                == ["--node-rank 1", "--node-rank 2", "--node-rank 3"])
         assert all(w.count("--headless") == 1 for w in res["worker_commands"])
         assert len(res["worker_docker_commands"]) == 3 and len(res["worker_docker_argvs"]) == 3
 
     def test_record_key_order(self) -> None:
         res = render(recipe("MiniMaxAI/MiniMax-M3"), "h100", "multi_node_tp", nodes=2, docker=True)
         assert list(res)[:19] == [
-            "hardware", "strategy", "variant", "node_count", "deploy_type", "env", "docker_image", "head_command",
-            "worker_command", "worker_commands", "head_argv", "worker_argv", "worker_argvs", "head_docker_command",
+            "hardware", "strategy", "variant", "node_count", "deploy_type", "env", "docker_image",
+            "head_command",
+            "worker_command", "worker_commands", "head_argv", "worker_argv", "worker_argvs",
+            "head_docker_command",
             "worker_docker_command", "worker_docker_commands", "head_docker_argv", "worker_docker_argv",
             "worker_docker_argvs"]
-        assert "-e GLOO_SOCKET_IFNAME=$IFACE_NAME \\\n  -e NCCL_SOCKET_IFNAME=$IFACE_NAME" in res["head_docker_command"]
+        assert ("-e GLOO_SOCKET_IFNAME=$IFACE_NAME \\\n  -e NCCL_SOCKET_IFNAME=$IFACE_NAME"
+                in res["head_docker_command"])
 
 
 # §7 pd_cluster ------------------------------------------------------------------------------
@@ -164,11 +173,14 @@ class TestPdCluster:
     PRODUCER = '{"kv_connector":"NixlConnector","kv_role":"kv_producer","kv_load_failure_policy":"fail"}'
 
     def test_one_node_pools(self) -> None:
-        res = render(recipe("deepseek-ai/DeepSeek-V3.2"), "h200", "pd_cluster", pd_nodes={"prefill": 1, "decode": 1})
+        res = render(recipe("deepseek-ai/DeepSeek-V3.2"), "h200", "pd_cluster",
+                     pd_nodes={"prefill": 1, "decode": 1})
         pre = res["prefill"]  # commands, env and router: tests/resolver/fixtures/cl07-pd-one-node-pools.yaml
-        assert {k: pre[k] for k in ("nodes", "parallelism", "tp", "dpLocal", "dpSize", "poolGpus", "currentNode",
-                                    "startRank")} == {"nodes": 1, "parallelism": "tp", "tp": 8, "dpLocal": 0,
-                                                      "dpSize": 1, "poolGpus": 8, "currentNode": 0, "startRank": 0}
+        assert {k: pre[k]
+                for k in ("nodes", "parallelism", "tp", "dpLocal", "dpSize", "poolGpus", "currentNode",
+                          "startRank")} == {"nodes": 1, "parallelism": "tp", "tp": 8, "dpLocal": 0,
+                                                      "dpSize": 1, "poolGpus": 8, "currentNode": 0,
+                                            "startRank": 0}
         assert "-p 8001:8001" in pre["docker_command"] and "-p 8002:8002" in res["decode"]["docker_command"]
 
     def test_co_located_tp(self) -> None:
@@ -182,18 +194,19 @@ class TestPdCluster:
         res = render(recipe("thinkingmachines/Inkling"), "b200", "pd_cluster", pd_nodes={})
         for role in ("prefill", "decode"):
             up = role.upper()
-            assert (f"--data-parallel-size 8 \\\n  --data-parallel-size-local 8 \\\n  --data-parallel-start-rank 0 \\\n"
-                    f"  --data-parallel-address ${up}_NODE_1 \\\n  --data-parallel-rpc-port ${up}_DP_RPC_PORT \\\n"
-                    f"  --enable-expert-parallel") in res[role]["command"]
+            assert ("--data-parallel-size 8 \\\n  --data-parallel-size-local 8 \\\n  "
+                    f"--data-parallel-start-rank 0 \\\n  --data-parallel-address ${up}_NODE_1 \\\n  "
+                    f"--data-parallel-rpc-port ${up}_DP_RPC_PORT \\\n  --enable-expert-parallel") in res[
+                        role]["command"]
         assert res["router"]["command"].endswith("--intra-node-data-parallel-size 8")
 
     def test_kimi_pools_and_override_layers(self) -> None:
         res = R.resolve(KIMI, vocab(), {"hardware": "h200", "strategy": "pd_cluster",
                                         "pd_nodes": {"prefill": 2, "decode": 2}})
-        assert "--tensor-parallel-size 16 \\\n  --enable-expert-parallel \\\n  --nnodes 2 \\\n  --node-rank 0 \\\n" \
-               "  --master-addr $PREFILL_NODE_1" in res["prefill"]["command"]
-        assert "--tensor-parallel-size 1 \\\n  --data-parallel-size 16 \\\n  --data-parallel-size-local 8 \\\n" \
-               "  --data-parallel-start-rank 0" in res["decode"]["command"]
+        assert ("--tensor-parallel-size 16 \\\n  --enable-expert-parallel \\\n  --nnodes 2 \\\n"
+                "  --node-rank 0 \\\n  --master-addr $PREFILL_NODE_1") in res["prefill"]["command"]
+        assert ("--tensor-parallel-size 1 \\\n  --data-parallel-size 16 \\\n  --data-parallel-size-local 8 "
+                "\\\n  --data-parallel-start-rank 0") in res["decode"]["command"]
         assert res["router"]["command"].count("--decode http://") == 2
         assert res["router"]["command"].count("--prefill http://") == 1
         assert res["router"]["command"].endswith("--intra-node-data-parallel-size 1")
@@ -202,7 +215,8 @@ class TestPdCluster:
         b200 = R.resolve(KIMI, vocab(), {"hardware": "b200", "strategy": "pd_cluster", "pd_nodes": {}})
         assert b200["prefill"]["env"]["UCX_TLS"] == "rc,cuda_copy"
         assert "fastsafetensors" not in b200["prefill"]["command"]
-        assert "fastsafetensors" in R.resolve(KIMI, vocab(), {"hardware": "b200", "strategy": "single_node_tp"})["command"]
+        assert ("fastsafetensors"
+                in R.resolve(KIMI, vocab(), {"hardware": "b200", "strategy": "single_node_tp"})["command"])
 
     def test_builder_ranks_and_nvl4(self) -> None:
         res = render(recipe("deepseek-ai/DeepSeek-V3.2"), "gb200", "pd_cluster", pd_nodes={
@@ -213,8 +227,8 @@ class TestPdCluster:
         assert "--data-parallel-hybrid-lb \\\n  --enable-expert-parallel" in res["prefill"]["command"]
         assert res["prefill"]["env"]["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "$PREFILL_NODE_2"
         assert res["prefill"]["env"]["NCCL_MNNVL_ENABLE"] == "1"  # NVL4 keys kept on gb200
-        assert ("--tensor-parallel-size 12 \\\n  --nnodes 3 \\\n  --node-rank 2 \\\n  --master-addr $DECODE_NODE_1 \\\n"
-                "  --headless") in res["decode"]["command"]
+        assert ("--tensor-parallel-size 12 \\\n  --nnodes 3 \\\n  --node-rank 2 \\\n  --master-addr "
+                "$DECODE_NODE_1 \\\n  --headless") in res["decode"]["command"]
         assert res["decode"]["env"]["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "$DECODE_NODE_1"
         assert "--prefill http://$PREFILL_NODE_1:8001 \\\n    --prefill http://$PREFILL_NODE_2:8001" in (
             res["router"]["command"])
@@ -271,7 +285,8 @@ class TestKvOffload:
         doc = {"model": {"model_id": "a/b", "base_env": {"X": "1"}}, "variants": {"default": {}},
                "kv_offload_support": {"offloading_fs": "verified"},
                "hardware_overrides": {"hopper": {"extra_env": {"PYTHONHASHSEED": "7"}}}}
-        res = R.resolve(doc, vocab(), {"hardware": "h200", "strategy": "single_node_tp", "kv_offload": "offloading_fs"})
+        res = R.resolve(doc, vocab(),
+                        {"hardware": "h200", "strategy": "single_node_tp", "kv_offload": "offloading_fs"})
         assert list(res["env"].items()) == [("X", "1"), ("PYTHONHASHSEED", "7")]
 
 
@@ -294,8 +309,9 @@ class TestMooncake:
         assert res["instances"] == 2
         assert res["router"] == {"command": (
             "vllm-router --policy cache_aware \\\n    --backend-url http://$VLLM_INSTANCE_1:8000 \\\n"
-            "    --backend-url http://$VLLM_INSTANCE_2:8000 \\\n    --host $ROUTER_HOST \\\n    --port $ROUTER_PORT \\\n"
-            "    --cache-threshold 0.5 \\\n    --balance-abs-threshold 4 \\\n    --balance-rel-threshold 1.1"),
+            "    --backend-url http://$VLLM_INSTANCE_2:8000 \\\n    --host $ROUTER_HOST \\\n    --port "
+            "$ROUTER_PORT \\\n    --cache-threshold 0.5 \\\n    --balance-abs-threshold 4 \\\n    "
+            "--balance-rel-threshold 1.1"),
             "install": "uv pip install vllm-router", "port": 30080}
         assert res["store"]["command"] == ("python3 -m mooncake.mooncake_store_service --config "
                                            "$MOONCAKE_STORE_CONFIG_PATH")
@@ -318,36 +334,40 @@ class TestMooncake:
 
     def test_single_node_serving_never_has_workers_and_companion_features_skip(self) -> None:
         doc = dict(recipe("deepseek-ai/DeepSeek-V3.2"))
-        doc["features"] = {**doc["features"], "side": {"args": ["--side"], "companion": {"command": "side-car"}}}
+        doc["features"] = {**doc["features"],
+                           "side": {"args": ["--side"], "companion": {"command": "side-car"}}}
         res = render(doc, "h200", "kv_store_distributed_mooncake", serving_strategy="single_node_tp", nodes=3,
                      features=["side", "tool_calling"])
         assert res["vllm_worker_command"] is None and "--side" not in res["vllm_command"]
         assert res["node_count"] == 3
 
     def test_mooncake_with_pd(self) -> None:
-        res = render(recipe("deepseek-ai/DeepSeek-V3.2"), "h200", "pd_cluster", pd_nodes={"prefill": 1, "decode": 1},
-                     kv_offload="kv_store_distributed_mooncake")
+        res = render(recipe("deepseek-ai/DeepSeek-V3.2"), "h200", "pd_cluster",
+                     pd_nodes={"prefill": 1, "decode": 1}, kv_offload="kv_store_distributed_mooncake")
         assert list(res)[3:6] == ["node_count", "deploy_type", "env"]
         assert '"kv_connector":"MultiConnector"' in res["prefill"]["argv"][-1]
         assert '"kv_role":"kv_consumer"' in res["decode"]["argv"][-1]
-        assert list(res["prefill"]["env"])[:4] == ["VLLM_NIXL_SIDE_CHANNEL_PORT", "VLLM_NIXL_SIDE_CHANNEL_HOST",
+        assert list(res["prefill"]["env"])[:4] == ["VLLM_NIXL_SIDE_CHANNEL_PORT",
+                                                   "VLLM_NIXL_SIDE_CHANNEL_HOST",
                                                   "MOONCAKE_CONFIG_PATH", "PYTHONHASHSEED"]
         assert res["mooncake"]["install"] == "uv pip install 'mooncake-transfer-engine>=0.3.10'"
         assert list(res["mooncake"]) == ["master", "store", "config", "configNote", "install"]
-        assert [t["label"] for t in res["tabs"]] == ["Mooncake Config", "Mooncake Master", "Prefill", "Decode",
-                                                    "Router"]
+        assert [t["label"] for t in res["tabs"]] == ["Mooncake Config", "Mooncake Master", "Prefill",
+                                                     "Decode", "Router"]
 
     def test_install_by_brand_and_config_script(self) -> None:
         deployments = vocab()["strategies"]
         prof = taxonomy()["hardware_profiles"]
         dist = deployments["kv_store_distributed_mooncake"]
-        assert R.kv_install(dist, prof["mi300x"]) == "uv pip install 'mooncake-transfer-engine-non-cuda>=0.3.10'"
+        assert (R.kv_install(dist, prof["mi300x"])
+                == "uv pip install 'mooncake-transfer-engine-non-cuda>=0.3.10'")
         assert R.kv_install(dist, prof["trillium"]) is None
         script = R.mooncake_config_script(deployments["kv_store_centralized_mooncake"])
         assert script.startswith(
             "export MOONCAKE_CONFIG_PATH=${MOONCAKE_CONFIG_PATH:-/etc/mooncake/mooncake_vllm_config.json}\n"
-            "export MOONCAKE_STORE_CONFIG_PATH=${MOONCAKE_STORE_CONFIG_PATH:-/etc/mooncake/mooncake_store_config.json}"
-            "\n\n# Same file on every instance node.")
+            "export "
+            "MOONCAKE_STORE_CONFIG_PATH=${MOONCAKE_STORE_CONFIG_PATH:-/etc/mooncake/mooncake_store_config.jso"
+            "n}\n\n# Same file on every instance node.")
         assert '\ncat > $MOONCAKE_CONFIG_PATH <<EOF\n{\n  "mode": "standalone-store",' in script
         assert script.endswith('  "enable_offload": false\n}\nEOF')
         assert "STORE_CONFIG" not in R.mooncake_config_script(dist)
@@ -360,7 +380,8 @@ class TestMooncake:
         assert R.offered_strategies(qwen, vocab(), "default", "rtx_pro_6000") == ["single_node_tp"]
         llama = recipe("meta-llama/Llama-3.3-70B-Instruct")  # Google TPU and Intel brands: no Mooncake
         for hw in ("trillium", "xeon6"):
-            assert not any(s.startswith("kv_store") for s in R.offered_strategies(llama, vocab(), "default", hw))
+            assert not any(s.startswith("kv_store")
+                           for s in R.offered_strategies(llama, vocab(), "default", hw))
 
 
 # §10 JSON API selection (smoke: the full corpus is compared against golden outside the repo) ---------
@@ -386,15 +407,16 @@ class TestApiSelection:
             "vllm_worker_docker_argvs", "vllm_install", "vllm_docker_command", "vllm_docker_argv", "master",
             "store", "router", "mooncake_config", "mooncake_config_note"]
         assert list(alts["pd_cluster"]["prefill"]) == [
-            "command", "argv", "env", "nodes", "parallelism", "tp", "dpLocal", "dpSize", "poolGpus", "currentNode",
-            "startRank", "docker_command", "docker_argv"]
+            "command", "argv", "env", "nodes", "parallelism", "tp", "dpLocal", "dpSize", "poolGpus",
+            "currentNode", "startRank", "docker_command", "docker_argv"]
 
     def test_builder_rows(self) -> None:
         assert R.node_pills(KIMI, vocab(), "h100") == [1, 2, 4]
         assert R.node_pills(KIMI, vocab(), "h200") == [1, 2]
         assert R.builder_strategies(KIMI, vocab(), "h100", 1) == ["pd_cluster"]
         assert R.builder_strategies(KIMI, vocab(), "h200", 2) == [
-            "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_pp", "pd_cluster", "multi_node_tp_dp"]
+            "multi_node_tp", "multi_node_tep", "multi_node_dep", "multi_node_tp_pp", "pd_cluster",
+            "multi_node_tp_dp"]
         assert R.initial_node_count(KIMI, vocab(), "default", "h200") == 2
         assert R.initial_node_count(KIMI, vocab(), "default", "b300") == 1
 
@@ -421,7 +443,8 @@ class TestOmni:
         doc = recipe("Lightricks/LTX-2.5-Diffusers")
         fp8 = R.resolve(doc, vocab(), {"hardware": "b200", "variant": "fp8"})
         assert lines(fp8["command"])[1:] == ["--quantization fp8", "--model-class-name LTX2Pipeline",
-                                             "--diffusion-attention-backend CUDNN_ATTN", "--port 8000", "--omni"]
+                                             "--diffusion-attention-backend CUDNN_ATTN", "--port 8000",
+                                             "--omni"]
         default = R.resolve(doc, vocab(), {"hardware": "b200"})
         assert "--quantization" not in default["command"]
 
@@ -435,9 +458,12 @@ class TestOmni:
             "  | jq -r '.data[0].b64_json' | base64 -d > output.png")
         t2v = R.omni_example({"id": "t2v", "endpoint": "/v1/videos"}, host="h", port=1)
         assert t2v.split(" \\\n") == [
-            "curl -X POST http://h:1/v1/videos/sync", '  -F "prompt=A cinematic view of a futuristic city at sunset, '
-            'smooth camera pan"', '  -F "width=832"', '  -F "height=480"', '  -F "num_frames=81"', '  -F "fps=16"',
-            '  -F "num_inference_steps=40"', '  -F "guidance_scale=4"', '  -F "seed=42"', "  --output output.mp4"]
+            "curl -X POST http://h:1/v1/videos/sync",
+            '  -F "prompt=A cinematic view of a futuristic city at sunset, '
+            'smooth camera pan"', '  -F "width=832"', '  -F "height=480"', '  -F "num_frames=81"',
+            '  -F "fps=16"',
+            '  -F "num_inference_steps=40"', '  -F "guidance_scale=4"', '  -F "seed=42"',
+            "  --output output.mp4"]
         i2v = R.omni_example({"id": "i2v", "endpoint": "/v1/videos"})
         assert '  -F "input_reference=@/path/to/input.png"' in i2v and '-F "guidance_scale=5"' in i2v
         i2i = R.omni_example({"id": "i2i", "endpoint": "/v1/chat/completions"}, model_id="m/x")
@@ -450,7 +476,8 @@ class TestOmni:
                "variants": {"default": {}},
                "omni": {"port": 8000, "serve_binary": "vllm-omni serve", "tasks": [
                    "t2i", {"id": "bogus"}, {"id": "t2a", "key": "speech", "extra_args": ["--x"],
-                                            "hardware_overrides": {"h200": {"extra_args": ["--y"], "label": "L"}}}]}}
+                                            "hardware_overrides": {
+                                                "h200": {"extra_args": ["--y"], "label": "L"}}}]}}
         assert [t["key"] for t in R.omni_tasks(doc)] == ["t2i", "speech"]
         task = R.active_omni_task(doc, "speech", "h200")
         assert task["label"] == "L" and task["extraArgs"] == ["--x", "--y"]

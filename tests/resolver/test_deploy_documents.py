@@ -41,7 +41,8 @@ def k8s_documents(text: str) -> list[dict[str, Any]]:
 def containers(doc: dict[str, Any]) -> list[dict[str, Any]]:
     if doc["kind"] == "LeaderWorkerSet":
         template = doc["spec"]["leaderWorkerTemplate"]
-        return [*template["leaderTemplate"]["spec"]["containers"], *template["workerTemplate"]["spec"]["containers"]]
+        return [*template["leaderTemplate"]["spec"]["containers"],
+                *template["workerTemplate"]["spec"]["containers"]]
     return doc["spec"]["template"]["spec"]["containers"] if doc["kind"] == "Deployment" else []
 
 
@@ -55,14 +56,16 @@ def test_single_node_deployment_requests_eight_gpus_and_a_service(capsys: pytest
     assert vllm["image"] == record["docker_image"]
     assert vllm["startupProbe"]["httpGet"] == {"path": "/health", "port": "http"}
     assert vllm["startupProbe"]["failureThreshold"] * vllm["startupProbe"]["periodSeconds"] >= 3600
-    assert {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token", "optional": True}}} in vllm["env"]
+    assert {"name": "HF_TOKEN", "valueFrom": {
+        "secretKeyRef": {"name": "hf-token", "key": "token", "optional": True}}} in vllm["env"]
     volumes = docs[1]["spec"]["template"]["spec"]["volumes"]
     assert {"name": "dshm", "emptyDir": {"medium": "Memory"}} in volumes
     assert docs[2]["spec"]["ports"] == [{"name": "http", "port": 8000, "targetPort": "http"}]
 
 
 def test_multi_node_is_a_leader_worker_set(capsys: pytest.CaptureFixture[str]) -> None:
-    docs = k8s_documents(cli(capsys, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2", "--format", "k8s"))
+    docs = k8s_documents(
+        cli(capsys, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2", "--format", "k8s"))
     assert [d["kind"] for d in docs] == ["LeaderWorkerSet", "Service"]
     template = docs[0]["spec"]["leaderWorkerTemplate"]
     assert (template["size"], template["restartPolicy"]) == (2, "RecreateGroupOnPodRestart")
@@ -79,17 +82,21 @@ def test_multi_node_is_a_leader_worker_set(capsys: pytest.CaptureFixture[str]) -
 
 def test_pd_cluster_has_the_pools_and_the_router(capsys: pytest.CaptureFixture[str]) -> None:
     docs = k8s_documents(cli(capsys, "--hardware", "b200", "--strategy", "pd_cluster", "--format", "k8s"))
-    workloads = [(d["kind"], d["metadata"]["name"]) for d in docs if d["kind"] in ("Deployment", "LeaderWorkerSet")]
+    workloads = [(d["kind"], d["metadata"]["name"]) for d in docs
+                 if d["kind"] in ("Deployment", "LeaderWorkerSet")]
     assert workloads == [("Deployment", "minimax-m3-prefill"), ("Deployment", "minimax-m3-decode"),
                          ("Deployment", "minimax-m3-router")]
     services = {d["metadata"]["name"]: d["spec"]["ports"][0]["port"] for d in docs if d["kind"] == "Service"}
     assert services == {"minimax-m3-prefill": 8001, "minimax-m3-decode": 8002, "minimax-m3-router": 30000}
     router = containers(docs[-2])[0]
     env = {e["name"]: e.get("value") for e in router["env"]}
-    assert (env["PREFILL_NODE_1"], env["DECODE_NODE_1"], env["ROUTER_PORT"]) == ("minimax-m3-prefill", "minimax-m3-decode", "30000")
-    assert router["command"][:2] == ["/bin/sh", "-c"] and "--prefill http://$$PREFILL_NODE_1:8001" in router["command"][2]
+    assert ((env["PREFILL_NODE_1"], env["DECODE_NODE_1"], env["ROUTER_PORT"])
+            == ("minimax-m3-prefill", "minimax-m3-decode", "30000"))
+    assert (router["command"][:2] == ["/bin/sh", "-c"]
+            and "--prefill http://$$PREFILL_NODE_1:8001" in router["command"][2])
     prefill = containers(docs[1])[0]
-    assert prefill["env"][0] == {"name": "PREFILL_NODE_1", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}
+    assert (prefill["env"][0]
+            == {"name": "PREFILL_NODE_1", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}})
 
 
 def test_compose_single_node_file(capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,7 +104,8 @@ def test_compose_single_node_file(capsys: pytest.CaptureFixture[str]) -> None:
     compose = yaml.safe_load(text)
     validate_compose(compose)
     service = compose["services"]["vllm"]
-    assert service["entrypoint"] + service["command"] == resolver.resolve(*minimax(), {"hardware": "h200"})["argv"]
+    assert (service["entrypoint"] + service["command"]
+            == resolver.resolve(*minimax(), {"hardware": "h200"})["argv"])
     assert service["ipc"] == "host" and service["ports"] == ["8000:8000"]
     assert service["deploy"]["resources"]["reservations"]["devices"][0]["capabilities"] == ["gpu"]
 
@@ -105,7 +113,8 @@ def test_compose_single_node_file(capsys: pytest.CaptureFixture[str]) -> None:
 def test_compose_multi_node_is_one_file_per_node(capsys: pytest.CaptureFixture[str]) -> None:
     record = resolver.resolve(*minimax(), {"hardware": "h100", "strategy": "multi_node_tp", "nodes": 2})
     files = deployment_files(record, minimax()[1], "compose")
-    assert [f["filename"] for f in files] == ["compose.minimax-m3-node-0.yaml", "compose.minimax-m3-node-1.yaml"]
+    assert ([f["filename"] for f in files]
+            == ["compose.minimax-m3-node-0.yaml", "compose.minimax-m3-node-1.yaml"])
     for file in files:
         validate_compose(yaml.safe_load(file["text"]))
         assert "#   HEAD_IP=" in file["text"]
@@ -121,9 +130,12 @@ def minimax() -> tuple[dict[str, Any], dict[str, Any]]:
     return recipe, content.vocab.resolver_vocab()
 
 
-HOSTILE = ["a: b", "- x", "#c", "&a", "*b", "!!python/object:os.system", "---", "...", "null", "yes", "On", "~", "1e3",
-           "0x1F", "12:30", "'q'", '"q"', "a\nb: c\n", "\u2028x", "\x85", "\ufeff", "tab\there", " lead", "trail ",
-           "é😀", "\x00\x1b[31m", "{a: 1}", "[1]", "%YAML 1.1", "@x", "`x`", "a #b", "\\", "multi\n  indented\nlines"]
+HOSTILE = ["a: b", "- x", "#c", "&a", "*b", "!!python/object:os.system", "---", "...", "null", "yes", "On",
+           "~", "1e3",
+           "0x1F", "12:30", "'q'", '"q"', "a\nb: c\n", "\u2028x", "\x85", "\ufeff", "tab\there", " lead",
+           "trail ",
+           "é😀", "\x00\x1b[31m", "{a: 1}", "[1]", "%YAML 1.1", "@x", "`x`", "a #b", "\\",
+           "multi\n  indented\nlines"]
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -157,7 +169,8 @@ def test_hostile_record_values_stay_inside_their_strings() -> None:
 def test_dns_labels(text: str, expected: str) -> None:
     label = dns_label(text)
     assert label.startswith(expected) and len(label) <= 40
-    assert label[0].isalpha() and label[-1].isalnum() and set(label) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    assert (label[0].isalpha() and label[-1].isalnum()
+            and set(label) <= set("abcdefghijklmnopqrstuvwxyz0123456789-"))
     assert label_value("a b/c" * 30) == ("a-b-c" * 30)[:63]
 
 
@@ -212,7 +225,8 @@ def test_random_upstream_selections_give_valid_documents(rng: Any, data: st.Data
             if follower:
                 for argv in follower:
                     _check_args(worker, [str(t) for t in argv])
-                _check_args(template["leaderTemplate"]["spec"]["containers"][0], [str(t) for t in heads[record["deploy_type"]]])
+                _check_args(template["leaderTemplate"]["spec"]["containers"][0],
+                            [str(t) for t in heads[record["deploy_type"]]])
         elif doc["kind"] == "Deployment" and record["deploy_type"] in heads:
             vllm = containers(doc)[0]
             if vllm["name"] == "vllm":
@@ -223,7 +237,8 @@ def test_random_upstream_selections_give_valid_documents(rng: Any, data: st.Data
         validate_compose(compose)
         for service in compose["services"].values():
             if service["entrypoint"] == ["vllm"]:
-                assert all(arg == compose_token(arg) or "${" in arg or "$$" in arg for arg in service["command"])
+                assert all(arg == compose_token(arg) or "${" in arg or "$$" in arg
+                           for arg in service["command"])
 
 
 def resolver_str(token: Any) -> str:
@@ -237,7 +252,8 @@ def test_the_kept_validators_judge_as_kubernetes_validate_does(capsys: pytest.Ca
     import jsonschema
     import kubernetes_validate
 
-    docs = [d for d in yaml.safe_load_all(cli(capsys, "--hardware", "h200", "--format", "k8s")) if d is not None]
+    docs = [d for d in yaml.safe_load_all(cli(capsys, "--hardware", "h200", "--format", "k8s"))
+            if d is not None]
     plain = [d for d in docs if d["kind"] != "LeaderWorkerSet"]
     assert {d["kind"] for d in plain} >= {"Deployment", "Service", "PersistentVolumeClaim"}
     for doc in plain:

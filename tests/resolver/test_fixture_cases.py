@@ -30,11 +30,13 @@ def test_enough_cases_and_each_names_its_section() -> None:
                              "expect"}, case["name"]
         assert ("recipe" in case) != ("fragment" in case), case["name"]
         assert case["proves"] and case["expect"] and isinstance(case["selection"], dict), case["name"]
-        # a section (``resolver-cluster.md §7``) or a row id of the feature tables (``site-features.md GAP-12``)
+        # a section (``resolver-cluster.md §7``) or a row id of the feature tables
+        # (``site-features.md GAP-12``)
         match = re.fullmatch(r"([a-z-]+\.md) (?:§[0-9][0-9.]*|([A-Z]+(?:-[A-Z]+)*-[0-9]+))", case["spec"])
         assert match and (SPEC / match.group(1)).is_file(), f"{case['name']}: spec {case['spec']!r}"
         if match.group(2):
-            assert f"| {match.group(2)} |" in (SPEC / match.group(1)).read_text(encoding="utf-8"), case["name"]
+            assert (f"| {match.group(2)} |"
+                    in (SPEC / match.group(1)).read_text(encoding="utf-8")), case["name"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])

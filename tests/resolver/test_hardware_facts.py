@@ -27,12 +27,13 @@ def test_without_display_order_the_pills_keep_the_reference_order() -> None:
     assert ordered(upstream) == [
         "h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_5000", "rtx_pro_5000_4x", "rtx_pro_6000",
         "rtx_pro_6000_2x", "rtx_pro_6000_8x", "dgx_spark_gb10", "rtx_4090_2x", "rtx_5090", "rtx_5090_2x",
-        "dgx_station_gb300", "mi300x", "mi325x", "mi355x", "trillium", "ironwood", "ascend_950pr", "xeon6", "xeon5",
-        "arc_pro_b60", "arc_pro_b70"]
+        "dgx_station_gb300", "mi300x", "mi325x", "mi355x", "trillium", "ironwood", "ascend_950pr", "xeon6",
+        "xeon5", "arc_pro_b60", "arc_pro_b70"]
 
 
 def test_a_profile_without_display_order_shows_after_the_one_listed_before_it() -> None:
-    t = tax(new_first={}, a={"display_order": 20}, b={"display_order": 10}, after_b={}, c={"display_order": 30})
+    t = tax(new_first={}, a={"display_order": 20}, b={"display_order": 10}, after_b={},
+            c={"display_order": 30})
     assert ordered(t) == ["b", "after_b", "new_first", "a", "c"]
 
 
@@ -51,7 +52,8 @@ def test_our_taxonomy_declares_the_reference_facts_it_shares() -> None:
 
 
 def test_default_rank_picks_among_the_offered_profiles() -> None:
-    t = tax(h100={}, h200={"default_rank": 2}, b200={"default_rank": 1, "generation": "blackwell"}, mi={"brand": "AMD"})
+    t = tax(h100={}, h200={"default_rank": 2}, b200={"default_rank": 1, "generation": "blackwell"},
+            mi={"brand": "AMD"})
     recipe: dict[str, Any] = {"variants": {"default": {}}}
     assert H.default_hardware(recipe, t, "default") == "b200"
     recipe["variants"]["default"]["supported_hardware"] = ["h100", "h200", "mi"]
@@ -68,8 +70,10 @@ def test_a_taxonomy_that_ranks_none_keeps_the_reference_ranking() -> None:
     assert H.default_hardware({}, t, "default") == "gb200"
 
 
-@pytest.mark.parametrize(("interconnect", "gpus", "spans"), [("NVL72", 4, True), ("NVL8", 8, False), (None, 4, False)])
-def test_the_nvlink_environment_follows_the_declared_domain(interconnect: str | None, gpus: int, spans: bool) -> None:
+@pytest.mark.parametrize(("interconnect", "gpus", "spans"),
+                         [("NVL72", 4, True), ("NVL8", 8, False), (None, 4, False)])
+def test_the_nvlink_environment_follows_the_declared_domain(interconnect: str | None, gpus: int,
+                                                            spans: bool) -> None:
     t = tax(node={"gpu_count": gpus, "interconnect": interconnect}, other={"interconnect": "NVL8"})
     assert H.nvlink_spans_nodes(t, "node", gpus) is spans
     assert H.nvlink_spans_nodes(t, "gb200", 4) is False  # declared taxonomies get no reference values
@@ -78,7 +82,8 @@ def test_the_nvlink_environment_follows_the_declared_domain(interconnect: str | 
 def test_each_rows_two_forms_of_device_flags_agree() -> None:
     for family, row in DEVICE_FAMILIES.items():
         shown = row["docker_flags"].replace(" \\\n  ", " ").split()
-        assert [w for item in shown for w in (item.split("=", 1) if item.startswith("--shm-size=") else [item])] \
+        assert [w for item in shown
+                for w in (item.split("=", 1) if item.startswith("--shm-size=") else [item])] \
             == list(row["docker_argv"]), family
 
 
@@ -101,6 +106,7 @@ def test_the_family_is_declared_or_implied(profile: dict[str, Any], family: str)
 def test_records_publish_profiles_in_the_reference_layout() -> None:
     ours, upstream = project_vocab()["taxonomy"], taxonomy()
     h200 = ours["hardware_profiles"]["h200"]
-    assert {"family": "nvidia", "display_order": 20, "default_rank": 1, "interconnect": "NVL8"}.items() <= h200.items()
+    assert ({"family": "nvidia", "display_order": 20, "default_rank": 1, "interconnect": "NVL8"}.items()
+            <= h200.items())
     assert H.published_profiles(ours)["h200"] == {k: v for k, v in h200.items() if k not in H.FACT_KEYS}
     assert H.published_profiles(upstream) == upstream["hardware_profiles"]

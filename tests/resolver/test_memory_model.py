@@ -55,7 +55,8 @@ def test_estimate_matches_the_start_up_log(case: dict[str, Any], capsys) -> None
     assert within(e["weights_gib"], measured["model_loading_gib"], 0.07 * measured["model_loading_gib"])
     available = measured["available_kv_cache_gib"]
     assert within(e["available_kv_gib"], available, max(1.5, 0.10 * available))
-    assert within(e["max_concurrency"], measured["max_concurrency"]["x"], 0.10 * measured["max_concurrency"]["x"])
+    assert within(e["max_concurrency"], measured["max_concurrency"]["x"],
+                  0.10 * measured["max_concurrency"]["x"])
     assert e["verdict"] == "fits"
     if case["attention"] in ("full", "mla"):  # sliding-window/hybrid models count tokens their own way
         per_token = available * GIB / measured["kv_cache_tokens"]
@@ -67,22 +68,26 @@ def test_estimate_matches_the_start_up_log(case: dict[str, Any], capsys) -> None
 def test_the_command_runs_as_a_process() -> None:
     case = next(c for c in CASES if c["id"] == "deepseek-ai-deepseek-v2---h100-80gb--tp1pp1dp1--8192")
     done = subprocess.run(
-        [sys.executable, "-m", "builder", *case_argv(case)], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "builder", *case_argv(case)], cwd=ROOT, capture_output=True, text=True,
+        timeout=60
     )
     assert (done.returncode, done.stderr) == (0, "")
     e = json.loads(done.stdout)
-    for key in ("weights_gib", "kv_bytes_per_token", "available_kv_gib", "kv_tokens", "max_concurrency", "verdict"):
+    for key in ("weights_gib", "kv_bytes_per_token", "available_kv_gib", "kv_tokens", "max_concurrency",
+                "verdict"):
         assert key in e
     assert e["kv_bytes_per_token"] == (512 + 64) * 27 * 2  # MLA: latent + rope key per layer, bf16
     assert e["non_kv_parts"] == ["weights_gib", "activation_peak_gib", "non_torch_gib"]
 
 
 def test_text_form(capsys) -> None:
-    status, out, _ = run(capsys, "memory", "--config", str(LLAMA), "--gpu-memory-gib", "79.19", "--max-model-len", "8192")
+    status, out, _ = run(capsys, "memory", "--config", str(LLAMA), "--gpu-memory-gib", "79.19",
+                         "--max-model-len", "8192")
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == (
-        "llama: 8.03B parameters; TP 1 x PP 1 on 79.19 GiB per GPU; bfloat16, KV cache auto; vLLM 0.19.0 accounting"
+        "llama: 8.03B parameters; TP 1 x PP 1 on 79.19 GiB per GPU; bfloat16, KV cache auto; vLLM 0.19.0 "
+        "accounting"
     )
     assert lines[1] == "weights:   14.99 GiB per GPU"
     assert [line.split(":")[0] for line in lines[2:]] == ["non-KV", "KV cache", "requests", "verdict"]
@@ -90,10 +95,12 @@ def test_text_form(capsys) -> None:
 
 
 def test_hardware_profile_gives_the_gpu_memory(capsys) -> None:
-    status, out, _ = run(capsys, "memory", "--config", str(LLAMA), "--hardware", "h100", "--content", str(RECIPES), "--json")
+    status, out, _ = run(capsys, "memory", "--config", str(LLAMA), "--hardware", "h100", "--content",
+                         str(RECIPES), "--json")
     assert status == 0
     assert json.loads(out)["settings"]["gpu_memory_gib"] == 79.2  # 640 GB / 8 GPUs, as CUDA shows it
-    status, _, err = run(capsys, "memory", "--config", str(LLAMA), "--hardware", "nope", "--content", str(RECIPES))
+    status, _, err = run(capsys, "memory", "--config", str(LLAMA), "--hardware", "nope", "--content",
+                         str(RECIPES))
     assert status == 2
     assert err.startswith("error: unknown hardware 'nope': expected one of h100, ")
 
@@ -101,13 +108,15 @@ def test_hardware_profile_gives_the_gpu_memory(capsys) -> None:
 def test_defaults_are_vllms() -> None:
     e = estimate_memory(config("meta-llama__Llama-3.1-8B-Instruct.json"), {"gpu_memory_gib": 79.19})
     s = e["settings"]
-    assert (s["gpu_memory_utilization"], s["max_model_len"], s["max_num_batched_tokens"], s["max_num_seqs"]) == (
-        0.9,
-        131072,
-        8192,
-        1024,
+    assert (s["gpu_memory_utilization"], s["max_model_len"], s["max_num_batched_tokens"],
+            s["max_num_seqs"]) == (
+0.9,
+131072,
+8192,
+1024,
     )
-    small = estimate_memory(config("meta-llama__Llama-3.1-8B-Instruct.json"), {"gpu_memory_gib": 44.4})["settings"]
+    small = estimate_memory(config("meta-llama__Llama-3.1-8B-Instruct.json"),
+                            {"gpu_memory_gib": 44.4})["settings"]
     assert (small["max_num_batched_tokens"], small["max_num_seqs"]) == (2048, 256)
 
 
@@ -118,7 +127,8 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them() -> None:
     llama = config("meta-llama__Llama-3.1-8B-Instruct.json")
 
     def per_token(tp: int) -> int:
-        return estimate_memory(llama, {"gpu_memory_gib": 79.19, "tp": tp, "max_model_len": 8192})["kv_bytes_per_token"]
+        return estimate_memory(llama, {"gpu_memory_gib": 79.19, "tp": tp, "max_model_len": 8192})[
+            "kv_bytes_per_token"]
 
     assert per_token(1) == 2 * 8 * 128 * 2 * 32
     assert per_token(8) == per_token(16) == 2 * 1 * 128 * 2 * 32
@@ -127,7 +137,8 @@ def test_kv_heads_are_replicated_when_tp_exceeds_them() -> None:
 def test_mla_cache_is_the_same_on_every_tp_rank() -> None:
     deepseek = config("deepseek-ai__DeepSeek-V2-Lite-Chat.json")
     sizes = {
-        estimate_memory(deepseek, {"gpu_memory_gib": 79.19, "tp": tp, "max_model_len": 8192})["kv_bytes_per_token"]
+        estimate_memory(deepseek,
+                        {"gpu_memory_gib": 79.19, "tp": tp, "max_model_len": 8192})["kv_bytes_per_token"]
         for tp in (1, 2, 4)
     }
     assert sizes == {(512 + 64) * 27 * 2}
@@ -139,14 +150,17 @@ def test_gemma_ties_embeddings_by_default_llama_does_not() -> None:
     gemma = config("google__gemma-2-9b-it.json")
     untold = {k: v for k, v in gemma.items() if k != "tie_word_embeddings"}
     settings = {"gpu_memory_gib": 79.19}
-    assert estimate_memory(untold, settings)["params_total"] == estimate_memory(gemma, settings)["params_total"]
+    assert (estimate_memory(untold, settings)["params_total"]
+            == estimate_memory(gemma, settings)["params_total"])
     as_llama = {**untold, "model_type": "llama"}
-    extra = estimate_memory(as_llama, settings)["params_total"] - estimate_memory(gemma, settings)["params_total"]
+    extra = (estimate_memory(as_llama, settings)["params_total"]
+             - estimate_memory(gemma, settings)["params_total"])
     assert extra == 256000 * 3584 - 42 * 2 * 3584  # a separate lm_head; Gemma 2's two extra norms per layer
 
 
 def test_gelu_mlp_has_two_matrices() -> None:
-    gpt2 = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "n_positions": 1024}
+    gpt2 = {"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257,
+            "n_positions": 1024}
     params = estimate_memory(gpt2, {"gpu_memory_gib": 24})["params_total"]
     per_layer = 4 * 768 * 768 + 2 * 768 * 3072 + 2 * 768 + 0  # attention, fc + proj, two norms
     padded_vocab = 50304
@@ -211,35 +225,40 @@ def test_weights_that_do_not_fit() -> None:
 
 
 def test_no_room_for_the_kv_cache() -> None:
-    e = estimate_memory(config("Qwen__Qwen3-30B-A3B.json"), {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.7})
+    e = estimate_memory(config("Qwen__Qwen3-30B-A3B.json"),
+                        {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.7})
     assert e["verdict"] == "wont_start"
     assert e["reason"] == (
-        "no room for the KV cache: weights 56.88 GiB + activation peak 2.69 GiB + non-torch 0.25 GiB = 59.81 GiB "
-        "leave nothing of gpu_memory_utilization 0.7 × 79.19 GiB = 55.43 GiB (vLLM: no available memory for the "
-        "cache blocks; try increasing gpu_memory_utilization)"
+        "no room for the KV cache: weights 56.88 GiB + activation peak 2.69 GiB + non-torch 0.25 GiB = 59.81 "
+        "GiB leave nothing of gpu_memory_utilization 0.7 × 79.19 GiB = 55.43 GiB (vLLM: no available memory "
+        "for the cache blocks; try increasing gpu_memory_utilization)"
     )
 
 
 def test_one_request_of_max_model_len_must_fit() -> None:
-    e = estimate_memory(config("Qwen__Qwen3-30B-A3B.json"), {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.78})
+    e = estimate_memory(config("Qwen__Qwen3-30B-A3B.json"),
+                        {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.78})
     assert e["verdict"] == "wont_start"
     assert e["reason"] == (
         "max_model_len 40960 needs 3.75 GiB of KV cache for one request, more than the 1.95 GiB available; "
-        "the estimated maximum model length is 21328 (decrease max_model_len or increase gpu_memory_utilization)"
+        "the estimated maximum model length is 21328 (decrease max_model_len or increase "
+        "gpu_memory_utilization)"
     )
 
 
 def test_longer_than_the_model() -> None:
-    e = estimate_memory(config("google__gemma-2-9b-it.json"), {"gpu_memory_gib": 79.19, "max_model_len": 16384})
+    e = estimate_memory(config("google__gemma-2-9b-it.json"),
+                        {"gpu_memory_gib": 79.19, "max_model_len": 16384})
     assert (e["verdict"], e["reason"]) == (
         "wont_start",
-        "max_model_len 16384 is greater than the model's maximum of 8192 positions (max_position_embeddings); "
-        "vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+        "max_model_len 16384 is greater than the model's maximum of 8192 positions "
+        "(max_position_embeddings); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
     )
 
 
 def test_tight_when_fewer_than_two_requests_fit() -> None:
-    e = estimate_memory(config("Qwen__Qwen3-30B-A3B.json"), {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.82})
+    e = estimate_memory(config("Qwen__Qwen3-30B-A3B.json"),
+                        {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.82})
     assert e["verdict"] == "tight"
     assert e["reason"] == "only 1.37 requests of max_model_len 40960 fit in the KV cache at once"
 
@@ -312,7 +331,8 @@ def test_int4_group_that_tp_cuts_through() -> None:
 def test_heads_and_kv_heads_rules() -> None:
     llama = config("meta-llama__Llama-3.1-8B-Instruct.json")
     assert sharding_findings(llama, {"tp": 3}) == [
-        Finding("attention-heads-tp", "Total number of attention heads (32) must be divisible by tensor parallel size (3)."),
+        Finding("attention-heads-tp",
+                "Total number of attention heads (32) must be divisible by tensor parallel size (3)."),
         Finding(
             "kv-heads-tp",
             "num_key_value_heads 8 and tensor parallel size 3 do not divide one another: "
@@ -336,10 +356,12 @@ def test_experts_layers_and_gpus_rules() -> None:
     ]
     assert sharding_findings(qwen_moe, {"tp": 4, "dp": 8, "expert_parallel": True}) == []
     assert sharding_findings(qwen_moe, {"pp": 64}) == [
-        Finding("layers-pp", "48 layers cannot be split over 64 pipeline stages: every stage needs at least one layer")
+        Finding("layers-pp",
+                "48 layers cannot be split over 64 pipeline stages: every stage needs at least one layer")
     ]
     assert sharding_findings(qwen_moe, {"tp": 4, "pp": 2, "gpus": 4}) == [
-        Finding("gpus-strategy", "tensor parallel 4 × pipeline parallel 2 × data parallel 1 = 8 GPUs, but the strategy uses 4")
+        Finding("gpus-strategy",
+                "tensor parallel 4 × pipeline parallel 2 × data parallel 1 = 8 GPUs, but the strategy uses 4")
     ]
     assert sharding_findings(qwen_moe, {"tp": 4, "pp": 2, "gpus": 8}) == []
 
@@ -352,9 +374,14 @@ def test_experts_layers_and_gpus_rules() -> None:
     [
         ({"hidden_size": None}, "hidden_size", "missing: the memory model needs it"),
         ({"num_hidden_layers": True}, "num_hidden_layers", "expected an integer, got boolean true"),
-        ({"num_hidden_layers": 10**400}, "num_hidden_layers", "must be from 1 to 4,096, got a number too large"),
+        ({"num_hidden_layers": 10**400}, "num_hidden_layers",
+         "must be from 1 to 4,096, got a number too large"),
         ({"vocab_size": "lots"}, "vocab_size", "expected an integer, got string 'lots'"),
-        ({"layer_types": ["full_attention", {}]}, "layer_types[1]", "unsupported layer type a mapping: expected one of full_attention, sliding_attention, chunked_attention, linear_attention, deepseek_sparse_attention"),
+        ({"layer_types": ["full_attention", {}]}, "layer_types[1]", "unsupported layer type a mapping: "
+                                                                    "expected one of full_attention, "
+                                                                    "sliding_attention, chunked_attention, "
+                                                                    "linear_attention, "
+                                                                    "deepseek_sparse_attention"),
         ({"layer_types": ["full_attention"]}, "layer_types", "has 1 entries for 32 layers"),
         ({"quantization_config": {"bits": 99}}, "quantization_config.bits", "must be from 1 to 32, got 99"),
         ({"text_config": [1]}, "text_config", "expected a mapping, got a list"),
@@ -386,5 +413,6 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path: Path, capsys) -> No
     assert run(capsys, "memory", "--config", str(LLAMA), "--gpu-memory-gib", "nan") == (
         2,
         "",
-        "error: --gpu-memory-gib: must be a number above 0 and at most 1.04858e+06, got a non-finite number\n",
+        "error: --gpu-memory-gib: must be a number above 0 and at most 1.04858e+06, got a non-finite "
+        "number\n",
     )

@@ -37,17 +37,20 @@ def test_multimodal_start_ups_within_the_tolerances_of_the_shared_cases(model: s
 def test_the_vision_tower_is_what_closes_the_gap() -> None:
     facts, measured = GEMMA3["google/gemma-3-4b-it"]
     text_only = estimate_memory(facts, {**SETTINGS, "language_model_only": True})
-    assert abs(text_only["weights_gib"] - measured["model_loading_gib"]) > 0.07 * measured["model_loading_gib"]
+    assert (abs(text_only["weights_gib"] - measured["model_loading_gib"])
+            > 0.07 * measured["model_loading_gib"])
     assert text_only["estimated"] == ["no vision encoder (--language-model-only)"]
     assert "encoder_gib" not in text_only["parts"]
 
 
 def test_qwen_vl_tower_counts_its_gated_mlp_and_merger() -> None:
     """Qwen2.5-VL-7B's tower, counted by hand from its module list (32 blocks, SiLU MLP, 2x2 merger)."""
-    vision = {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420, "hidden_act": "silu", "out_hidden_size": 3584,
+    vision = {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420, "hidden_act": "silu",
+              "out_hidden_size": 3584,
               "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2, "in_chans": 3}
     text = {**config("Qwen__Qwen2.5-7B-Instruct.json"), "model_type": "qwen2_5_vl"}
-    with_tower = estimate_memory({**text, "vision_config": vision}, {"gpu_memory_gib": H100, "max_model_len": 8192})
+    with_tower = estimate_memory({**text, "vision_config": vision},
+                                 {"gpu_memory_gib": H100, "max_model_len": 8192})
     plain = estimate_memory(text, {"gpu_memory_gib": H100, "max_model_len": 8192})
     block = (1280 * 3840 + 3840) + (1280 * 1280 + 1280) + 3 * 1280 * 3420 + 2 * 3420 + 1280 + 4 * 1280
     merger = 1280 + 5120 * 5120 + 5120 + 5120 * 3584 + 3584
@@ -65,13 +68,15 @@ def test_argv_that_skips_the_encoder(flag: str, value: str | None, text_only: bo
 
 
 # ── speculative decoding (the EAGLE-3 case and why it is counted by hand: tests/support/memory_cases.py) ──
-SPEC_ARGV = ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--speculative-config",
+SPEC_ARGV = ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192",
+             "--speculative-config",
              json.dumps({"model": EAGLE3_REPO, "method": "eagle3", "num_speculative_tokens": 3})]
 
 
 def _memory(argv: list[str], facts: dict[str, Any]) -> Any:
     record = {"deploy_type": "single_node", "argv": argv}
-    return memory_for_record(record, {"model": {"architecture_config": facts}}, {}, {"vram_gb": 80, "gpu_count": 1})
+    return memory_for_record(record, {"model": {"architecture_config": facts}}, {},
+                             {"vram_gb": 80, "gpu_count": 1})
 
 
 def test_an_eagle3_head_adds_its_weights_and_kv_cache() -> None:
@@ -81,7 +86,8 @@ def test_an_eagle3_head_adds_its_weights_and_kv_cache() -> None:
     assert EAGLE3_PARAMS == 424_689_664
     assert spec["parts"] == {"draft_gib": round(EAGLE3_PARAMS * 2 / GIB, 3)}
     assert spec["weights_gib"] == pytest.approx(plain["weights_gib"] + EAGLE3_PARAMS * 2 / GIB, abs=0.002)
-    assert spec["kv_bytes_per_token"] == plain["kv_bytes_per_token"] + 2 * 8 * 128 * 2  # one more layer's K and V
+    # one more layer's K and V
+    assert spec["kv_bytes_per_token"] == plain["kv_bytes_per_token"] + 2 * 8 * 128 * 2
     assert spec["kv_tokens"] < plain["kv_tokens"] * 32 / 33 * 1.001
     assert spec["estimated"] == [f"eagle3 {EAGLE3_REPO} included (0.79 GiB, 4,096 KV bytes per token)"]
     assert spec["summary"].endswith(f"; eagle3 {EAGLE3_REPO} included (0.79 GiB, 4,096 KV bytes per token)")
@@ -90,9 +96,11 @@ def test_an_eagle3_head_adds_its_weights_and_kv_cache() -> None:
 def test_a_draft_without_facts_is_named_not_estimated() -> None:
     memory = _memory(SPEC_ARGV, config("meta-llama__Llama-3.1-8B-Instruct.json"))
     assert memory["not_estimated"] == [f"eagle3 {EAGLE3_REPO} not estimated: no config"]
-    assert memory["parts"] == {} and memory["summary"].endswith(f"; eagle3 {EAGLE3_REPO} not estimated: no config")
-    ngram = _memory(SPEC_ARGV[:5] + ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4}'],
-                    config("meta-llama__Llama-3.1-8B-Instruct.json"))
+    assert (memory["parts"] == {}
+            and memory["summary"].endswith(f"; eagle3 {EAGLE3_REPO} not estimated: no config"))
+    ngram = _memory(
+        SPEC_ARGV[:5] + ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 4}'],
+        config("meta-llama__Llama-3.1-8B-Instruct.json"))
     assert ngram["estimated"] == ["ngram lookup (no draft weights) included (0.00 GiB)"]
 
 
@@ -108,7 +116,8 @@ def test_mtp_layers_are_one_more_decoder_layer_each() -> None:
     assert mtp["draft_kv_bytes_per_token"] == (512 + 64) * 2  # one more latent cache layer
     assert mtp["estimated"][0].startswith("1 MTP layer included (")
     without = estimate_memory(deepseek, {**settings, "speculative": {"method": "mtp"}})
-    assert without["not_estimated"] == ["multi-token prediction not estimated: the config declares no num_nextn_predict_layers"]
+    assert (without["not_estimated"]
+            == ["multi-token prediction not estimated: the config declares no num_nextn_predict_layers"])
 
 
 # ── quantized checkpoints: bytes per linear weight with their scales ──
@@ -121,15 +130,17 @@ LLAMA_ATTENTION = 32 * (4096 * 6144 + 4096 * 4096)
     ({"quant_method": "fp8", "weight_block_size": [128, 128]}, 1 + 4 / 128 / 128, 1 + 4 / 128 / 128),
     ({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
       "exclude_modules": ["lm_head", "model.layers.*.self_attn*"]}, 0.5 + 1 / 16, 2),
-    ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]}, 0.5 + 1 / 32, 2),
+    ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]},
+     0.5 + 1 / 32, 2),
     ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, 0.5 + 2 / 128 + 0.5 / 128,
      0.5 + 2 / 128 + 0.5 / 128),
     ({"quant_method": "compressed-tensors", "format": "int-quantized", "ignore": ["lm_head"],
-      "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": True},
-                                    "targets": ["Linear"]}}}, 1, 1),
+      "config_groups": {
+          "group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": True},
+                      "targets": ["Linear"]}}}, 1, 1),
     ({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
-      "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}}, 0.5 + 1 / 16,
-     0.5 + 1 / 16),
+      "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}},
+     0.5 + 1 / 16, 0.5 + 1 / 16),
 ])
 def test_quantized_formats(quantization: dict[str, Any], linear_bytes: float, attention_bytes: float) -> None:
     llama = config("meta-llama__Llama-3.1-8B-Instruct.json")
@@ -149,7 +160,8 @@ def test_lora_buffers_and_data_parallel_replicas() -> None:
     argv = ["vllm", "serve", "m", "--max-model-len", "8192"]
     plain = _memory(argv, llama)
     lora = _memory(argv + ["--enable-lora", "--max-loras", "4", "--max-lora-rank", "64"], llama)
-    per_layer = (4096 + 6144) + (4096 + 4096) + (4096 + 2 * 14336) + (14336 + 4096)  # A and B of qkv, o, gate_up, down
+    # A and B of qkv, o, gate_up, down
+    per_layer = (4096 + 6144) + (4096 + 4096) + (4096 + 2 * 14336) + (14336 + 4096)
     assert lora["parts"] == {"lora_gib": round(32 * per_layer * 64 * 4 * 2 / GIB, 3)} == {"lora_gib": 1.062}
     assert lora["weights_gib"] == pytest.approx(plain["weights_gib"] + 1.0625, abs=0.002)
     assert lora["estimated"] == ["LoRA buffers included (4 × rank 64, 1.06 GiB)"]

@@ -1,6 +1,7 @@
 """builder/resolver/ is stdlib-only and loads in isolation; shared corpus helpers for the resolver tests.
 
-The other ``test_resolver_*`` modules import the helpers below (``from tests.resolver.test_module import ...``).
+The other ``test_resolver_*`` modules import the helpers below
+(``from tests.resolver.test_module import ...``).
 """
 
 from __future__ import annotations
@@ -164,8 +165,8 @@ def test_imports_with_only_the_standard_library_modules_the_page_ships() -> None
         "import resolver\n"
         "recipe = {'hf_id': 'a/b', 'model': {'model_id': 'a/b'}, 'variants': {'default': {}},\n"
         "          'compatible_strategies': ['single_node_tp']}\n"
-        "vocab = {'taxonomy': {'hardware_profiles': {'h200': {'brand': 'NVIDIA', 'gpu_count': 8, 'vram_gb': 1128}}},\n"
-        "         'strategies': {'single_node_tp': {'deploy_type': 'single_node'}}}\n"
+        "vocab = {'taxonomy': {'hardware_profiles': {'h200': {'brand': 'NVIDIA', 'gpu_count': 8, 'vram_gb': "
+        "1128}}},\n         'strategies': {'single_node_tp': {'deploy_type': 'single_node'}}}\n"
         "view = resolver.builder_state(recipe, vocab, {})\n"
         "print(view['tabs'][0]['command'])\n"
         "try:\n"

@@ -48,8 +48,8 @@ ACME_ROW: DeviceFamily = {
     "docker_note": "Acme's own vLLM image.",
 }
 RECIPE = "Qwen/Qwen3-8B"
-PILLS = ["h20", "h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_6000", "dgx_spark_gb10", "rtx_5090",
-         "mi300x", "mi325x", "mi350x", "mi355x", "acme_x1"]
+PILLS = ["h20", "h100", "h200", "b200", "gb200", "b300", "gb300", "rtx_pro_6000", "dgx_spark_gb10",
+         "rtx_5090", "mi300x", "mi325x", "mi350x", "mi355x", "acme_x1"]
 
 
 @pytest.fixture
@@ -95,7 +95,8 @@ def test_the_default_stays_the_best_ranked_profile(content: Path) -> None:
 def test_a_gpu_of_a_known_family_gets_its_commands(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
     recipe, vocab = resolved(content)
     record = resolver.resolve(recipe, vocab, {"hardware": "h20"})
-    assert record["docker_command"].startswith("docker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000")
+    assert record["docker_command"].startswith(
+        "docker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000")
     assert record["docker_image"] == "vllm/vllm-openai:latest"
     assert record["install"]["header"].endswith(" · CUDA")
     assert main(["resolve", RECIPE, "--content", str(content), "--hardware", "h20", "--format", "k8s"]) == 0
@@ -103,7 +104,8 @@ def test_a_gpu_of_a_known_family_gets_its_commands(content: Path, capsys: pytest
     assert vllm["resources"] == {"limits": {"nvidia.com/gpu": 8}}  # the node's eight
 
 
-def test_a_gpu_of_a_new_family_gets_the_rows_commands(content: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_gpu_of_a_new_family_gets_the_rows_commands(content: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
     recipe, vocab = resolved(content)
     record = resolver.resolve(recipe, vocab, {"hardware": "acme_x1"})
     assert record["docker_command"].startswith("docker run --device /dev/acme \\\n  --privileged --ipc=host")
@@ -111,10 +113,12 @@ def test_a_gpu_of_a_new_family_gets_the_rows_commands(content: Path, capsys: pyt
     assert record["docker_image"] == "acme/vllm:latest"
     assert record["install"]["header"].endswith(" · Acme")
     assert record["install"]["pip"] is None
-    assert record["install"]["docker"] == {"command": "docker pull acme/vllm:latest", "note": "Acme's own vLLM image."}
+    assert (record["install"]["docker"]
+            == {"command": "docker pull acme/vllm:latest", "note": "Acme's own vLLM image."})
     view = resolver.builder_state(recipe, vocab, {"hardware": "acme_x1"})
     assert [t["label"] for t in view["install"]["tabs"]][:1] == ["Docker (Acme)"]
-    assert main(["resolve", RECIPE, "--content", str(content), "--hardware", "acme_x1", "--format", "k8s"]) == 0
+    assert (main(["resolve", RECIPE, "--content", str(content), "--hardware", "acme_x1", "--format", "k8s"])
+            == 0)
     vllm = _vllm_container(capsys.readouterr().out)
     assert vllm["resources"] == {"limits": {"acme.example/accelerator": 4}}
     assert vllm["image"] == "acme/vllm:latest"
@@ -126,8 +130,8 @@ def test_an_unknown_family_is_refused(content: Path, monkeypatch: pytest.MonkeyP
     assert main(["check", "--content", str(content)]) == 1
     lines = [x for x in capsys.readouterr().err.splitlines() if "acme_x1.family" in x]
     line = len((content / "taxonomy.yaml").read_text().split("    family: acme\n")[0].splitlines()) + 1
-    assert lines == [f"taxonomy.yaml:{line}: hardware_profiles.acme_x1.family: must be a device family of the "
-                     "resolver's table (nvidia, amd, tpu, xpu, cpu)"]
+    assert lines == [f"taxonomy.yaml:{line}: hardware_profiles.acme_x1.family: must be a device family of "
+                     "the resolver's table (nvidia, amd, tpu, xpu, cpu)"]
 
 
 def _vllm_container(text: str) -> dict[str, Any]:

@@ -35,7 +35,8 @@ def test_point_commands_docker_and_env_agree() -> None:
 
 def test_point_record_shape() -> None:
     rec = R.resolve_preset(minimax(), project_vocab(), "h200_agentx")["points"]["c1"]
-    assert list(rec) == ["label", "concurrency", "hardware", "strategy", "variant", "node_count", "deploy_type", "env",
+    assert list(rec) == ["label", "concurrency", "hardware", "strategy", "variant", "node_count",
+                         "deploy_type", "env",
                          "docker_image", "command", "argv", "docker_command", "docker_argv"]
     assert (rec["label"], rec["concurrency"]) == ("1", 1)
     assert list(R.resolve_preset(minimax(), project_vocab(), "h200_agentx")["points"]) == list(
@@ -59,8 +60,8 @@ class TestPostProcessing:
 
     def test_json_patch_in_place_and_appended(self) -> None:
         tokens = ["--cfg", '{"a": 1, "b": {"c": 2, "d": 3}, "e": "é"}', "--bare", "--z", "1"]
-        patches = {"--cfg": {"b": {"c": None, "x": 9}, "a": [1, 2], "n": None}, "--bare": {"k": None, "v": True},
-                   "--new": {"q": {"r": None, "s": 1}}}
+        patches = {"--cfg": {"b": {"c": None, "x": 9}, "a": [1, 2], "n": None},
+                   "--bare": {"k": None, "v": True}, "--new": {"q": {"r": None, "s": 1}}}
         assert R._postprocess_tokens(tokens, [], patches) == [
             "--cfg", '{"a":[1,2],"b":{"d":3,"x":9},"e":"é"}', "--z", "1", "--bare", '{"v":true}',
             "--new", '{"q":{"s":1}}']

@@ -115,7 +115,9 @@ def test_random_selections_render_consistent_commands(case: tuple[dict[str, Any]
             # validated (§17 item 5: MiniMax-M3 mxfp8 on mi300x publishes "docker pull ..." as image)
             continue
         if any(str(a).startswith("-") and " " in str(a) for a in argv):
-            continue  # flags are never quoted (§10.2); MiMo-V2.5-Pro writes "--max-model-len auto" as one item
+            # flags are never quoted (§10.2); MiMo-V2.5-Pro writes "--max-model-len auto" as one
+            # item
+            continue
         assert split(command) == [str(a) for a in argv], command
     if record["deploy_type"] == "multi_node" and "head_argv" in record:
         head = without_follower_flags(record["head_argv"])

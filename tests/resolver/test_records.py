@@ -22,9 +22,11 @@ def test_every_shape_in_run_order() -> None:
     pd = {"prefill": {"command": "p", "env": {"A": "1"}}, "decode": {"argv": ["vllm", "serve"]}, "router": {}}
     assert _walk(pd) == [("prefill", 0, "prefill.argv", "p"), ("decode", 0, "decode.argv", None)]
     assert [c["port"] for c in R.iter_commands(pd)] == [8001, 8002]
-    single = {"command": "s", "argv": [], "env": {"X": 1}, "companions": [{"label": "L", "command": "c"}, "junk"]}
+    single = {"command": "s", "argv": [], "env": {"X": 1},
+              "companions": [{"label": "L", "command": "c"}, "junk"]}
     walked = list(R.iter_commands(single))
-    assert [(c["role"], c["label"], c["env"]) for c in walked] == [("serve", "", {"X": 1}), ("companion", "L", None)]
+    assert ([(c["role"], c["label"], c["env"]) for c in walked]
+            == [("serve", "", {"X": 1}), ("companion", "L", None)])
 
 
 def test_a_lone_worker_command_and_junk() -> None:

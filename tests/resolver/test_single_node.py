@@ -14,10 +14,12 @@ TAX = {
         "h200": {"brand": "NVIDIA", "generation": "hopper", "gpu_count": 8, "vram_gb": 1128},
         "b200": {"brand": "NVIDIA", "generation": "blackwell", "gpu_count": 8, "vram_gb": 1440},
         "mi300x": {"brand": "AMD", "generation": "amd", "gpu_count": 8, "vram_gb": 1536},
-        "trillium": {"brand": "Google", "generation": "tpu", "gpu_count": 8, "vram_gb": 256, "restricted": True},
+        "trillium": {"brand": "Google", "generation": "tpu", "gpu_count": 8, "vram_gb": 256,
+                     "restricted": True},
         "xeon6": {"brand": "Intel", "generation": "cpu", "gpu_count": 4, "vram_gb": 1024, "restricted": True},
         "arc": {"brand": "Intel", "generation": "xpu", "gpu_count": 4, "vram_gb": 96, "restricted": True},
-        "box": {"brand": "NVIDIA", "generation": "blackwell", "gpu_count": 1, "vram_gb": 96, "scalable": False},
+        "box": {"brand": "NVIDIA", "generation": "blackwell", "gpu_count": 1, "vram_gb": 96,
+                "scalable": False},
         "legacy": {"brand": "NVIDIA", "gpu_generation": "hopper", "gpu_count": 8, "vram_gb": 640},
     }
 }
@@ -32,7 +34,8 @@ SYN_VOCAB = {"taxonomy": TAX, "strategies": STRATS}
 
 def syn(**extra: object) -> dict:
     """A minimal recipe with ``model_id`` ``acme/m`` plus ``extra`` top-level keys."""
-    doc = {"model": {"model_id": "acme/m"}, "variants": {"default": {}}, "compatible_strategies": ["single_node_tp"]}
+    doc = {"model": {"model_id": "acme/m"}, "variants": {"default": {}},
+           "compatible_strategies": ["single_node_tp"]}
     doc.update(copy.deepcopy(extra))
     return doc
 
@@ -46,7 +49,8 @@ def syn_args(doc: dict, hw: str, strategy: str = "single_node_tp", **sel: object
 
 class TestConventions:
     def test_js_stringification(self) -> None:
-        assert [R.js_str(v) for v in (0, True, False, 8.0, 0.95, "x")] == ["0", "true", "false", "8", "0.95", "x"]
+        assert ([R.js_str(v) for v in (0, True, False, 8.0, 0.95, "x")]
+                == ["0", "true", "false", "8", "0.95", "x"])
 
     def test_env_values_keep_type_and_render_as_strings(self) -> None:
         doc = syn(model={"model_id": "acme/m", "base_env": {"A": 0, "B": True}})
@@ -71,7 +75,8 @@ class TestKeyMatching:
 
     def test_discipline_m_mode_gate(self) -> None:
         feature = {"modes": {"a": {"args": ["--a"], "hardware": {"hopper": "unsupported"}},
-                             "b": {"args": ["--b"], "hardware": {"mi300x": "unsupported", "nvidia": "unsupported"}}}}
+                             "b": {"args": ["--b"],
+                                   "hardware": {"mi300x": "unsupported", "nvidia": "unsupported"}}}}
         prof = TAX["hardware_profiles"]
         assert R.available_modes(feature, "default", prof["h200"], "h200") == ["b"]
         assert R.available_modes(feature, "default", prof["mi300x"], "mi300x") == ["a"]
@@ -103,7 +108,8 @@ class TestOfferedHardware:
 
     def test_restricted_unsupported_allowlist_and_precision(self) -> None:
         doc = syn(meta={"hardware": {"trillium": "verified", "h200": "unsupported"}},
-                  variants={"default": {}, "fp4": {"precision": "nvfp4"}, "amd": {"supported_hardware": ["mi300x"]},
+                  variants={"default": {}, "fp4": {"precision": "nvfp4"},
+                            "amd": {"supported_hardware": ["mi300x"]},
                             "any": {"precision": "nvfp4", "precision_hardware": {"brand": "NVIDIA"}}})
         assert R.offered_hardware(doc, TAX, "default") == ["b200", "mi300x", "trillium", "box", "legacy"]
         assert R.offered_hardware(doc, TAX, "fp4") == ["b200", "box"]
@@ -187,7 +193,8 @@ class TestKvOffloadSingleNode:
     def test_unsupported_recipe_gate(self) -> None:
         doc = syn(kv_offload_support={"simple": "unsupported"})
         tax = {**TAX, "kv_offload": vocab()["taxonomy"]["kv_offload"]}
-        res = R.resolve(doc, {"taxonomy": tax, "strategies": STRATS}, {"hardware": "h200", "kv_offload": "simple"})
+        res = R.resolve(doc, {"taxonomy": tax, "strategies": STRATS},
+                        {"hardware": "h200", "kv_offload": "simple"})
         assert res["argv"][3:] == ["--tensor-parallel-size", "8"]
 
 
@@ -202,7 +209,8 @@ class TestAssemblyOrder:
                 "h200": {"extra_args": ["--s3"]}, "hopper": {"extra_args": ["--s6v"]}}}},
             hardware_overrides={"hopper": {"extra_args": ["--s6r"]}},
             strategy_overrides={"single_node_dep": {"extra_args": ["--s5e"], "vllm_args": ["--s5v"],
-                                                    "hardware_overrides": {"h200": {"extra_args": ["--s7"]}}}},
+                                                    "hardware_overrides": {
+                                                        "h200": {"extra_args": ["--s7"]}}}},
             features={"f": {"args": ["--s9"]}},
         )
         assert syn_args(doc, "h200", "single_node_dep", advanced_args=["--s8"]) == [
@@ -224,11 +232,12 @@ class TestAssemblyOrder:
 
     def test_advanced_presets(self) -> None:
         assert R.advanced_presets(syn(), "single_node_tp") == [
-            ["--max-num-batched-tokens", "8192"], ["--max-num-seqs", "256"], ["--gpu-memory-utilization", "0.95"],
-            ["--max-model-len", "auto"]]
+            ["--max-num-batched-tokens", "8192"], ["--max-num-seqs", "256"],
+            ["--gpu-memory-utilization", "0.95"], ["--max-model-len", "auto"]]
         doc = syn(model={"supports_dcp": True, "flashinfer_autotune": True})
         assert R.advanced_presets(doc, "multi_node_dep")[4:] == [
-            ["--decode-context-parallel-size", "8"], ["--no-enable-flashinfer-autotune"], ["--enable-ep-weight-filter"]]
+            ["--decode-context-parallel-size", "8"], ["--no-enable-flashinfer-autotune"],
+            ["--enable-ep-weight-filter"]]
 
 
 # §9 dedupe ------------------------------------------------------------------------------
@@ -237,7 +246,8 @@ class TestAssemblyOrder:
 class TestDedupe:
     def test_spec_example(self) -> None:
         tokens = "--a 1 --b --a 2 --x=1 --x=2 --foo -1 pos1 --bool pos2".split()
-        assert R.dedupe_args(tokens) == ["--b", "--a", "2", "--x=1", "--x=2", "--foo", "-1", "pos1", "--bool", "pos2"]
+        assert (R.dedupe_args(tokens)
+                == ["--b", "--a", "2", "--x=1", "--x=2", "--foo", "-1", "pos1", "--bool", "pos2"])
 
     def test_collisions(self) -> None:
         assert R.dedupe_args(["--a", "--b", "--a", "v"]) == ["--b", "--a", "v"]
@@ -269,7 +279,8 @@ class TestRendering:
         assert res["strategy"] == "single_node_tp"
         assert res["command"] == (
             "vllm serve MiniMaxAI/MiniMax-M3 \\\n  --block-size 128 \\\n  --tensor-parallel-size 8 \\\n"
-            "  --tool-call-parser minimax_m3 \\\n  --enable-auto-tool-choice \\\n  --reasoning-parser minimax_m3")
+            "  --tool-call-parser minimax_m3 \\\n  --enable-auto-tool-choice \\\n  --reasoning-parser "
+            "minimax_m3")
         assert res["argv"] == ["vllm", "serve", "MiniMaxAI/MiniMax-M3", "--block-size", "128",
                                "--tensor-parallel-size", "8", "--tool-call-parser", "minimax_m3",
                                "--enable-auto-tool-choice", "--reasoning-parser", "minimax_m3"]
@@ -280,7 +291,8 @@ class TestRendering:
             "vllm serve deepseek-ai/DeepSeek-V4-Flash-0731", "--trust-remote-code", "--kv-cache-dtype fp8",
             "--block-size 256", "--max-num-seqs 8", "--max-num-batched-tokens 8192",
             "--gpu-memory-utilization 0.85", "--enable-prefix-caching",
-            "--default-chat-template-kwargs.thinking=true", "--default-chat-template-kwargs.reasoning_effort=high",
+            "--default-chat-template-kwargs.thinking=true",
+            "--default-chat-template-kwargs.reasoning_effort=high",
             "--load-format instanttensor", "--linear-backend b12x", "--attention-backend B12X_MLA_SPARSE",
             "--max-cudagraph-capture-size 64", "--enable-expert-parallel", "--data-parallel-size 4",
             "--compilation-config '{\"cudagraph_mode\":\"FULL_AND_PIECEWISE\", \"custom_ops\":[\"all\"]}'",
@@ -319,7 +331,8 @@ class TestEnvironment:
                 "h200": {"extra_env": {"C": "3"}}, "hopper": {"extra_env": {"G2": "v"}}}}},
             hardware_overrides={"hopper": {"extra_env": {"G1": "r", "Z": "gen"}}},
             strategy_overrides={"single_node_tp": {"env": {"S": "env"}, "extra_env": {"S2": "x"},
-                                                   "hardware_overrides": {"h200": {"extra_env": {"X": "9"}}}}},
+                                                   "hardware_overrides": {
+                                                       "h200": {"extra_env": {"X": "9"}}}}},
         )
         res = R.resolve(doc, SYN_VOCAB, {"hardware": "h200"})
         assert list(res["env"].items()) == [("A", "1"), ("Z", "gen"), ("B", "2"), ("C", "3"), ("S", "env"),
@@ -329,7 +342,8 @@ class TestEnvironment:
         prof = TAX["hardware_profiles"]
         assert R.pip_view("vllm serve m", {"A": 1}, prof["h200"]) == "export A=1\n\nvllm serve m"
         assert R.pip_view("vllm serve m", {}, prof["h200"]) == "vllm serve m"
-        assert R.pip_view("vllm serve m", {}, prof["arc"]) == "source /opt/intel/oneapi/setvars.sh\n\nvllm serve m"
+        assert (R.pip_view("vllm serve m", {}, prof["arc"])
+                == "source /opt/intel/oneapi/setvars.sh\n\nvllm serve m")
 
 
 # §12 docker ----------------------------------------------------------------------------------
@@ -342,20 +356,21 @@ class TestDocker:
             "docker run --gpus all \\\n  --privileged --ipc=host -p 8000:8000 \\\n"
             "  -v ~/.cache/huggingface:/root/.cache/huggingface \\\n"
             "  vllm/vllm-openai:minimax-m3 MiniMaxAI/MiniMax-M3 \\\n  --block-size 128 \\\n"
-            "  --tensor-parallel-size 8 \\\n  --tool-call-parser minimax_m3 \\\n  --enable-auto-tool-choice \\\n"
-            "  --reasoning-parser minimax_m3")
+            "  --tensor-parallel-size 8 \\\n  --tool-call-parser minimax_m3 \\\n  --enable-auto-tool-choice "
+            "\\\n  --reasoning-parser minimax_m3")
         assert res["docker_argv"][:12] == [
             "docker", "run", "--gpus", "all", "--privileged", "--ipc=host", "-p", "8000:8000", "-v",
-            "~/.cache/huggingface:/root/.cache/huggingface", "vllm/vllm-openai:minimax-m3", "MiniMaxAI/MiniMax-M3"]
+            "~/.cache/huggingface:/root/.cache/huggingface", "vllm/vllm-openai:minimax-m3",
+            "MiniMaxAI/MiniMax-M3"]
 
     def test_amd_with_env(self) -> None:
         res = render(recipe("meta-llama/Llama-3.1-8B-Instruct"), "mi300x", "single_node_tp")
         assert res["docker_command"] == (
             "docker run --device=/dev/kfd --device=/dev/dri \\\n"
             "  --security-opt seccomp=unconfined --group-add video \\\n"
-            "  --privileged --ipc=host -p 8000:8000 \\\n  -v ~/.cache/huggingface:/root/.cache/huggingface \\\n"
-            "  -e VLLM_ROCM_USE_AITER=1 \\\n  vllm/vllm-openai-rocm:latest meta-llama/Llama-3.1-8B-Instruct \\\n"
-            "  --tensor-parallel-size 1")
+            "  --privileged --ipc=host -p 8000:8000 \\\n  -v ~/.cache/huggingface:/root/.cache/huggingface "
+            "\\\n  -e VLLM_ROCM_USE_AITER=1 \\\n  vllm/vllm-openai-rocm:latest "
+            "meta-llama/Llama-3.1-8B-Instruct \\\n  --tensor-parallel-size 1")
         assert res["docker_argv"] == [
             "docker", "run", "--device=/dev/kfd", "--device=/dev/dri", "--security-opt", "seccomp=unconfined",
             "--group-add", "video", "--privileged", "--ipc=host", "-p", "8000:8000", "-v",
@@ -379,7 +394,8 @@ class TestDocker:
         assert render(doc, "mi355x")["docker_image"] == "vllm/vllm-openai-rocm:minimax-m3"
         assert render(doc, "mi300x", "single_node_tp", variant="mxfp8")["docker_image"] == (
             "docker pull vllm/vllm-openai-rocm:nightly")
-        assert render(recipe("Qwen/Qwen3-VL-235B-A22B-Instruct"), "h200")["docker_image"] == "vllm/vllm-openai:latest"
+        assert (render(recipe("Qwen/Qwen3-VL-235B-A22B-Instruct"), "h200")["docker_image"]
+                == "vllm/vllm-openai:latest")
         flash = recipe("deepseek-ai/DeepSeek-V4-Flash")
         assert render(flash, "h200")["docker_image"] == "vllm/vllm-openai:v0.25.0"
         assert render(flash, "rtx_pro_6000_8x")["docker_image"] == "vllm/vllm-openai:nightly"
@@ -435,9 +451,11 @@ class TestInstallBlock:
 
     def test_gemma_4_12b(self) -> None:
         block = R.install_block(recipe("Google/gemma-4-12B-it"))
-        assert block["pip"] == {"command": "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"}
+        assert block["pip"] == {
+            "command": "uv venv\nsource .venv/bin/activate\nuv pip install -U vllm --torch-backend auto"}
         assert block["docker"] == {"command": "docker pull vllm/vllm-openai:gemma4-unified"}
-        assert block["extras"][0]["command"] == 'uv pip install "vllm[audio]"' and block["extras"][0]["optional"]
+        assert (block["extras"][0]["command"] == 'uv pip install "vllm[audio]"'
+                and block["extras"][0]["optional"])
 
     def test_nightly_defaults(self) -> None:
         block = R.install_block({"model": {"nightly_required": True, "min_vllm_version": "0.25.0",
@@ -490,8 +508,10 @@ class TestRecords:
         matrix = R.render_matrix(doc, vocab(), "default", doc["hf_id"])
         first = matrix["hardware"][0]
         assert first["hardware"] == "h200"
-        assert list(first["recommended"]) == ["hardware", "strategy", "variant", "node_count", "deploy_type", "env",
-                                              "docker_image", "command", "argv", "docker_command", "docker_argv"]
+        assert list(first["recommended"]) == ["hardware", "strategy", "variant", "node_count", "deploy_type",
+                                              "env",
+                                              "docker_image", "command", "argv", "docker_command",
+                                              "docker_argv"]
         assert [sid for sid, _ in first["alternatives"]] == [
             "single_node_tep", "single_node_dep", "multi_node_tp", "multi_node_tp_pp", "multi_node_tep",
             "multi_node_dep", "pd_cluster", "kv_store_centralized_mooncake", "kv_store_distributed_mooncake"]
@@ -500,7 +520,8 @@ class TestRecords:
         doc = recipe("thinkingmachines/Inkling")
         matrix = R.render_matrix(doc, vocab(), "default", doc["hf_id"])
         rec = next(e["recommended"] for e in matrix["hardware"] if e["hardware"] == "h100")
-        assert (rec["strategy"], rec["deploy_type"], rec["node_count"]) == ("single_node_tp", "single_node", 2)
+        assert ((rec["strategy"], rec["deploy_type"], rec["node_count"])
+                == ("single_node_tp", "single_node", 2))
         assert "--tensor-parallel-size 8" in rec["command"]
 
     def test_missing_variant_and_omni_yield_nothing(self) -> None:
@@ -540,6 +561,9 @@ class TestInteractiveHardware:
         doc = syn(meta={"hardware": {"box": "verified"}}, variants={"default": {"precision": "nvfp4"}})
         assert R.initial_hardware(doc, TAX, "default", query="h200") == "b200"  # precision-incompatible query
         assert R.initial_hardware(doc, TAX, "default", query="box") == "box"
-        assert R.initial_hardware(doc, TAX, "default", preference="box") == "box"  # declared restricted is fine
-        assert R.initial_hardware(syn(), TAX, "default", preference="mi300x") == "h200"  # NVIDIA-only preference
-        assert R.initial_hardware(syn(), TAX, "default", query="trillium") == "trillium"  # restriction not rechecked
+        # declared restricted is fine
+        assert R.initial_hardware(doc, TAX, "default", preference="box") == "box"
+        # NVIDIA-only preference
+        assert R.initial_hardware(syn(), TAX, "default", preference="mi300x") == "h200"
+        # restriction not rechecked
+        assert R.initial_hardware(syn(), TAX, "default", query="trillium") == "trillium"

@@ -32,7 +32,8 @@ def test_trailing_zeros_do_not_count() -> None:
     assert version_key("0.11") == version_key("0.11.0") == version_key("0.11.0.0") == [0, 11, 0, 0, 4, 0]
 
 
-@pytest.mark.parametrize("bad", ["latest", "v0.11.0", "0.11.0-rc1", "", "0.11.0.0.0", "1..2", "0.11 ", "１.0"])
+@pytest.mark.parametrize("bad", ["latest", "v0.11.0", "0.11.0-rc1", "", "0.11.0.0.0", "1..2", "0.11 ",
+                                 "１.0"])
 def test_refuses_what_it_cannot_order(bad: str) -> None:
     with pytest.raises(InvalidVersion) as caught:
         version_key(bad)
@@ -41,7 +42,8 @@ def test_refuses_what_it_cannot_order(bad: str) -> None:
     )
 
 
-def test_the_schema_refuses_an_unorderable_min_vllm_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_schema_refuses_an_unorderable_min_vllm_version(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
     content = tmp_path / "content"
     shutil.copytree(RECIPES, content)
     recipe = content / "models" / "MiniMaxAI" / "MiniMax-M3.yaml"

@@ -36,7 +36,8 @@ from tests.support.paths import RECIPES, UPSTREAM, need_shared
      {"speculative-config": {"method": "mtp", "num_speculative_tokens": 1}}, []),
     (["--override-generation-config", "[1, 2]"], {"override-generation-config": "[1, 2]"}, []),
     (["--attention-config.backend", "FLASHINFER"], {"attention-config.backend": "FLASHINFER"}, []),
-    (["--kernel-config.enable_flashinfer_autotune=False"], {"kernel-config.enable_flashinfer_autotune": "False"}, []),
+    (["--kernel-config.enable_flashinfer_autotune=False"],
+     {"kernel-config.enable_flashinfer_autotune": "False"}, []),
     (["--master-addr", "$HEAD_IP", "--nnodes", "2"], {"nnodes": 2}, ["--master-addr", "$HEAD_IP"]),
     (["-tp", "8"], {}, ["-tp", "8"]),
     (["-O3"], {}, ["-O3"]),
@@ -79,7 +80,8 @@ def test_the_file_reads_back_as_the_record_argv() -> None:
     assert file["apply"] == "vllm serve MiniMaxAI/MiniMax-M3 --config minimax-m3.yaml"
 
 
-def upstream_record(hf_id: str, selection: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def upstream_record(hf_id: str, selection: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
+                                                                    dict[str, Any]]:
     need_shared()
     content, _ = load_content(UPSTREAM)
     recipe = next(r.data for r in content.recipes if r.hf_id == hf_id)
@@ -88,32 +90,39 @@ def upstream_record(hf_id: str, selection: dict[str, Any]) -> tuple[dict[str, An
 
 
 def test_multi_node_has_a_file_and_an_env_file_per_node() -> None:
-    record, vocab, _ = upstream_record("Qwen/Qwen3-32B", {"hardware": "h100", "strategy": "multi_node_tp", "nodes": 2})
+    record, vocab, _ = upstream_record("Qwen/Qwen3-32B",
+                                       {"hardware": "h100", "strategy": "multi_node_tp", "nodes": 2})
     files = deployment_files(record, vocab, "vllm-config")
     assert [f["filename"] for f in files] == ["qwen3-32b-node-0.yaml", "qwen3-32b-node-0.env",
                                               "qwen3-32b-node-1.yaml", "qwen3-32b-node-1.env"]
     assert files[2]["apply"] == ("set -a && . ./qwen3-32b-node-1.env && set +a && "
-                                 "vllm serve Qwen/Qwen3-32B --config qwen3-32b-node-1.yaml --master-addr $HEAD_IP")
-    assert yaml.safe_load(files[2]["text"])["node-rank"] == 1 and yaml.safe_load(files[2]["text"])["headless"] is True
+                                 "vllm serve Qwen/Qwen3-32B --config qwen3-32b-node-1.yaml --master-addr "
+                                 "$HEAD_IP")
+    assert (yaml.safe_load(files[2]["text"])["node-rank"] == 1
+            and yaml.safe_load(files[2]["text"])["headless"] is True)
     assert files[1]["text"] == "GLOO_SOCKET_IFNAME=$IFACE_NAME\nNCCL_SOCKET_IFNAME=$IFACE_NAME\n"
     assert files[1]["apply"] == ""
 
 
 def test_prefill_decode_names_the_router_it_does_not_start() -> None:
-    record, vocab, recipe = upstream_record("deepseek-ai/DeepSeek-V3.2", {"hardware": "h200", "strategy": "pd_cluster"})
+    record, vocab, recipe = upstream_record("deepseek-ai/DeepSeek-V3.2",
+                                            {"hardware": "h200", "strategy": "pd_cluster"})
     ranks = resolver.deploy.pd_ranks(recipe, vocab, {"hardware": "h200", "strategy": "pd_cluster"}, record)
     out = deployment_output(record, vocab, "vllm-config", ranks)
     assert out["reason"] is None
-    assert [f["filename"] for f in out["files"]] == ["deepseek-v3-2-prefill.yaml", "deepseek-v3-2-prefill.env",
+    assert [f["filename"] for f in out["files"]] == ["deepseek-v3-2-prefill.yaml",
+                                                     "deepseek-v3-2-prefill.env",
                                                      "deepseek-v3-2-decode.yaml", "deepseek-v3-2-decode.env"]
-    assert "# router: not a vllm serve process; start it with the shell form's command\n" in out["files"][0]["text"]
+    assert ("# router: not a vllm serve process; start it with the shell form's command\n"
+            in out["files"][0]["text"])
     assert yaml.safe_load(out["files"][0]["text"])["kv-transfer-config"]["kv_role"] == "kv_producer"
 
 
 def test_the_registry_names_every_form_once() -> None:
     assert FORMATS == ("k8s", "compose", "vllm-config")
     assert INSTALL_CHOICES == ("pip", "docker", *FORMATS)
-    assert len({f.name for f in DEPLOY_FORMATS}) == len({f.label for f in DEPLOY_FORMATS}) == len(DEPLOY_FORMATS)
+    assert (len({f.name for f in DEPLOY_FORMATS}) == len({f.label for f in DEPLOY_FORMATS})
+            == len(DEPLOY_FORMATS))
     with pytest.raises(ValueError) as caught:
         deploy_format("helm")
     assert str(caught.value) == "unknown deployment format 'helm' (one of k8s, compose, vllm-config)"
@@ -121,9 +130,11 @@ def test_the_registry_names_every_form_once() -> None:
 
 def test_the_builder_shows_the_form_as_a_tab() -> None:
     recipe, vocab = minimax()
-    view = resolver.builder_state({**recipe, "hf_id": "MiniMaxAI/MiniMax-M3"}, vocab, {"install": "vllm-config"})
+    view = resolver.builder_state({**recipe, "hf_id": "MiniMaxAI/MiniMax-M3"}, vocab,
+                                  {"install": "vllm-config"})
     tab = next(t for t in view["install"]["tabs"] if t["id"] == "vllm-config")
     assert tab["label"] == "vLLM config" and view["install"]["active"] == "vllm-config"
     assert tab["command"] == "vllm serve MiniMaxAI/MiniMax-M3 --config minimax-m3.yaml"
     assert tab["note"] == "Download minimax-m3.yaml below, then start it."
-    assert view["deploy"]["format"] == "vllm-config" and view["deploy"]["files"][0]["filename"] == "minimax-m3.yaml"
+    assert (view["deploy"]["format"] == "vllm-config"
+            and view["deploy"]["files"][0]["filename"] == "minimax-m3.yaml")

@@ -41,12 +41,13 @@ def test_base_path_of_a_url() -> None:
 
 def test_prefix_links_moves_site_absolute_attributes_only() -> None:
     html = ('<a href="/browse"><img src="/static/a.svg"><a href="//cdn.x/y"><a href="https://x.io/z">'
-            '<a href="#top"><a href="rel/x"><form action="/browse"><meta http-equiv="refresh" content="0; url=/a/b">'
-            '<pre>href=&#34;/kept&#34;</pre><div data-value="/kept">')
+            '<a href="#top"><a href="rel/x"><form action="/browse"><meta http-equiv="refresh" '
+            'content="0; url=/a/b"><pre>href=&#34;/kept&#34;</pre><div data-value="/kept">')
     assert prefix_links(html, "/recipes") == (
-        '<a href="/recipes/browse"><img src="/recipes/static/a.svg"><a href="//cdn.x/y"><a href="https://x.io/z">'
-        '<a href="#top"><a href="rel/x"><form action="/recipes/browse">'
-        '<meta http-equiv="refresh" content="0; url=/recipes/a/b"><pre>href=&#34;/kept&#34;</pre><div data-value="/kept">')
+        '<a href="/recipes/browse"><img src="/recipes/static/a.svg"><a href="//cdn.x/y"><a '
+        'href="https://x.io/z"><a href="#top"><a href="rel/x"><form action="/recipes/browse">'
+        '<meta http-equiv="refresh" content="0; url=/recipes/a/b"><pre>href=&#34;/kept&#34;</pre><div '
+        'data-value="/kept">')
     assert prefix_links(html, "") == html
 
 
@@ -76,8 +77,8 @@ HOST_RULE = "the host must be a name or an IP address with an optional port, got
     ("::error::https://x.io", "must be http(s)://host[/path], got '::error::https://x.io'"),
 ])
 @pytest.mark.parametrize("command", ["build", "serve"])
-def test_a_hostile_base_url_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str,
-                                                  url: str, reason: str) -> None:
+def test_a_hostile_base_url_from_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  command: str, url: str, reason: str) -> None:
     """``--base-url`` gets the check ``site.yaml``'s base_url gets: one line, exit 2, nothing written."""
     assert main([command, "--content", str(RECIPES), "--out", str(tmp_path / "site"), "--base-url", url]) == 2
     assert capsys.readouterr() == ("", f"error: --base-url {reason}\n")
@@ -104,8 +105,9 @@ def test_root_base_url_names_the_published_site(root_site: dict[str, Any]) -> No
     assert f'<meta property="og:url" content="{ROOT_URL}/{RECIPE}">' in page
     assert f"<loc>{ROOT_URL}/{RECIPE}</loc>" in _text(root_site, "sitemap.xml")
     assert f'<link href="{ROOT_URL}/"/>' in _text(root_site, "feed.xml")
-    assert _text(root_site, "robots.txt") == (f"User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: {ROOT_URL}/sitemap.xml\n"
-                                              "Host: recipes.example.org\n")
+    assert _text(root_site, "robots.txt") == (
+        f"User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: {ROOT_URL}/sitemap.xml\n"
+        "Host: recipes.example.org\n")
     for path, data in root_site["pages"].items():
         if path.endswith((".html", ".xml", ".txt")):
             assert b"127.0.0.1:8000" not in data, path

@@ -14,8 +14,8 @@ from builder.site import brand, og_image
 from builder.site.og_image import OgCard, PreviewCache, card_key, draw_card, title_size, wrap
 
 ROOT = Path(__file__).resolve().parents[2]
-CARD: OgCard = {"title": "Qwen/Qwen3-8B", "subtitle": "", "meta": "8B · DENSE · 33K ctx", "pill": "vLLM 0.8.5+",
-                "cta": "", "footer": "recipes.vllm.ai/Qwen/Qwen3-8B", "logo_svg": ""}
+CARD: OgCard = {"title": "Qwen/Qwen3-8B", "subtitle": "", "meta": "8B · DENSE · 33K ctx",
+                "pill": "vLLM 0.8.5+", "cta": "", "footer": "recipes.vllm.ai/Qwen/Qwen3-8B", "logo_svg": ""}
 
 
 def need_npm() -> None:
@@ -28,7 +28,8 @@ def test_every_mapped_logo_file_exists_in_the_icon_package(kind: str) -> None:
     need_npm()
     mapping = brand.logo_map()[kind]
     assert mapping, kind
-    missing = sorted(f"{key}: {file}" for key, file in mapping.items() if not (brand.LOGO_DIR / file).is_file())
+    missing = sorted(f"{key}: {file}" for key, file in mapping.items()
+                     if not (brand.LOGO_DIR / file).is_file())
     assert not missing, missing
     assert len({k.casefold() for k in mapping}) == len(mapping), "keys equal case-folded"
 
@@ -65,10 +66,12 @@ def test_font_faces_in_the_stylesheet_are_the_published_fonts_within_budget() ->
 
 def test_the_stylesheet_names_each_font_by_its_content_hash() -> None:
     inter, mono = brand.FONTS[0], brand.FONTS[2]
-    css = f"a{{src:url(fonts/{inter.file})}}b{{src:url(fonts/{mono.file})}}c{{src:url(fonts/other.woff2)}}".encode()
+    css = (f"a{{src:url(fonts/{inter.file})}}b{{src:url(fonts/{mono.file})}}c{{src:url(fonts/other.woff2)"
+           "}").encode()
     assets = {f"static/fonts/{inter.file}": b"inter bytes"}  # the mono font is not published here
     assert brand.with_versioned_fonts(css, assets).decode() == (
-        f"a{{src:url(fonts/{inter.file}?v=79448786ac)}}b{{src:url(fonts/{mono.file})}}c{{src:url(fonts/other.woff2)}}")
+        f"a{{src:url(fonts/{inter.file}?v=79448786ac)}}b{{src:url(fonts/{mono.file})}}c{{src:url(fonts/"
+        "other.woff2)}")
 
 
 def test_card_is_a_1200_by_630_png_and_the_same_card_draws_the_same_bytes() -> None:
@@ -112,7 +115,8 @@ def test_long_titles_step_down_and_wrap_within_the_card() -> None:
 def test_pages_point_og_and_twitter_images_at_their_own_png(built_site: dict[str, Any]) -> None:
     pages = built_site["pages"]
     for page, png in [("index.html", "og/site.png"), ("Qwen/index.html", "og/Qwen.png"),
-                      ("Qwen/Qwen3-1.7B/index.html", "og/Qwen/Qwen3-1.7B.png"), ("browse/index.html", "og/site.png")]:
+                      ("Qwen/Qwen3-1.7B/index.html", "og/Qwen/Qwen3-1.7B.png"),
+                      ("browse/index.html", "og/site.png")]:
         html = pages[page].decode()
         og = re.search(r'<meta property="og:image" content="[^"]*?(/og/[^"?]+)\?v=[0-9a-f]{10}">', html)
         tw = re.search(r'<meta name="twitter:image" content="[^"]*?(/og/[^"?]+)\?v=[0-9a-f]{10}">', html)

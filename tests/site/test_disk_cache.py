@@ -48,14 +48,16 @@ def test_twins_being_computed_elsewhere_are_taken_last_and_the_order_kept(tmp_pa
     done: dict[str, dict[str, bytes]] = {}
     with open(first_twin.with_name(first_twin.name + ".lock"), "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        worker = threading.Thread(target=lambda: done.setdefault("twins", compression.with_twins(files, cache)))
+        worker = threading.Thread(
+            target=lambda: done.setdefault("twins", compression.with_twins(files, cache)))
         worker.start()
         others = [cache / f"{compression.hashlib.sha256(files['a.txt']).hexdigest()}.gz",
                   cache / f"{compression.hashlib.sha256(files['b.txt']).hexdigest()}.br"]
         deadline = time.monotonic() + 30
         while not all(p.is_file() for p in others) and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert all(p.is_file() for p in others), "the other twins were not computed while the first one was busy"
+        assert all(p.is_file()
+                   for p in others), "the other twins were not computed while the first one was busy"
         assert not first_twin.exists() and "twins" not in done
     worker.join(30)
     assert list(done["twins"]) == list(expected) and done["twins"] == expected

@@ -26,7 +26,8 @@ class _Collector(HTMLParser):
         if tag == "a" and a.get("name"):
             self.ids.add(a["name"] or "")
         for key in ("href", "src", "action"):
-            if a.get(key) and not (tag == "link" and a.get("rel") in ("canonical", "alternate") and key == "href"):
+            if (a.get(key)
+                and not (tag == "link" and a.get("rel") in ("canonical", "alternate") and key == "href")):
                 self.links.append(a[key] or "")
 
 

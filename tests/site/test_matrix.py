@@ -108,8 +108,8 @@ def _allowed(key: str, hw: str, profile: dict[str, Any]) -> bool:
 
 def test_every_variant_is_published_or_estimated_as_intended(built: dict[str, Any]) -> None:
     published = {v["key"]: bool(v["doc"]) for v in built["variants"]}
-    assert published == {"default": True, "amd_own": True, "amd_est": False, "fp4_own": True, "fp4_est": False,
-                         "relaxed_est": False, "listed_own": True, "listed_est": False}
+    assert published == {"default": True, "amd_own": True, "amd_est": False, "fp4_own": True,
+                         "fp4_est": False, "relaxed_est": False, "listed_own": True, "listed_est": False}
 
 
 def test_matrix_static_command_and_resolver_agree(built: dict[str, Any]) -> None:
@@ -161,5 +161,6 @@ def test_estimated_cells_say_why(built: dict[str, Any]) -> None:
 
 def test_precision_rule_names_what_the_variant_needs() -> None:
     assert resolver.precision_hardware_name({"precision": "nvfp4"}) == "NVIDIA Blackwell"
-    assert resolver.precision_hardware_name({"precision": "fp8", "precision_hardware": {"brand": "AMD"}}) == "AMD"
+    assert (resolver.precision_hardware_name({"precision": "fp8", "precision_hardware": {"brand": "AMD"}})
+            == "AMD")
     assert resolver.precision_hardware_name({"precision": "fp8"}) == ""

@@ -16,9 +16,11 @@ from tests.support import sites
 
 
 def test_markdown_escapes_raw_html_and_drops_unsafe_links() -> None:
-    html = render_markdown("Use <think> and <64K. [x](javascript:alert(1)) [d](data:text/html,hi) [ok](https://a.b)")
+    html = render_markdown(
+        "Use <think> and <64K. [x](javascript:alert(1)) [d](data:text/html,hi) [ok](https://a.b)")
     assert "&lt;think&gt;" in html and "&lt;64K" in html
-    assert "javascript:" not in html.split("[x]")[0] and 'href="javascript' not in html and 'href="data' not in html
+    assert ("javascript:" not in html.split("[x]")[0] and 'href="javascript' not in html
+            and 'href="data' not in html)
     assert 'href="https://a.b"' in html
 
 
@@ -30,7 +32,8 @@ def test_heading_slugs_are_stable_and_unique() -> None:
 
 
 def test_fenced_code_is_highlighted_and_images_become_links() -> None:
-    html = render_markdown("```bash\nvllm serve x --y '{\"a\": 1}'\n```\n\n![chart](https://example.com/c.png)")
+    html = render_markdown(
+        "```bash\nvllm serve x --y '{\"a\": 1}'\n```\n\n![chart](https://example.com/c.png)")
     assert '<span class="s1">' in html and "<img" not in html
     assert 'href="https://example.com/c.png"' in html
 
@@ -63,8 +66,8 @@ def _recipe(hf_id: str, added: str) -> RecipeFile:
 
 def test_latest_keeps_one_card_per_org() -> None:
     """HOME-04: two recipes of one org newer than everything else yield one card."""
-    recipes = [_recipe("A/new1", "2030-01-03"), _recipe("A/new2", "2030-01-02"), _recipe("B/old", "2020-01-01"),
-               _recipe("C/bad", "not-a-date"), _recipe("D/old", "2020-01-01")]
+    recipes = [_recipe("A/new1", "2030-01-03"), _recipe("A/new2", "2030-01-02"),
+               _recipe("B/old", "2020-01-01"), _recipe("C/bad", "not-a-date"), _recipe("D/old", "2020-01-01")]
     content = Content("x", sites.load_vocab(), recipes)
     site = SitePages(content, BuildOutput())
     assert [r.hf_id for r in site.index.latest(8, one_per_org=True)] == ["A/new1", "B/old", "D/old", "C/bad"]

@@ -65,7 +65,8 @@ def test_every_stored_click_is_the_resolvers_view(upstream_data: dict[str, bytes
         events = one_click_events(initial)
         assert sorted(clicks["views"]) == sorted({event_key(e) for e in events}), path
         for event in events:
-            want = _as_json(resolver.builder_state(doc["recipe"], vocab, {**initial["state"], "_endpoints": {}}, event))
+            want = _as_json(
+                resolver.builder_state(doc["recipe"], vocab, {**initial["state"], "_endpoints": {}}, event))
             assert apply_patch(initial, clicks["views"][event_key(event)]) == want, (path, event)
             checked += 1
         recipes += 1
@@ -93,7 +94,8 @@ def test_stored_second_clicks_are_the_resolvers_views(upstream_data: dict[str, b
                 continue
             for event in events:
                 stored = clicks["next"][key][event_key(event)]
-                want = _as_json(resolver.builder_state(recipe, vocab, {**first["state"], "_endpoints": {}}, event))
+                want = _as_json(
+                    resolver.builder_state(recipe, vocab, {**first["state"], "_endpoints": {}}, event))
                 if stored == SAME_AS_FIRST:
                     stored_view = apply_patch(initial, clicks["views"][event_key(event)])
                     same += 1
@@ -124,7 +126,8 @@ def test_clicks_whose_view_fails_are_left_out_and_a_recipe_stores_a_bounded_numb
     monkeypatch.setattr(resolver, "step_view", view_failing_on_fp8)
     clicks = stored_clicks.stored_clicks(recipe, vocab, initial)
     failing = ({"type": "hardware", "value": "b200"}, {"type": "variant", "value": "fp8"})
-    assert [json.loads(k) for k in clicks["views"]] == [e for e in one_click_events(initial) if e not in failing]
+    assert ([json.loads(k) for k in clicks["views"]]
+            == [e for e in one_click_events(initial) if e not in failing])
     after_h200 = apply_patch(initial, clicks["views"]['{"type":"hardware","value":"h200"}'])
     assert [json.loads(k) for k in clicks["next"]['{"type":"hardware","value":"h200"}']] == [
         e for e in one_click_events(after_h200) if e not in failing]
@@ -181,7 +184,8 @@ def test_the_stored_clicks_are_the_events_the_view_names() -> None:
 
 
 def test_event_key_is_compact_with_sorted_keys() -> None:
-    assert event_key({"value": "tp", "type": "axis", "axis": "x"}) == '{"axis":"x","type":"axis","value":"tp"}'
+    assert (event_key({"value": "tp", "type": "axis", "axis": "x"})
+            == '{"axis":"x","type":"axis","value":"tp"}')
     assert event_key({"type": "nodes", "value": 2}) == '{"type":"nodes","value":2}'
 
 
@@ -199,8 +203,8 @@ def test_view_patch_round_trip(before: Any, after: Any, patch: dict[str, Any]) -
     assert type(apply_patch(before, patch)) is type(after)
 
 
-def test_a_recipe_without_an_initial_view_gets_a_clicks_file_without_views(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_recipe_without_an_initial_view_gets_a_clicks_file_without_views(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The page then waits for the worker, as before (a failing builder_state is no build error); the
     file is still there because the page preloads it."""
     from builder.content.model import Content, RecipeFile, Vocabulary
@@ -214,11 +218,13 @@ def test_a_recipe_without_an_initial_view_gets_a_clicks_file_without_views(tmp_p
                       recipes=[RecipeFile("org/repo", "models/org/repo.yaml", {"model": {}})])
     assert initial_view({"model": {}, "hf_id": "org/repo"}, {}) is None  # the page embeds no view
     files = builder_data_files(content)
-    assert json.loads(files["builder-data/org/repo.json"]) == {"hf_id": "org/repo", "recipe": {"model": {}, "hf_id": "org/repo"}}
+    assert (json.loads(files["builder-data/org/repo.json"])
+            == {"hf_id": "org/repo", "recipe": {"model": {}, "hf_id": "org/repo"}})
     assert json.loads(files["builder-data/org/repo.clicks.json"]) == {"views": {}}
 
 
-def test_a_rebuild_reads_each_recipes_files_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rebuild_reads_each_recipes_files_from_the_cache(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The second build of the same content computes no view (the cache is keyed by recipe, vocabulary
     and code), and gives the same bytes."""
     from builder.content.loader import load_content

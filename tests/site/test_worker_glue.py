@@ -45,7 +45,8 @@ glue.set_recipe("a/b", recipe)
 out = {"view": json.loads(glue.view("a/b", json.dumps({"hardware": "h200"}), "null"))}
 load_code("two", second)
 out["second_has_no_recipe"] = "a/b" not in CODE["two"]._recipes
-out["first_still_answers"] = json.loads(glue.view("a/b", json.dumps({"hardware": "h200"}), "null")) == out["view"]
+out["first_still_answers"] = (json.loads(glue.view("a/b", json.dumps({"hardware": "h200"}), "null"))
+                              == out["view"])
 out["resolvers"] = [CODE[k].resolver.__file__.replace(p, "ZIP") for k, p in (("one", first), ("two", second))]
 out["apart"] = CODE["one"].resolver is not CODE["two"].resolver
 glue.drop_recipe("a/b")
@@ -61,8 +62,8 @@ def test_the_glue_loads_from_the_code_zip_and_answers_like_the_resolver(tmp_path
         path.write_bytes(_deterministic_zip(_code_members(ROOT / "builder" / "resolver")))
         zips.append(str(path))
     stdin = json.dumps(worker_loader()) + "\n" + json.dumps(VOCAB) + "\n" + json.dumps(RECIPE) + "\n"
-    run = subprocess.run([sys.executable, "-I", "-c", DRIVER, *zips], input=stdin, capture_output=True, text=True,
-                         check=True)
+    run = subprocess.run([sys.executable, "-I", "-c", DRIVER, *zips], input=stdin, capture_output=True,
+                         text=True, check=True)
     out = json.loads(run.stdout)
     assert out["view"] == json.loads(json.dumps(resolver.builder_state(RECIPE, VOCAB, {"hardware": "h200"})))
     assert out["second_has_no_recipe"] and out["first_still_answers"] and out["apart"]

@@ -29,7 +29,8 @@ class ArchitectureQuantization(Open):
     """Whether quantized weights are floating point (FP8, FP4) or integers."""
     group_size: int | None = Field(default=None, ge=1, le=1 << 20)
     """Weights that share one scale."""
-    weight_block_size: Annotated[list[Annotated[int, Field(ge=1, le=1 << 20)]], Field(min_length=2, max_length=2)] | None = None
+    weight_block_size: Annotated[list[Annotated[int, Field(ge=1, le=1 << 20)]],
+                                 Field(min_length=2, max_length=2)] | None = None
     """``[rows, columns]`` of the weight blocks that share one scale."""
     format: Literal["fp8", "nvfp4", "mxfp4", "int"] | None = None
     """Weight format when the method's name does not say it (compressed-tensors, ModelOpt)."""
@@ -96,10 +97,12 @@ class ArchitectureAudio(ArchitectureEncoder):
 class ArchitectureSource(Open):
     """Where the facts come from: a Hugging Face repository and the commit they were read at."""
 
-    repo: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=200)]
+    repo: Annotated[str,
+                    Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$", max_length=200)]
     """``<org>/<repo>`` on the Hub."""
     revision: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")] | None = None
-    """Commit sha the ``config.json`` was read at (``import-config --from-hub``); absent when imported from a file."""
+    """Commit sha the ``config.json`` was read at (``import-config --from-hub``); absent when imported from \
+a file."""
     ref: Annotated[str, Field(min_length=1, max_length=200)] | None = None
     """Branch or tag asked for, when not ``main``; ``--check`` compares the sha with its current commit."""
 
@@ -151,13 +154,15 @@ class Architecture(Open):
     """Shared experts per MoE layer, each as wide as a routed expert."""
     first_k_dense_replace: int | None = _fact("first_k_dense_replace")
     """Leading layers that keep a dense MLP before the MoE layers begin."""
-    moe_layer_freq: Annotated[int, Field(ge=1, le=4096)] | Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
+    moe_layer_freq: (Annotated[int, Field(ge=1, le=4096)]
+                     | Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None) = None
     """After the dense layers, a MoE layer every this many layers; or one flag per layer (1: MoE)."""
     decoder_sparse_step: int | None = _fact("decoder_sparse_step")
     """A MoE layer every this many layers (Qwen MoE)."""
     interleave_moe_layer_step: int | None = _fact("interleave_moe_layer_step")
     """A MoE layer every this many layers (Llama 4)."""
-    mlp_only_layers: Annotated[list[Annotated[int, Field(ge=0, le=4095)]], Field(max_length=4096)] | None = None
+    mlp_only_layers: Annotated[list[Annotated[int, Field(ge=0, le=4095)]],
+                               Field(max_length=4096)] | None = None
     """Indices of layers that keep a dense MLP in a MoE model."""
     kv_lora_rank: int | None = _fact("kv_lora_rank")
     """Rank of the compressed key/value latent; its presence means multi-head latent attention."""
@@ -190,7 +195,8 @@ class Architecture(Open):
     full_attention_interval: int | None = _fact("full_attention_interval")
     """Qwen3-Next without ``layer_types``: every this many layers one is full attention, the others linear."""
     hybrid_override_pattern: Annotated[str, Field(pattern=r"^[M*E-]{1,4096}$")] | None = None
-    """Nemotron-H: one character per layer: M Mamba2, * attention, - MLP, E MoE (``layers_block_type`` spelt so)."""
+    """Nemotron-H: one character per layer: M Mamba2, * attention, - MLP, E MoE (``layers_block_type`` spelt \
+so)."""
     attn_output_gate: bool | None = None
     """Whether q_proj also yields a gate of the attention output (Qwen3-Next, Qwen3.5)."""
     linear_num_key_heads: int | None = _fact("linear_num_key_heads")
@@ -228,7 +234,8 @@ class Architecture(Open):
     index_n_heads: int | None = _fact("index_n_heads")
     """Sparse-attention indexer (DSA, MiniMax-M3 MSA): heads."""
     index_head_dim: int | None = _fact("index_head_dim")
-    """Sparse-attention indexer: width of a head; its presence gives every latent-attention layer an indexer cache."""
+    """Sparse-attention indexer: width of a head; its presence gives every latent-attention layer an indexer \
+cache."""
     index_layers: Annotated[list[Literal[0, 1]], Field(max_length=4096)] | None = None
     """Per layer: 1 where the layer has its own indexer."""
     attention_chunk_size: int | None = _fact("attention_chunk_size")
@@ -251,5 +258,6 @@ class Architecture(Open):
     """An EAGLE-3 draft's own output vocabulary."""
     source: ArchitectureSource | None = None
     """Where the facts were imported from (``import-config``)."""
-    drafts: dict[Annotated[str, Field(max_length=200)], Architecture] | None = Field(default=None, max_length=64)
+    drafts: dict[Annotated[str, Field(max_length=200)], Architecture] | None = Field(default=None,
+                                                                                     max_length=64)
     """Facts of the speculative-decoding drafts the recipe names, keyed by their repository."""

@@ -96,7 +96,8 @@ def _matched_deeper(path: str, errors: list[dict[str, Any]], grouped: dict[str, 
     """
     if not all(e["type"] in _NOUNS for e in errors):
         return False
-    return any(other.startswith((path + ".", path + "[") if path else "") and other != path for other in grouped)
+    return any(other.startswith((path + ".", path + "[") if path else "") and other != path
+               for other in grouped)
 
 
 _URL_RULES = {

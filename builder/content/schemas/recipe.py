@@ -45,7 +45,8 @@ class Meta(Open):
     tasks: Names = []
     """Task ids; the first groups the recipe on listings, and ``omni`` makes it a vLLM-Omni recipe."""
     hardware: HardwareText = {}
-    """Per exact hardware id: ``verified``, ``supported`` or ``unsupported``; naming a restricted id offers it."""
+    """Per exact hardware id: ``verified``, ``supported`` or ``unsupported``; naming a restricted id offers \
+it."""
     default_hardware: Text | None = None
     """Hardware the builder opens on, when the default variant can run there."""
     date_added: Text | None = None

@@ -27,7 +27,8 @@ from builder.resolver.families import DEVICE_FAMILIES
 
 def _known_family(value: str) -> str:
     if value not in DEVICE_FAMILIES:
-        raise PydanticCustomError("device_family", "must be a device family of the resolver's table ({known})",
+        raise PydanticCustomError("device_family",
+                                  "must be a device family of the resolver's table ({known})",
                                   {"known": ", ".join(DEVICE_FAMILIES)})
     return value
 

@@ -31,7 +31,8 @@ class DeployFileText(TypedDict):
 
 
 class DeployOutput(TypedDict):
-    """One format's output for a record: its files, the text ``resolve --format`` prints, or why there is none."""
+    """One format's output for a record: its files, the text ``resolve --format`` prints, or why there is
+    none."""
 
     format: str
     files: list[DeployFileText]
@@ -42,7 +43,8 @@ class DeployOutput(TypedDict):
 def pd_ranks(recipe: JSON, vocab: Vocab, selection: Selection, record: dict[str, Any]) -> RankRenderer:
     """Renders a PD pool's follower rank through the resolver (the record holds node 1 of each pool)."""
     def render(role: str, rank: int) -> dict[str, Any]:
-        pools = {r: {"nodes": as_dict(record.get(r)).get("nodes"), "parallelism": as_dict(record.get(r)).get("parallelism")}
+        pools = {r: {"nodes": as_dict(record.get(r)).get("nodes"),
+                     "parallelism": as_dict(record.get(r)).get("parallelism")}
                  for r in ("prefill", "decode")}
         pools[role]["rank"] = rank
         again = resolve(recipe, vocab, {**selection, "pd_nodes": pools}, with_views=False)
@@ -125,7 +127,8 @@ def refusal(record: dict[str, Any]) -> str | None:
     return None
 
 
-def deployment_output(record: dict[str, Any], vocab: Vocab, fmt: str, ranks: RankRenderer | None = None) -> DeployOutput:
+def deployment_output(record: dict[str, Any], vocab: Vocab, fmt: str,
+                      ranks: RankRenderer | None = None) -> DeployOutput:
     """The one function behind ``resolve --format <form>`` and the builder's deployment tabs."""
     out: DeployOutput = {"format": fmt, "files": [], "text": "", "reason": refusal(record)}
     if out["reason"] is not None:

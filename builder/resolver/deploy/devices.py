@@ -38,8 +38,8 @@ def device_settings(profile: dict[str, Any]) -> DeviceSettings:
     """Parse the §12.3 argv device flags of ``profile``."""
     out: DeviceSettings = {"kind": family_id(profile), "resource": family_of(profile)["kubernetes_resource"],
                            "count": gpu_count_of(profile),
-                           "gpus_all": False, "devices": [], "security_opt": [], "group_add": [], "privileged": False,
-                           "host_network": False, "mounts": [], "shm_size": None}
+                           "gpus_all": False, "devices": [], "security_opt": [], "group_add": [],
+                           "privileged": False, "host_network": False, "mounts": [], "shm_size": None}
     flags = device_argv(profile)
     index = 0
     while index < len(flags):

@@ -117,11 +117,13 @@ def _security(devices: DeviceSettings) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _serve_container(plan: Plan, workload: Workload, part: str, wiring: Wiring) -> Container:
-    """The vllm container of a pod: ``part`` is ``single``, ``leader`` or ``worker`` (one template for all ranks)."""
+    """The vllm container of a pod: ``part`` is ``single``, ``leader`` or ``worker`` (one template for all
+    ranks)."""
     devices = device_settings(plan["profile"])
     group = part != "single"
     argvs = workload["worker_argvs"] if part == "worker" else [workload["head_argv"]]
-    names = [n for t in [*(t for a in argvs for t in a), *workload["env"].values()] if (n := placeholder_name(t)) is not None]
+    names = [n for t in [*(t for a in argvs for t in a), *workload["env"].values()]
+             if (n := placeholder_name(t)) is not None]
     names = list(dict.fromkeys(names))
     subs = _subs(workload, names, group)
     env = _env_list(workload, names, wiring, group)
@@ -129,9 +131,11 @@ def _serve_container(plan: Plan, workload: Workload, part: str, wiring: Wiring) 
         if key == "CUDA_VISIBLE_DEVICES" and workload["gpus"] < devices["count"]:
             continue
         own = placeholder_name(value) == key  # MOONCAKE_CONFIG_PATH="$MOONCAKE_CONFIG_PATH": the value itself
-        env.append({"name": key, "value": (subs.get(key) or wiring.value(key)) if own else kubernetes_token(value, subs)})
+        env.append({"name": key,
+                    "value": (subs.get(key) or wiring.value(key)) if own else kubernetes_token(value, subs)})
     if "HF_TOKEN" not in workload["env"]:
-        env.append({"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": HF_SECRET, "key": "token", "optional": True}}})
+        env.append({"name": "HF_TOKEN",
+                    "valueFrom": {"secretKeyRef": {"name": HF_SECRET, "key": "token", "optional": True}}})
     escaped = [[a[0], *(kubernetes_token(t, subs) for t in a[1:])] for a in argvs]
     size, start_rank_step = 1 + len(workload["worker_argvs"]), 0
     if part == "leader":
@@ -144,12 +148,15 @@ def _serve_container(plan: Plan, workload: Workload, part: str, wiring: Wiring) 
     if start_rank_step:
         command = ["/bin/sh", "-c", 'exec "$$0" "$$@" --data-parallel-start-rank '
                    f'"$$((LWS_WORKER_INDEX * {start_rank_step}))"', argv[0]]
-    container: Container = {"name": "vllm", "image": plan["image"] or "vllm/vllm-openai:latest", "command": command,
-                            "args": args, "env": env, "ports": [{"name": "http", "containerPort": workload["port"]}]}
+    container: Container = {"name": "vllm", "image": plan["image"] or "vllm/vllm-openai:latest",
+                            "command": command,
+                            "args": args, "env": env,
+                            "ports": [{"name": "http", "containerPort": workload["port"]}]}
     if devices["resource"] and workload["gpus"]:
         container["resources"] = {"limits": {devices["resource"]: workload["gpus"]}}
     mounts = [{"name": "dshm", "mountPath": "/dev/shm"}, {"name": "hf-cache", "mountPath": CACHE_PATH}]
-    mounts += [{"name": f"host-{i}", "mountPath": c} for i, (h, c) in enumerate(devices["mounts"]) if c != "/dev/shm"]
+    mounts += [{"name": f"host-{i}", "mountPath": c} for i, (h, c) in enumerate(devices["mounts"])
+               if c != "/dev/shm"]
     if plan["mooncake_config"] is not None:
         mounts.append({"name": "mooncake-config", "mountPath": MOONCAKE_DIR})
     container["volumeMounts"] = mounts
@@ -166,7 +173,8 @@ def _serve_container(plan: Plan, workload: Workload, part: str, wiring: Wiring) 
 def _sidecars(plan: Plan, workload: Workload) -> list[Container]:
     out: list[Container] = []
     for index, sidecar in enumerate(workload["sidecars"]):
-        script = sidecar["command"] if not sidecar["install"] else f"{sidecar['install']} && {sidecar['command']}"
+        script = (sidecar["command"] if not sidecar["install"]
+                  else f"{sidecar['install']} && {sidecar['command']}")
         out.append({"name": f"companion-{index + 1}", "image": plan["image"] or "vllm/vllm-openai:latest",
                     "command": ["/bin/sh", "-c", kubernetes_shell(script)],
                     "env": [{"name": "UV_SYSTEM_PYTHON", "value": "1"}],
@@ -182,7 +190,8 @@ def _pod_spec(plan: Plan, containers: list[Container], pvc: str | None) -> PodSp
     volumes: list[dict[str, Any]] = [{"name": "dshm", "emptyDir": shm}]
     if pvc is not None:
         volumes.append({"name": "hf-cache", "persistentVolumeClaim": {"claimName": pvc}})
-    volumes += [{"name": f"host-{i}", "hostPath": {"path": h}} for i, (h, c) in enumerate(devices["mounts"]) if c != "/dev/shm"]
+    volumes += [{"name": f"host-{i}", "hostPath": {"path": h}} for i, (h, c) in enumerate(devices["mounts"])
+                if c != "/dev/shm"]
     if plan["mooncake_config"] is not None:
         volumes.append({"name": "mooncake-config", "configMap": {"name": f"{plan['base']}-mooncake-config"}})
     spec: PodSpec = {"containers": containers, "volumes": volumes}
@@ -196,15 +205,18 @@ def _pod_spec(plan: Plan, containers: list[Container], pvc: str | None) -> PodSp
 
 
 def _service(plan: Plan, workload: Workload, selector: dict[str, str]) -> K8sDocument:
-    return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(workload["name"], _labels(plan, workload)),
-            "spec": {"selector": selector, "ports": [{"name": "http", "port": workload["port"], "targetPort": "http"}]}}
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": _meta(workload["name"], _labels(plan, workload)),
+            "spec": {"selector": selector,
+                     "ports": [{"name": "http", "port": workload["port"], "targetPort": "http"}]}}
 
 
 def _pvc(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if labels:
         meta["labels"] = labels
-    return {"metadata": meta, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": CACHE_SIZE}}}}
+    return {"metadata": meta,
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": CACHE_SIZE}}}}
 
 
 def _deployment(plan: Plan, workload: Workload, spec: PodSpec) -> K8sDocument:
@@ -223,7 +235,8 @@ def _serve_documents(plan: Plan, workload: Workload, wiring: Wiring) -> list[K8s
         containers = [_serve_container(plan, workload, "single", wiring),
                       *_sidecars(plan, workload)]
         claim: K8sDocument = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", **_pvc(pvc, labels)}  # type: ignore[typeddict-item]
-        return [claim, _deployment(plan, workload, _pod_spec(plan, containers, pvc)), _service(plan, workload, labels)]
+        return [claim, _deployment(plan, workload, _pod_spec(plan, containers, pvc)),
+                _service(plan, workload, labels)]
     leader = _pod_spec(plan, [_serve_container(plan, workload, "leader", wiring)], None)
     follower = _pod_spec(plan, [_serve_container(plan, workload, "worker", wiring)], None)
     lws: K8sDocument = {
@@ -233,7 +246,8 @@ def _serve_documents(plan: Plan, workload: Workload, wiring: Wiring) -> list[K8s
             "leaderTemplate": {"metadata": {"labels": labels}, "spec": leader},
             "workerTemplate": {"metadata": {"labels": labels}, "spec": follower},
             "volumeClaimTemplates": [_pvc("hf-cache")]}}}
-    selector = {"leaderworkerset.sigs.k8s.io/name": workload["name"], "leaderworkerset.sigs.k8s.io/worker-index": "0"}
+    selector = {"leaderworkerset.sigs.k8s.io/name": workload["name"],
+                "leaderworkerset.sigs.k8s.io/worker-index": "0"}
     return [lws, _service(plan, workload, selector)]
 
 
@@ -250,7 +264,8 @@ def _helper_documents(plan: Plan, workload: Workload, wiring: Wiring) -> list[K8
     spec: PodSpec = {"containers": [container]}
     if workload["role"] == "mooncake-store" and plan["mooncake_config"] is not None:
         container["volumeMounts"] = [{"name": "mooncake-config", "mountPath": MOONCAKE_DIR, "readOnly": True}]
-        spec["volumes"] = [{"name": "mooncake-config", "configMap": {"name": f"{plan['base']}-mooncake-config"}}]
+        spec["volumes"] = [
+            {"name": "mooncake-config", "configMap": {"name": f"{plan['base']}-mooncake-config"}}]
     docs = [_deployment(plan, workload, spec)]
     if workload["port"]:
         docs.append(_service(plan, workload, _labels(plan, workload)))

@@ -77,7 +77,8 @@ def compose_token(value: str) -> str:
 
 
 def compose_shell(text: str) -> str:
-    """A shell text for Compose: ``$NAME``/``${NAME}`` become ``${NAME}`` (interpolated), other ``$`` ``$$``."""
+    """A shell text for Compose: ``$NAME``/``${NAME}`` become ``${NAME}`` (interpolated), other ``$``
+    ``$$``."""
     out, index = [], 0
     pattern = re.compile(r"\$(?:([A-Z_][A-Z0-9_]*)|\{([A-Z_][A-Z0-9_]*)\})")
     while index < len(text):

@@ -70,20 +70,23 @@ def port_of(argv: list[str], default: int) -> int:
 
 def _serve(role: str, name: str, head: list[str], workers: list[list[str]], env: Any, gpus: int,
            default_port: int = 8000, pool_role: str | None = None) -> Workload:
-    return {"role": role, "name": name, "shell": None, "install": None, "head_argv": head, "worker_argvs": workers,
+    return {"role": role, "name": name, "shell": None, "install": None, "head_argv": head,
+            "worker_argvs": workers,
             "env": _env(env), "port": port_of(head, default_port), "gpus": gpus, "pool_role": pool_role,
             "sidecars": [], "notes": []}
 
 
 def _helper(role: str, name: str, command: Any, install: Any, port: int, notes: list[str]) -> Workload:
-    return {"role": role, "name": name, "shell": js_str(command).rstrip(), "install": install if isinstance(install, str) else None,
+    return {"role": role, "name": name, "shell": js_str(command).rstrip(),
+            "install": install if isinstance(install, str) else None,
             "head_argv": [], "worker_argvs": [], "env": {}, "port": port, "gpus": 0, "pool_role": None,
             "sidecars": [], "notes": notes}
 
 
 def _companion_install(vocab: Vocab, feature: Any) -> str | None:
     key = js_str(feature).removeprefix("kv_offload:")
-    install = get_key(get_key(get_key(as_dict(vocab.get("taxonomy")).get("kv_offload"), key), "companion"), "install")
+    install = get_key(get_key(get_key(as_dict(vocab.get("taxonomy")).get("kv_offload"), key), "companion"),
+                      "install")
     return install if isinstance(install, str) else None
 
 
@@ -95,30 +98,36 @@ def _mooncake(plan: Plan, record: dict[str, Any], vocab: Vocab, kv_id: Any, sour
     store = as_dict(get_key(source, "store")) or as_dict(get_key(parts, "store"))
     install = record.get("vllm_install") if "vllm_install" in record else get_key(source, "install")
     base = plan["base"]
-    plan["workloads"].insert(0, _helper("mooncake-master", f"{base}-mooncake-master", master.get("command") or "mooncake_master",
-                                        install, 50051, [js_str(master.get("description") or "")]))
+    plan["workloads"].insert(
+        0, _helper("mooncake-master", f"{base}-mooncake-master", master.get("command") or "mooncake_master",
+                   install, 50051, [js_str(master.get("description") or "")]))
     config = record.get("mooncake_config") if "mooncake_config" in record else get_key(source, "config")
     files: dict[str, Any] = {"mooncake_vllm_config.json": as_dict(config)}
     if store:
-        plan["workloads"].insert(1, _helper("mooncake-store", f"{base}-mooncake-store", store.get("command"), install, 0,
-                                            [js_str(store.get("description") or "")]))
+        plan["workloads"].insert(
+            1, _helper("mooncake-store", f"{base}-mooncake-store", store.get("command"), install, 0,
+                       [js_str(store.get("description") or "")]))
         files["mooncake_store_config.json"] = as_dict(store.get("config"))
     plan["mooncake_config"] = files
     if isinstance(install, str):
         plan["notes"].append(f"The vLLM image must include Mooncake: {install}")
 
 
-def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None, ranks: RankRenderer | None = None) -> Plan:
+def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None,
+            ranks: RankRenderer | None = None) -> Plan:
     """The workloads of a §5.1 rendering record (``kv_id``: the Mooncake id of a PD × Mooncake view)."""
     deploy = record.get("deploy_type")
     profile = profile_of(as_dict(vocab.get("taxonomy")), record.get("hardware"))
     g = gpu_count_of(profile)
     image = record.get("docker_image")
-    argv0 = record.get("argv") or record.get("head_argv") or record.get("vllm_argv") or get_key(record.get("prefill"), "argv")
+    argv0 = (record.get("argv") or record.get("head_argv") or record.get("vllm_argv")
+             or get_key(record.get("prefill"), "argv"))
     base = model_base_name(as_list(argv0)[2] if len(as_list(argv0)) > 2 else "model")
-    plan: Plan = {"base": base, "image": image if isinstance(image, str) else None, "hardware": js_str(record.get("hardware")),
+    plan: Plan = {"base": base, "image": image if isinstance(image, str) else None,
+                  "hardware": js_str(record.get("hardware")),
                   "profile": profile, "workloads": [], "mooncake_config": None, "notes": []}
-    if deploy == "single_node" or (deploy == "multi_node" and "head_argv" not in record):  # one node of a multi-node strategy
+    # one node of a multi-node strategy
+    if deploy == "single_node" or (deploy == "multi_node" and "head_argv" not in record):
         serve = _serve("serve", base, _strings(record.get("argv"), "argv"), [], record.get("env"), g)
         for companion in as_list(record.get("companions")):
             companion = as_dict(companion)
@@ -130,8 +139,9 @@ def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None, ranks: Rank
         plan["workloads"].append(serve)
     elif deploy == "multi_node":
         workers = [_strings(a, "worker_argvs") for a in as_list(record.get("worker_argvs"))]
-        plan["workloads"].append(_serve("serve", base, _strings(record.get("head_argv"), "head_argv"), workers,
-                                        record.get("env"), g))
+        plan["workloads"].append(
+            _serve("serve", base, _strings(record.get("head_argv"), "head_argv"), workers,
+                   record.get("env"), g))
     elif deploy == "pd_cluster":
         for role, port in (("prefill", 8001), ("decode", 8002)):
             part = as_dict(record.get(role))
@@ -146,15 +156,18 @@ def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None, ranks: Rank
                 if not ranks:
                     raise ResolveError(f"{role}: deployment documents are built from node 1 of each pool")
                 head_part = ranks(role, 0)
-            workers = [_strings(ranks(role, r).get("argv"), f"{role} rank {r}") for r in range(1, nodes)] if ranks else []
+            workers = ([_strings(ranks(role, r).get("argv"), f"{role} rank {r}") for r in range(1, nodes)]
+                       if ranks else [])
             if nodes > 1 and not ranks:
                 raise ResolveError(f"{role}: a {nodes}-node pool needs its follower ranks rendered")
-            plan["workloads"].append(_serve(role, f"{base}-{role}", _strings(head_part.get("argv"), f"{role}.argv"), workers,
-                                            env, gpus, port, role))
+            plan["workloads"].append(
+                _serve(role, f"{base}-{role}", _strings(head_part.get("argv"), f"{role}.argv"), workers,
+                       env, gpus, port, role))
         router = as_dict(record.get("router"))
         port = get_key(as_dict(get_key(strategy_catalogue(vocab), "pd_cluster")).get("router"), "port")
-        plan["workloads"].append(_helper("router", f"{base}-router", router.get("command"), router.get("install"),
-                                         port if isinstance(port, int) else 30000, []))
+        plan["workloads"].append(
+            _helper("router", f"{base}-router", router.get("command"), router.get("install"),
+                    port if isinstance(port, int) else 30000, []))
         if kv_id is not None and record.get("mooncake"):
             _mooncake(plan, record, vocab, kv_id, record.get("mooncake"))
     elif deploy == "kv_store_lb":
@@ -167,8 +180,10 @@ def plan_of(record: dict[str, Any], vocab: Vocab, kv_id: Any = None, ranks: Rank
         lb = as_dict(record.get("router"))
         if lb:
             lb_port: int = lb["port"] if isinstance(lb.get("port"), int) else 30080
-            plan["workloads"].append(_helper("router", f"{base}-router", lb.get("command"), lb.get("install"), lb_port, []))
-        _mooncake(plan, record, vocab, record.get("strategy"), {"master": record.get("master"), "store": record.get("store")})
+            plan["workloads"].append(
+                _helper("router", f"{base}-router", lb.get("command"), lb.get("install"), lb_port, []))
+        _mooncake(plan, record, vocab, record.get("strategy"),
+                  {"master": record.get("master"), "store": record.get("store")})
     else:
         raise ResolveError(f"deploy type {deploy!r} has no deployment documents")
     return plan

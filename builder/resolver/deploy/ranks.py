@@ -30,7 +30,8 @@ def _mapped(argv: list[str], rank: int, size: int) -> tuple[list[str], int]:
             elif int(value) % rank == 0:
                 step = int(value) // rank  # written by the container command, not in args
             else:
-                raise ResolveError(f"--data-parallel-start-rank {value} of rank {rank} is no multiple of the rank")
+                raise ResolveError(
+                    f"--data-parallel-start-rank {value} of rank {rank} is no multiple of the rank")
         else:
             out.append(token)
             index += 1

@@ -74,7 +74,8 @@ def split_argv(argv: list[str]) -> tuple[dict[str, ConfigValue], list[str]]:
     for flag, values in options:
         in_file = (flag.startswith("--") and len(flag) > 2 and counts[flag] == 1
                    and flag[2:] not in config
-                   and not any(placeholder_name(v) is not None or "$" in v or v.startswith("--") for v in values))
+                   and not any(placeholder_name(v) is not None or "$" in v or v.startswith("--")
+                               for v in values))
         if in_file:
             config[flag[2:]] = _config_value(values)
         else:
@@ -93,21 +94,25 @@ def _env_text(env: dict[str, str]) -> str:
 def _serve_files(workload: Workload, argv: list[str], name: str, notes: list[str]) -> list[DeployFile]:
     config, cli = split_argv(argv)
     config_name, env_name = f"{name}.yaml", f"{name}.env"
-    serve = " ".join([*argv[:2], quote_value(argv[2]), "--config", config_name, *(quote_value(t) for t in cli)])
+    serve = " ".join(
+        [*argv[:2], quote_value(argv[2]), "--config", config_name, *(quote_value(t) for t in cli)])
     apply = f"set -a && . ./{env_name} && set +a && {serve}" if workload["env"] else serve
     head = comment_lines([apply, *notes])
-    files: list[DeployFile] = [{"filename": config_name, "text": "".join(f"# {line}\n" for line in head) + dump(config),
-                                "documents": [config], "apply": apply}]
+    files: list[DeployFile] = [
+        {"filename": config_name, "text": "".join(f"# {line}\n" for line in head) + dump(config),
+         "documents": [config], "apply": apply}]
     if workload["env"]:
-        files.append({"filename": env_name, "text": _env_text(workload["env"]), "documents": [dict(workload["env"])],
-                      "apply": ""})  # read by the config file's command
+        files.append(
+            {"filename": env_name, "text": _env_text(workload["env"]), "documents": [dict(workload["env"])],
+             "apply": ""})  # read by the config file's command
     return files
 
 
 def vllm_config_files(plan: Plan) -> list[DeployFile]:
     """One config file (and env file) per ``vllm serve`` process; helpers are named in a note."""
     helpers = [w for w in plan["workloads"] if w["shell"] is not None]
-    notes = [f"{w['role']}: not a vllm serve process; start it with the shell form's command" for w in helpers]
+    notes = [f"{w['role']}: not a vllm serve process; start it with the shell form's command"
+             for w in helpers]
     files: list[DeployFile] = []
     for workload in (w for w in plan["workloads"] if w["shell"] is None):
         argvs = [workload["head_argv"], *workload["worker_argvs"]]

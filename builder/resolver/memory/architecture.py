@@ -26,7 +26,8 @@ from .encoders import audio_params, vision_params
 from .facts import architecture_facts
 from .types import ArchitectureError
 
-STATE_KINDS = frozenset({"linear", "kda", "mamba"})  # layers that keep a state per sequence, not a KV cache per token
+# layers that keep a state per sequence, not a KV cache per token
+STATE_KINDS = frozenset({"linear", "kda", "mamba"})
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,8 @@ class Layer:
     window: int  # sliding window or attention chunk (tokens); 0 for the others
     moe: bool
     mlp: bool = True
-    indexer: bool = False  # a sparse-attention indexer (DeepSeek V3.2 / GLM-5 DSA, MiniMax-M3 MSA) with its own cache
+    # a sparse-attention indexer (DeepSeek V3.2 / GLM-5 DSA, MiniMax-M3 MSA) with its own cache
+    indexer: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,8 @@ def _attention_kinds(facts: dict[str, Any], model_type: str, count: int, mla: bo
     chunk = facts.get("attention_chunk_size")
     types = facts.get("layer_types")
     interval = facts.get("full_attention_interval")
-    if types is None and model_type in QWEN_HYBRID and interval:  # Qwen3-Next: every interval-th layer is full
+    # Qwen3-Next: every interval-th layer is full
+    if types is None and model_type in QWEN_HYBRID and interval:
         types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(count)]
     if types is not None:
         if len(types) != count:
@@ -197,7 +200,8 @@ def _hybrid_layers(pattern: str, count: int) -> list[Layer]:
 
 
 def _indexed(facts: dict[str, Any], layers: list[Layer], mla: bool) -> list[Layer]:
-    """Mark the layers with a sparse-attention indexer: every MLA layer of a DSA model, or ``index_layers``."""
+    """Mark the layers with a sparse-attention indexer: every MLA layer of a DSA model, or
+    ``index_layers``."""
     if "index_head_dim" not in facts:
         return layers
     flags = facts.get("index_layers")
@@ -232,18 +236,21 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
     if model_type == "llama4":
         dense = facts.get("intermediate_size_mlp", facts.get("intermediate_size", 0))
     else:
-        dense = facts.get("dense_intermediate_size", facts.get("intermediate_size", 0 if gated else 4 * hidden))
+        dense = facts.get("dense_intermediate_size",
+                          facts.get("intermediate_size", 0 if gated else 4 * hidden))
     if not dense and any(layer.mlp and not layer.moe for layer in layers):
         raise ArchitectureError("intermediate_size", "missing: the dense MLP layers need it")
     expert_key = "moe_intermediate_size" if "moe_intermediate_size" in facts else "intermediate_size"
     if any(layer.attention == "linear" for layer in layers):
-        for key in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"):
+        for key in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                    "linear_value_head_dim"):
             if key not in facts:
                 raise ArchitectureError(key, "missing: linear-attention (Gated DeltaNet) layers need it")
     if any(layer.attention == "kda" for layer in layers):
         for key in ("kda_num_heads", "kda_head_dim"):
             if key not in facts:
-                raise ArchitectureError(key, "missing: Kimi Delta Attention layers need it (linear_attn_config)")
+                raise ArchitectureError(key,
+                                        "missing: Kimi Delta Attention layers need it (linear_attn_config)")
     if any(layer.attention == "mamba" for layer in layers):
         for key in ("mamba_num_heads", "mamba_head_dim", "ssm_state_size"):
             if key not in facts:
@@ -251,14 +258,16 @@ def read_architecture(config: Mapping[str, Any]) -> Arch:
     expert_inter = facts.get(expert_key, 0) if experts else 0
     if experts and not expert_inter:
         raise ArchitectureError("moe_intermediate_size", "missing: the experts need it")
-    shared = facts.get("shared_expert_intermediate_size", 0) or facts.get("n_shared_experts", 0) * expert_inter
+    shared = (facts.get("shared_expert_intermediate_size", 0)
+              or facts.get("n_shared_experts", 0) * expert_inter)
     if model_type == "llama4" and experts:
         shared = shared or expert_inter
     if mla:
         for key in ("qk_rope_head_dim", "v_head_dim"):
             if key not in facts:
                 raise ArchitectureError(key, "missing: multi-head latent attention needs it")
-    rope_dim = facts.get("qk_rope_head_dim", 0) if mla else int(head_dim * facts.get("partial_rotary_factor", 1.0))
+    rope_dim = (facts.get("qk_rope_head_dim", 0) if mla
+                else int(head_dim * facts.get("partial_rotary_factor", 1.0)))
     quant = facts.get("quantization_config", {})
     block = quant.get("weight_block_size")
     rope = facts.get("rope_scaling", {})

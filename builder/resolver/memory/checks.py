@@ -27,7 +27,8 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
-def check_int(value: Any, field: str, low: int, high: int, error: type[ArchitectureError] = ArchitectureError) -> int:
+def check_int(value: Any, field: str, low: int, high: int,
+              error: type[ArchitectureError] = ArchitectureError) -> int:
     """``value`` as an int from ``low`` to ``high``; raises ``error`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise error(field, f"expected an integer, got {describe(value)}")

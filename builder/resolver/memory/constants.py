@@ -30,7 +30,8 @@ DTYPE_BYTES = {
     "fp32": 4,
     "float": 4,
 }
-DTYPE_NAMES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32"}
+DTYPE_NAMES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32",
+               "float": "float32"}
 KV_DTYPE_BYTES = {
     "fp8": 1,
     "fp8_e4m3": 1,
@@ -41,17 +42,21 @@ KV_DTYPE_BYTES = {
 }
 
 # Per-model_type defaults of transformers that configs leave out.
-TIED_BY_DEFAULT = frozenset({"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode", "cohere", "cohere2", "opt", "bloom"})
+TIED_BY_DEFAULT = frozenset(
+    {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "gpt_bigcode", "cohere", "cohere2", "opt", "bloom"})
 TWO_MATRIX_MLP = frozenset(
-    {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "gpt_neo", "opt", "bloom", "falcon", "mpt", "phi", "starcoder2", "codegen",
+    {"gpt2", "gpt_bigcode", "gpt_neox", "gptj", "gpt_neo", "opt", "bloom", "falcon", "mpt", "phi",
+     "starcoder2", "codegen",
      "nemotron_h"}  # Nemotron-H: relu2 MLPs and experts of two matrices
 )
 LEARNED_POSITIONS = frozenset({"gpt2", "gpt_bigcode", "opt", "gpt_neo"})
 NO_ROTARY = LEARNED_POSITIONS | {"bloom", "mpt"}
 QKV_BIAS_BY_DEFAULT = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
 SLIDING_OPT_IN = frozenset({"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl"})
-QWEN_HYBRID = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})  # Gated DeltaNet
-QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "hunyuan"}) | QWEN_HYBRID  # per-head q_norm, k_norm
+# Gated DeltaNet
+QWEN_HYBRID = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
+# per-head q_norm, k_norm
+QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "hunyuan"}) | QWEN_HYBRID
 GATED_ATTENTION_OUTPUT = QWEN_HYBRID  # attn_output_gate defaults to true: q_proj also gives the output gate
 FOUR_NORMS = frozenset({"gemma2", "gemma3", "gemma3_text"})
 GLOBAL_EVERY = {"gemma3": 6, "gemma3_text": 6, "cohere2": 4}  # every Nth layer is full attention
@@ -89,8 +94,9 @@ _INT_FACT_GROUPS: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = (
     # attention heads and the width of one head
     ((1, 65536), ("num_attention_heads", "num_key_value_heads", "head_dim")),
     # model width, expert counts and MLA ranks
-    ((1, 1 << 20), ("hidden_size", "n_routed_experts", "num_experts", "num_local_experts", "num_experts_per_tok",
-                    "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "v_head_dim")),
+    ((1, 1 << 20),
+     ("hidden_size", "n_routed_experts", "num_experts", "num_local_experts", "num_experts_per_tok",
+      "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "v_head_dim")),
     ((0, 1 << 20), ("n_shared_experts", "qk_nope_head_dim")),
     # MLP widths
     ((1, 1 << 24), ("intermediate_size", "intermediate_size_mlp", "moe_intermediate_size")),
@@ -99,17 +105,18 @@ _INT_FACT_GROUPS: tuple[tuple[tuple[int, int], tuple[str, ...]], ...] = (
     # multi-token-prediction layers a checkpoint ships for speculative decoding
     ((0, 64), ("num_nextn_predict_layers",)),
     # linear attention (Gated DeltaNet), Mamba2 mixers and sparse-attention indexers
-    ((1, 65536), ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
-                  "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "index_n_heads", "index_head_dim",
-                  "full_attention_interval", "kda_num_heads", "kda_head_dim")),
+    ((1, 65536),
+     ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+      "mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "index_n_heads", "index_head_dim",
+      "full_attention_interval", "kda_num_heads", "kda_head_dim")),
     ((1, 64), ("conv_kernel",)),
     ((1, 1 << 20), ("moe_latent_size", "dense_intermediate_size")),
     # token counts
     ((1, 1 << 34), ("max_position_embeddings", "sliding_window", "attention_chunk_size")),
 )
 INT_FACTS: dict[str, tuple[int, int]] = {key: bounds for bounds, keys in _INT_FACT_GROUPS for key in keys}
-BOOL_FACTS = ("tie_word_embeddings", "use_sliding_window", "attention_bias", "multi_query", "attn_output_gate",
-              "use_conv_bias")
+BOOL_FACTS = ("tie_word_embeddings", "use_sliding_window", "attention_bias", "multi_query",
+              "attn_output_gate", "use_conv_bias")
 STR_FACTS = ("model_type", "torch_dtype", "mamba_ssm_cache_dtype")
 # layer_types entries and the layer kind each means (deepseek_sparse_attention: MLA with a DSA indexer)
 LAYER_TYPES = {"full_attention": "full", "sliding_attention": "sliding", "chunked_attention": "chunked",

@@ -48,7 +48,8 @@ def _mtp(arch: Arch, s: ResolvedSettings, sh: _Sharding) -> Draft:
 
 
 def _head(arch: Arch, draft: Arch, method: str, s: ResolvedSettings) -> float:
-    """Bytes of an EAGLE head beyond its decoder layers: the fusion layer, EAGLE-3's extra input and vocabulary."""
+    """Bytes of an EAGLE head beyond its decoder layers: the fusion layer, EAGLE-3's extra input and
+    vocabulary."""
     tp, h = s["tp"], draft.hidden
     fused = 3 if method == "eagle3" else 2
     extra = fused * arch.hidden * h  # fc: the concatenated hidden states into the head's width
@@ -94,7 +95,8 @@ def draft_estimate(arch: Arch, config: Mapping[str, Any], s: ResolvedSettings) -
 
 
 def lora_bytes(arch: Arch, s: ResolvedSettings, layers: list[Layer]) -> float:
-    """vLLM's LoRA buffers on one GPU of a stage: A and B of every attention and dense MLP projection, per adapter slot."""
+    """vLLM's LoRA buffers on one GPU of a stage: A and B of every attention and dense MLP projection, per
+    adapter slot."""
     if not s["max_loras"]:
         return 0.0
     tp, h = s["tp"], arch.hidden

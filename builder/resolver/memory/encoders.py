@@ -82,7 +82,8 @@ def vision_params(vision: Mapping[str, Any], text_hidden: int) -> int:
     merge = vision.get("spatial_merge_size")
     if merge:  # Qwen-VL: no learned positions; a merger of merge² patches into the text width
         merged = h * merge * merge
-        projector = h + merged * merged + merged + merged * vision.get("out_hidden_size", text_hidden) + text_hidden
+        projector = (h + merged * merged + merged + merged * vision.get("out_hidden_size", text_hidden)
+                     + text_hidden)
     else:
         image = vision.get("image_size")
         embed += h + ((image // patch) ** 2 * h if image else 0)

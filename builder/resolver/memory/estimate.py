@@ -39,7 +39,8 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     tp, pp = s["tp"], s["pp"]
     total = s["gpu_memory_gib"] * GIB
     requested = s["gpu_memory_utilization"] * total
-    kv_bytes = DTYPE_BYTES[s["dtype"]] if s["kv_cache_dtype"] == "auto" else KV_DTYPE_BYTES[s["kv_cache_dtype"]]
+    kv_bytes = (DTYPE_BYTES[s["dtype"]] if s["kv_cache_dtype"] == "auto"
+                else KV_DTYPE_BYTES[s["kv_cache_dtype"]])
     per_layer = _kv_layer_bytes(arch, tp, kv_bytes)
     sh = _sharding(arch, s)
     kv_budget = None if s["kv_cache_gib"] is None else s["kv_cache_gib"] * GIB
@@ -91,7 +92,8 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     counted, missing = _layer_notes(arch, binding)
     estimated += counted
     not_estimated += missing
-    verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding, per_layer)
+    verdict, reason = _verdict(arch, s, findings, list(zip(stages, stage_layers, strict=True)), binding,
+                               per_layer)
     return MemoryEstimate(
         vllm_version=s["vllm_version"],
         model_type=arch.model_type,
@@ -123,8 +125,8 @@ def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> M
     )
 
 
-def _stage_pool(arch: Arch, layers: list[Layer], per_layer: int, draft: Draft | None, draft_kv: int, available: float,
-                s: ResolvedSettings) -> Pool:
+def _stage_pool(arch: Arch, layers: list[Layer], per_layer: int, draft: Draft | None, draft_kv: int,
+                available: float, s: ResolvedSettings) -> Pool:
     """The KV pool of one stage: the hybrid allocator's when it has state layers, else attention groups."""
     if any(layer.attention in STATE_KINDS for layer in layers):
         mtp = arch.mtp_layers if draft is not None and draft.kv_bytes_per_token and draft_kv else 0
@@ -140,26 +142,30 @@ def _layer_notes(arch: Arch, binding: StageEstimate) -> tuple[list[str], list[st
         names = {"linear": "Gated DeltaNet", "kda": "Kimi Delta Attention", "mamba": "Mamba2"}
         kinds = sorted({names[layer.attention] for layer in arch.layers if layer.attention in STATE_KINDS})
         notes.append(
-            f"{' and '.join(kinds)} state included: {binding['state_bytes_per_sequence'] / (1 << 20):,.1f} MiB per "
-            f"sequence, reserved per request on top of the KV tokens (vLLM's hybrid allocator: attention blocks of "
-            f"{binding['kv_block_size']:,} tokens, state pages padded to them)"
+            f"{' and '.join(kinds)} state included: {binding['state_bytes_per_sequence'] / (1 << 20):,.1f} "
+            "MiB per sequence, reserved per request on top of the KV tokens (vLLM's hybrid allocator: "
+            f"attention blocks of {binding['kv_block_size']:,} tokens, state pages padded to them)"
         )
         missing.append("the profile run's scan buffers of the linear-attention / Mamba kernels not estimated "
                        "(the activation peak counts attention and MLPs)")
     if any(layer.indexer for layer in arch.layers):
-        notes.append(f"sparse-attention indexer cache included ({indexer_bytes(arch)} bytes per token per indexed layer)")
+        notes.append(f"sparse-attention indexer cache included ({indexer_bytes(arch)} bytes per token per "
+                     "indexed layer)")
         if not arch.mla:
-            missing.append("MiniMax-M3's sparse-attention (MSA) index cache is sized as DeepSeek's DSA indexer cache")
+            missing.append(
+                "MiniMax-M3's sparse-attention (MSA) index cache is sized as DeepSeek's DSA indexer cache")
     return notes, missing
 
 
-def _beyond_the_text_model(arch: Arch, s: ResolvedSettings, draft: Draft | None) -> tuple[dict[str, float], list[str], list[str]]:
+def _beyond_the_text_model(arch: Arch, s: ResolvedSettings,
+                           draft: Draft | None) -> tuple[dict[str, float], list[str], list[str]]:
     """GiB per GPU of the encoder, draft and LoRA parts, and the words for what is and is not estimated."""
     parts: dict[str, float] = {}
     estimated: list[str] = []
     missing: list[str] = []
     dtype = DTYPE_BYTES[s["dtype"]]
-    towers = [name for name, params in (("vision", arch.vision_params), ("audio", arch.audio_params)) if params]
+    towers = [name for name, params in (("vision", arch.vision_params), ("audio", arch.audio_params))
+              if params]
     if towers:
         what = " and ".join(towers) + (" encoders" if len(towers) > 1 else " encoder")
         if s["language_model_only"]:
@@ -175,7 +181,8 @@ def _beyond_the_text_model(arch: Arch, s: ResolvedSettings, draft: Draft | None)
         estimated.append(f"{draft.label} included ({parts['draft_gib']:.2f} GiB{kv})")
     if s["max_loras"]:
         parts["lora_gib"] = _gib(lora_bytes(arch, s, list(arch.layers)) / s["pp"])
-        estimated.append(f"LoRA buffers included ({s['max_loras']} × rank {s['max_lora_rank']}, {parts['lora_gib']:.2f} GiB)")
+        estimated.append(f"LoRA buffers included ({s['max_loras']} × rank {s['max_lora_rank']}, "
+                         f"{parts['lora_gib']:.2f} GiB)")
         if arch.experts:
             missing.append("LoRA on the experts not estimated")
     if s["dp"] > 1:
@@ -198,8 +205,8 @@ def _verdict(
             return "wont_start", finding.message
     if arch.max_len and s["max_model_len"] > arch.max_len:
         return "wont_start", (
-            f"max_model_len {s['max_model_len']} is greater than the model's maximum of {arch.max_len} positions "
-            "(max_position_embeddings); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+            f"max_model_len {s['max_model_len']} is greater than the model's maximum of {arch.max_len} "
+            "positions (max_position_embeddings); vLLM refuses it unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
         )
     if s["max_num_batched_tokens"] < s["max_num_seqs"]:
         return "wont_start", (
@@ -224,22 +231,25 @@ def _verdict(
                 f"no room for the KV cache: weights {stage['weights_gib']:.2f} GiB + activation peak "
                 f"{stage['activation_peak_gib']:.2f} GiB + non-torch {stage['non_torch_gib']:.2f} GiB = "
                 f"{stage['non_kv_gib']:.2f} GiB leave nothing of gpu_memory_utilization "
-                f"{s['gpu_memory_utilization']:g} × {total:.2f} GiB = {requested:.2f} GiB (vLLM: no available memory "
-                "for the cache blocks; try increasing gpu_memory_utilization)"
+                f"{s['gpu_memory_utilization']:g} × {total:.2f} GiB = {requested:.2f} GiB (vLLM: no "
+                "available memory for the cache blocks; try increasing gpu_memory_utilization)"
             )
     for stage, layers in staged:
         if stage["one_request_kv_gib"] > stage["available_kv_gib"]:
-            budget = int(stage["available_kv_gib"] * GIB) - stage["state_bytes_per_sequence"]  # the state comes first
+            # the state comes first
+            budget = int(stage["available_kv_gib"] * GIB) - stage["state_bytes_per_sequence"]
             fits = _max_len_that_fits(arch, layers, per_layer, budget, s)
             return "wont_start", (
-                f"max_model_len {s['max_model_len']} needs {stage['one_request_kv_gib']:.2f} GiB of KV cache for "
-                f"one request, more than the {stage['available_kv_gib']:.2f} GiB available; the estimated maximum "
-                f"model length is {fits} (decrease max_model_len or increase gpu_memory_utilization)"
+                f"max_model_len {s['max_model_len']} needs {stage['one_request_kv_gib']:.2f} GiB of KV cache "
+                f"for one request, more than the {stage['available_kv_gib']:.2f} GiB available; the "
+                f"estimated maximum model length is {fits} (decrease max_model_len or increase "
+                "gpu_memory_utilization)"
             )
     concurrency = min(stage["max_concurrency"] for stage in stages)
     if concurrency < 2:
         return "tight", (
-            f"only {concurrency:.2f} requests of max_model_len {s['max_model_len']} fit in the KV cache at once"
+            f"only {concurrency:.2f} requests of max_model_len {s['max_model_len']} fit in the KV cache at "
+            "once"
         )
     headroom = (1 - s["gpu_memory_utilization"]) * total
     graphs = max(stage["cuda_graph_gib"] for stage in stages)

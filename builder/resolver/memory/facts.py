@@ -55,13 +55,15 @@ def _rope_facts(raw: Any) -> dict[str, Any]:
     kind = raw.get("rope_type", raw.get("type"))
     if kind is not None:
         if not isinstance(kind, str) or len(kind) > 64:
-            raise ArchitectureError("rope_scaling.rope_type", f"expected a short string, got {_describe(kind)}")
+            raise ArchitectureError("rope_scaling.rope_type",
+                                    f"expected a short string, got {_describe(kind)}")
         facts["rope_type"] = kind
     if raw.get("factor") is not None:
         facts["factor"] = check_number(raw["factor"], "rope_scaling.factor", 0, 1 << 20)
     if raw.get("original_max_position_embeddings") is not None:
         facts["original_max_position_embeddings"] = check_int(
-            raw["original_max_position_embeddings"], "rope_scaling.original_max_position_embeddings", 1, 1 << 34
+            raw["original_max_position_embeddings"], "rope_scaling.original_max_position_embeddings", 1,
+            1 << 34
         )
     return facts
 
@@ -82,7 +84,8 @@ def _uniform(merged: dict[str, Any]) -> None:
         if isinstance(raw, list):
             values = _int_list(raw, key, 0, 1 << 24)
             if not values or any(v != values[0] for v in values):
-                raise ArchitectureError(key, "per-layer values differ: the memory model needs one value for every layer")
+                raise ArchitectureError(
+                    key, "per-layer values differ: the memory model needs one value for every layer")
             merged[key] = values[0]
 
 
@@ -102,23 +105,27 @@ def _hybrid_pattern(merged: dict[str, Any]) -> str | None:
         words = merged["layers_block_type"]
         names = {word: char for char, word in HYBRID_BLOCKS.items()}
         if not isinstance(words, list) or len(words) > 4096:
-            raise ArchitectureError("layers_block_type", f"expected a list of at most 4,096 block names, got {_describe(words)}")
+            raise ArchitectureError("layers_block_type",
+                                    f"expected a list of at most 4,096 block names, got {_describe(words)}")
         for i, word in enumerate(words):
             if word not in names:
                 shown = repr(word[:40]) if isinstance(word, str) else _describe(word)
-                raise ArchitectureError(f"layers_block_type[{i}]", f"unsupported block {shown}: expected one of "
+                raise ArchitectureError(f"layers_block_type[{i}]",
+                                        f"unsupported block {shown}: expected one of "
                                         f"{', '.join(names)}")
         raw = "".join(names[word] for word in words)
     if raw is None:
         return None
     if not isinstance(raw, str) or not 0 < len(raw) <= 4096 or any(char not in HYBRID_BLOCKS for char in raw):
         raise ArchitectureError("hybrid_override_pattern", f"expected at most 4,096 of the characters "
-                                f"{''.join(HYBRID_BLOCKS)}, got {_describe(raw) if not isinstance(raw, str) else repr(raw[:40])}")
+                                f"{''.join(HYBRID_BLOCKS)}, got "
+                                f"{_describe(raw) if not isinstance(raw, str) else repr(raw[:40])}")
     return raw
 
 
 def _layer_types(merged: dict[str, Any]) -> list[str] | None:
-    """``layer_types``, or MiMo-V2's ``hybrid_layer_pattern`` (1: sliding window, 0: full) spelt as layer types."""
+    """``layer_types``, or MiMo-V2's ``hybrid_layer_pattern`` (1: sliding window, 0: full) spelt as layer
+    types."""
     types = merged.get("layer_types")
     if types is None and merged.get("hybrid_layer_pattern") is not None:
         flags = _flags(merged["hybrid_layer_pattern"], "hybrid_layer_pattern")
@@ -126,7 +133,8 @@ def _layer_types(merged: dict[str, Any]) -> list[str] | None:
     if types is None:
         return None
     if not isinstance(types, list) or len(types) > 4096:
-        raise ArchitectureError("layer_types", f"expected a list of at most 4,096 strings, got {_describe(types)}")
+        raise ArchitectureError("layer_types",
+                                f"expected a list of at most 4,096 strings, got {_describe(types)}")
     for i, kind in enumerate(types):
         if not isinstance(kind, str) or kind not in LAYER_TYPES:
             shown = repr(kind[:40]) if isinstance(kind, str) else _describe(kind)
@@ -141,25 +149,30 @@ def _indexer_facts(merged: dict[str, Any]) -> None:
     """MiniMax-M3's ``sparse_attention_config`` and GLM-5's ``indexer_types`` as the DSA indexer's facts."""
     sparse = _sub_mapping(merged.get("sparse_attention_config"), "sparse_attention_config")
     if sparse.get("use_sparse_attention") is True:
-        for key, name in (("sparse_num_index_heads", "index_n_heads"), ("sparse_index_dim", "index_head_dim")):
+        for key, name in (("sparse_num_index_heads", "index_n_heads"),
+                          ("sparse_index_dim", "index_head_dim")):
             if sparse.get(key) is not None and merged.get(name) is None:
                 merged[name] = sparse[key]
         if sparse.get("sparse_attention_freq") is not None and merged.get("index_layers") is None:
-            merged["index_layers"] = _flags(sparse["sparse_attention_freq"], "sparse_attention_config.sparse_attention_freq")
+            merged["index_layers"] = _flags(sparse["sparse_attention_freq"],
+                                            "sparse_attention_config.sparse_attention_freq")
     kinds = merged.get("indexer_types")
-    if isinstance(kinds, list) and merged.get("index_layers") is None:  # a "shared" layer reuses another's top-k
+    # a "shared" layer reuses another's top-k
+    if isinstance(kinds, list) and merged.get("index_layers") is None:
         merged["index_layers"] = [int(kind != "shared") for kind in kinds[:4096]]
 
 
 def _kda_facts(merged: dict[str, Any]) -> None:
-    """Kimi-Linear's ``linear_attn_config``: its Kimi Delta Attention heads, head width, convolution and layers.
+    """Kimi-Linear's ``linear_attn_config``: its Kimi Delta Attention heads, head width, convolution and
+    layers.
 
-    ``kda_layers`` counts layers from 1 as vLLM's ``KimiLinearConfig.is_kda_layer`` reads it (``layer_idx + 1``);
-    stored as ``kda_layers``, one 0/1 flag per layer."""
+    ``kda_layers`` counts layers from 1 as vLLM's ``KimiLinearConfig.is_kda_layer`` reads it
+    (``layer_idx + 1``); stored as ``kda_layers``, one 0/1 flag per layer."""
     block = _sub_mapping(merged.get("linear_attn_config"), "linear_attn_config")
     if not block or merged.get("kda_layers") is not None:
         return
-    for key, name in (("num_heads", "kda_num_heads"), ("head_dim", "kda_head_dim"), ("short_conv_kernel_size", "conv_kernel")):
+    for key, name in (("num_heads", "kda_num_heads"), ("head_dim", "kda_head_dim"),
+                      ("short_conv_kernel_size", "conv_kernel")):
         if block.get(key) is not None and merged.get(name) is None:
             merged[name] = block[key]
     count = merged.get("num_hidden_layers")
@@ -205,11 +218,13 @@ def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
                 raise ArchitectureError(key, f"expected true or false, got {_describe(value)}")
             facts[key] = value
     if merged.get("partial_rotary_factor") is not None:
-        facts["partial_rotary_factor"] = check_number(merged["partial_rotary_factor"], "partial_rotary_factor", 0, 1)
+        facts["partial_rotary_factor"] = check_number(merged["partial_rotary_factor"],
+                                                      "partial_rotary_factor", 0, 1)
     types = _layer_types(merged)
     if types is not None:
         facts["layer_types"] = types
-    for key, high in (("mlp_only_layers", 4095), ("no_rope_layers", 1), ("index_layers", 1), ("kda_layers", 1)):
+    for key, high in (("mlp_only_layers", 4095), ("no_rope_layers", 1), ("index_layers", 1),
+                      ("kda_layers", 1)):
         if merged.get(key) is not None:
             facts[key] = _int_list(merged[key], key, 0, high)
     for key, reader in (
@@ -230,7 +245,8 @@ def architecture_facts(config: Mapping[str, Any]) -> dict[str, Any]:
 def states_precision(config: Mapping[str, Any]) -> bool:
     """Whether a ``config.json`` has its own ``quantization_config`` (at the top or in ``text_config``)."""
     text = config.get("text_config")
-    return bool(config.get("quantization_config") or (isinstance(text, Mapping) and text.get("quantization_config")))
+    return bool(config.get("quantization_config")
+                or (isinstance(text, Mapping) and text.get("quantization_config")))
 
 
 def with_quant_file(config: Mapping[str, Any], quant_file: Any) -> Mapping[str, Any]:

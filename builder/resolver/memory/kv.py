@@ -1,17 +1,18 @@
 """KV cache: bytes per token, per request, vLLM's hybrid allocator groups and the state layers' pages.
 
 Sources, vllm-project/vllm as read for this model (main at commits 001cabc1 and 02d71083; the same
-formulas reproduce the figures that releases 0.10.2, 0.11.2, 0.13.0 and 0.20.1 print in ../shared/hybrid-logs):
-``vllm/v1/kv_cache_interface.py`` (``FullAttentionSpec``, ``SlidingWindowSpec``, ``ChunkedLocalAttentionSpec``,
-``MLAAttentionSpec`` and its ``fp8_ds_mla`` page, ``MambaSpec``: page size and ``max_memory_usage_bytes`` with
-``mamba_cache_mode`` "none"/"align"), ``vllm/model_executor/layers/mamba/mamba_utils.py``
+formulas reproduce the figures that releases 0.10.2, 0.11.2, 0.13.0 and 0.20.1 print in
+../shared/hybrid-logs): ``vllm/v1/kv_cache_interface.py`` (``FullAttentionSpec``, ``SlidingWindowSpec``,
+``ChunkedLocalAttentionSpec``, ``MLAAttentionSpec`` and its ``fp8_ds_mla`` page, ``MambaSpec``: page size and
+``max_memory_usage_bytes`` with ``mamba_cache_mode`` "none"/"align"),
+``vllm/model_executor/layers/mamba/mamba_utils.py``
 (``MambaStateShapeCalculator.gated_delta_net_state_shape``, ``mamba2_state_shape``, ``kda_state_shape``;
 ``MambaStateDtypeCalculator``), ``HybridAttentionMambaModelConfig.verify_and_update_config``
 (``vllm/model_executor/models/config.py`` up to 0.19, ``interface.py`` in the 0.20 logs: the attention block
 raised until one attention page holds a state page, the state page padded to it) and
 ``vllm/v1/core/kv_cache_utils.py`` (``_get_kv_cache_groups_uniform_page_size``,
-``get_max_concurrency_for_kv_cache_config``, ``_report_kv_cache_config``, whose printed token count changed
-in 0.20: see :func:`reported_tokens`).
+``get_max_concurrency_for_kv_cache_config``, ``_report_kv_cache_config``, whose printed token count changed in
+0.20: see :func:`reported_tokens`).
 """
 
 from __future__ import annotations
@@ -37,19 +38,22 @@ def _kv_layer_bytes(arch: Arch, tp: int, kv_bytes: int) -> int:
 
 
 def indexer_bytes(arch: Arch) -> int:
-    """Indexer cache bytes per token of one layer with a sparse-attention indexer (``DeepseekV32IndexerCache``:
-    ``index_head_dim`` fp8 values and one fp32 scale per 128 of them, the same on every TP rank)."""
+    """Indexer cache bytes per token of one layer with a sparse-attention indexer
+    (``DeepseekV32IndexerCache``: ``index_head_dim`` fp8 values and one fp32 scale per 128 of them, the same
+    on every TP rank)."""
     return arch.index_dim + arch.index_dim // INDEXER_SCALE_BLOCK * 4
 
 
 def state_bytes(arch: Arch, kind: str, tp: int, model_bytes: int, spec_tokens: int) -> int:
-    """One state layer's page on one GPU: its convolution state and its recurrent (SSM) state for one sequence.
+    """One state layer's page on one GPU: its convolution state and its recurrent (SSM) state for one
+    sequence.
 
     The convolution keeps ``conv_kernel - 1`` past inputs (plus one per speculative token) in the model dtype;
     the recurrent state is ``(v_heads, v_dim, k_dim)`` for Gated DeltaNet and ``(heads, head_dim, state)`` for
-    Mamba2, in ``mamba_ssm_cache_dtype`` ("auto": the model dtype). Mamba2 replicates its groups to the TP size
-    when they do not divide it (``extra_groups_for_head_shards``). Kimi Delta Attention (``kda_state_shape``)
-    convolves q, k and v (``3 × heads × head_dim``) and keeps a ``(heads, head_dim, head_dim)`` state in float32.
+    Mamba2, in ``mamba_ssm_cache_dtype`` ("auto": the model dtype). Mamba2 replicates its groups to the TP
+    size when they do not divide it (``extra_groups_for_head_shards``). Kimi Delta Attention
+    (``kda_state_shape``) convolves q, k and v (``3 × heads × head_dim``) and keeps a
+    ``(heads, head_dim, head_dim)`` state in float32.
     """
     ssm = model_bytes if arch.ssm_dtype == "auto" else DTYPE_BYTES[arch.ssm_dtype]
     columns = arch.conv_kernel - 1 + spec_tokens
@@ -100,7 +104,8 @@ def _kv_groups(kinds: list[Kind]) -> tuple[int, dict[Kind, int]]:
     return size, {kind: _split(count, size) for kind, count in counts.items()}
 
 
-def _max_len_that_fits(arch: Arch, layers: list[Layer], per_layer: int, available: int, s: ResolvedSettings) -> int:
+def _max_len_that_fits(arch: Arch, layers: list[Layer], per_layer: int, available: int,
+                       s: ResolvedSettings) -> int:
     low, high = 0, s["max_model_len"]
     while low < high:
         mid = (low + high + 1) // 2
@@ -159,7 +164,8 @@ def attention_pool(arch: Arch, layers: list[Layer], per_layer: int, draft_kv: in
         tokens, extra = _tokens_needed(Layer(kind, window, False), max_len, batched)
         per_request_blocks += count * (_split(tokens, BLOCK_SIZE) + extra)
     concurrency = blocks / per_request_blocks
-    one_request = _request_bytes(arch, layers, per_layer, max_len, batched) + request_len * BLOCK_SIZE * (draft_kv + indexed)
+    one_request = (_request_bytes(arch, layers, per_layer, max_len, batched)
+                   + request_len * BLOCK_SIZE * (draft_kv + indexed))
     return Pool(
         bytes_per_token=int(per_layer * group_size * n_groups + indexed + draft_kv),
         state_bytes=0,
@@ -192,7 +198,8 @@ def hybrid_pool(arch: Arch, layers: list[Layer], per_layer: int, draft_layers: i
     spec = speculative_tokens(s)
     kinds = [layer.attention for layer in layers if layer.attention in STATE_KINDS]
     state = state_bytes(arch, kinds[0], s["tp"], DTYPE_BYTES[s["dtype"]], spec)
-    attention = [(layer.attention, layer.window) for layer in layers if layer.attention not in STATE_KINDS | {"none"}]
+    attention = [(layer.attention, layer.window) for layer in layers
+                 if layer.attention not in STATE_KINDS | {"none"}]
     attention += [("full", 0)] * draft_layers  # MTP layers are full-attention layers of the same shape
     if not attention:  # a state-only stage keeps its own page size
         block, page = BLOCK_SIZE, state

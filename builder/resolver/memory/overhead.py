@@ -16,7 +16,8 @@ from .types import ResolvedSettings
 from .weights import _Sharding
 
 
-def _activation_peak(arch: Arch, layers: list[Layer], sh: _Sharding, s: ResolvedSettings, last: bool) -> float:
+def _activation_peak(arch: Arch, layers: list[Layer], sh: _Sharding, s: ResolvedSettings,
+                     last: bool) -> float:
     """Torch peak of the profile run on one GPU of the stage (bytes)."""
     act = DTYPE_BYTES[s["dtype"]]
     tokens, h = s["max_num_batched_tokens"], arch.hidden

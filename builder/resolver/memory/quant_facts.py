@@ -30,16 +30,19 @@ def _unquantized(raw: Mapping[str, Any], path: str) -> list[str]:
     stored = raw.get("unquantized")
     if stored is not None:
         if not isinstance(stored, list) or any(item not in UNQUANTIZED_PARTS for item in stored):
-            raise ArchitectureError(f"{path}.unquantized", f"expected a list of {', '.join(UNQUANTIZED_PARTS)}")
+            raise ArchitectureError(f"{path}.unquantized",
+                                    f"expected a list of {', '.join(UNQUANTIZED_PARTS)}")
         return sorted(set(stored))
     names: list[str] = []
     for key in IGNORE_KEYS:
         value = raw.get(key)
         if isinstance(value, list):
             names += [item.lower() for item in value[:100_000] if isinstance(item, str)]
-    found = {part for part, fragments in UNQUANTIZED_PARTS.items() for name in names if any(f in name for f in fragments)}
+    found = {part for part, fragments in UNQUANTIZED_PARTS.items() for name in names
+             if any(f in name for f in fragments)}
     if "dense_mlp" in found and not any("experts" in name for name in names):
-        found.discard("dense_mlp")  # "mlp.down_proj" in a dense model's list would mean every MLP: too broad to guess
+        # "mlp.down_proj" in a dense model's list would mean every MLP: too broad to guess
+        found.discard("dense_mlp")
     return sorted(found)
 
 
@@ -75,11 +78,13 @@ def _format(method: str, raw: Mapping[str, Any], scheme: Mapping[str, Any]) -> s
 
 def _mixed_algo(raw: Mapping[str, Any]) -> str | None:
     """ModelOpt MIXED_PRECISION: the narrowest format among ``quantized_layers`` (the MLPs' and experts',
-    which hold most of the weights; the others, such as FP8 or MXFP8 attention, are counted at that width too)."""
+    which hold most of the weights; the others, such as FP8 or MXFP8 attention, are counted at that width
+    too)."""
     layers = raw.get("quantized_layers")
     if not isinstance(layers, Mapping):
         return None
-    algos = {str(entry.get("quant_algo")).lower() for entry in list(layers.values())[:200_000] if isinstance(entry, Mapping)}
+    algos = {str(entry.get("quant_algo")).lower() for entry in list(layers.values())[:200_000]
+             if isinstance(entry, Mapping)}
     for fragment in ("nvfp4", "mxfp4", "fp8"):
         found = sorted(algo for algo in algos if fragment in algo)
         if found:
@@ -88,7 +93,8 @@ def _mixed_algo(raw: Mapping[str, Any]) -> str | None:
 
 
 def modelopt_quantization(raw: Any) -> dict[str, Any] | None:
-    """A ModelOpt ``hf_quant_config.json`` as the ``quantization_config`` it stands for (None if it is not one).
+    """A ModelOpt ``hf_quant_config.json`` as the ``quantization_config`` it stands for (None if it is not
+    one).
 
     NVIDIA's checkpoints ship it beside ``config.json``, which may carry no ``quantization_config``: vLLM
     then reads the format from this file (``modelopt.py``)."""
@@ -140,8 +146,10 @@ def quantization_facts(raw: Any) -> dict[str, Any]:
         facts["group_size"] = check_int(group, f"{where}.group_size", 1, 1 << 20)
     if block is not None:
         if not isinstance(block, list) or len(block) != 2:
-            raise ArchitectureError(f"{where}.weight_block_size", f"expected a list of two integers, got {describe(block)}")
-        facts["weight_block_size"] = [check_int(b, f"{where}.weight_block_size[{i}]", 1, 1 << 20) for i, b in enumerate(block)]
+            raise ArchitectureError(f"{where}.weight_block_size",
+                                    f"expected a list of two integers, got {describe(block)}")
+        facts["weight_block_size"] = [check_int(b, f"{where}.weight_block_size[{i}]", 1, 1 << 20)
+                                      for i, b in enumerate(block)]
     zero_point = raw.get("zero_point", scheme.get("zero_point", scheme.get("symmetric") is False or None))
     if fmt == "int" and method in ("awq", "awq_marlin") and zero_point is None:
         zero_point = True  # AWQ checkpoints store 4-bit zero points beside the scales

@@ -42,7 +42,8 @@ SWITCHES = {
 JSON_FLAGS = {"--speculative-config": "speculative", "--limit-mm-per-prompt": "mm_limits"}
 LORA_FLAGS = {"--max-loras": "max_loras", "--max-lora-rank": "max_lora_rank"}
 # bits of the linear weights for an online quantization method or a variant precision
-QUANTIZED_BITS = {"fp8": 8, "mxfp8": 8, "int8": 8, "fp4": 4, "nvfp4": 4, "mxfp4": 4, "int4": 4, "awq": 4, "gptq": 4}
+QUANTIZED_BITS = {"fp8": 8, "mxfp8": 8, "int8": 8, "fp4": 4, "nvfp4": 4, "mxfp4": 4, "int4": 4, "awq": 4,
+                  "gptq": 4}
 SETTING_FLAGS = {setting: flag for flag, (setting, _) in reversed(list(FLAG_SETTINGS.items()))}
 
 
@@ -65,7 +66,8 @@ class MemoryLine(TypedDict, total=False):
     kv_cache_gib: float
     kv_bytes_per_token: int
     kv_tokens: int
-    state_mib_per_sequence: float  # hybrid models: linear-attention / Mamba state per sequence (absent otherwise)
+    # hybrid models: linear-attention / Mamba state per sequence (absent otherwise)
+    state_mib_per_sequence: float
     max_concurrency: float
     verdict: Verdict
     reason: str
@@ -83,7 +85,8 @@ class Memory(MemoryLine, total=False):
     roles: dict[str, MemoryLine]
 
 
-def architecture_of(recipe: Mapping[str, Any], variant: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+def architecture_of(recipe: Mapping[str, Any], variant: Mapping[str, Any]) -> tuple[str,
+                                                                                    Mapping[str, Any]] | None:
     """("variant" or "model", the architecture_config mapping), or None when neither has one."""
     own = variant.get("architecture_config") if isinstance(variant, Mapping) else None
     model = recipe.get("model")
@@ -154,7 +157,8 @@ def memory_summary(line: MemoryLine) -> str:
         f"KV cache {max(line['kv_cache_gib'], 0):.2f} GiB = {line['kv_tokens']:,} tokens, "
         f"{line['max_concurrency']:.2f} requests of {line['max_model_len']:,} tokens"
     )
-    if state is not None:  # a hybrid model: the tokens and the per-sequence state apart, concurrency from both
+    # a hybrid model: the tokens and the per-sequence state apart, concurrency from both
+    if state is not None:
         head = (
             f"Per GPU ({line['gpu_memory_gib']:.2f} GiB): weights {line['weights_gib']:.2f} GiB, "
             f"KV cache {max(line['kv_cache_gib'], 0):.2f} GiB = {line['kv_tokens']:,} tokens of attention KV "
@@ -175,7 +179,8 @@ def memory_line(
     source, config = architecture
     settings = argv_settings(argv)
     method = settings.pop("quantization", None)
-    precision = variant.get("precision") if source == "model" else None  # another checkpoint of the same model
+    # another checkpoint of the same model
+    precision = variant.get("precision") if source == "model" else None
     bits = QUANTIZED_BITS.get(method) if isinstance(method, str) else None
     if bits is None and isinstance(precision, str):
         bits = QUANTIZED_BITS.get(precision)
@@ -218,7 +223,8 @@ def record_argvs(record: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
     deploy = record.get("deploy_type")
     if deploy == "pd_cluster":
         roles = [(role, record.get(role)) for role in ("prefill", "decode")]
-        return [(role, part["argv"]) for role, part in roles if isinstance(part, Mapping) and isinstance(part.get("argv"), list)]
+        return [(role, part["argv"]) for role, part in roles if isinstance(part, Mapping)
+                and isinstance(part.get("argv"), list)]
     key = {"multi_node": "head_argv", "kv_store_lb": "vllm_argv"}.get(str(deploy), "argv")
     if deploy == "multi_node" and "head_argv" not in record:
         key = "argv"
@@ -246,7 +252,8 @@ def memory_coverage(recipes: Iterable[Mapping[str, Any]]) -> Coverage:
         variants = recipe.get("variants")
         if is_omni(dict(recipe)) or not isinstance(variants, Mapping) or not variants:
             continue
-        covered = [architecture_of(recipe, v if isinstance(v, Mapping) else {}) is not None for v in variants.values()]
+        covered = [architecture_of(recipe, v if isinstance(v, Mapping) else {}) is not None
+                   for v in variants.values()]
         default = list(variants).index("default") if "default" in variants else 0
         counts[0] += covered[default]
         counts[1] += 1
@@ -265,12 +272,14 @@ def memory_fallback(variant: Mapping[str, Any]) -> str:
     need = variant.get("vram_minimum_gb") if isinstance(variant, Mapping) else None
     shown = f"{need:g}" if isinstance(need, int | float) and not isinstance(need, bool) else ""
     minimum = f" ({shown} GB, vram_minimum_gb)" if shown else ""
-    return (f"No architecture facts in this recipe: it fits where the node has the variant's minimum memory{minimum}; "
+    return ("No architecture facts in this recipe: it fits where the node has the variant's minimum "
+            f"memory{minimum}; "
             "no KV cache estimate.")
 
 
 def memory_for_record(
-    record: Mapping[str, Any], recipe: Mapping[str, Any], variant: Mapping[str, Any], profile: Mapping[str, Any]
+    record: Mapping[str, Any], recipe: Mapping[str, Any], variant: Mapping[str, Any],
+    profile: Mapping[str, Any]
 ) -> Memory | None:
     """The memory block of a rendering record; None when the recipe has no architecture facts."""
     architecture = architecture_of(recipe, variant)
@@ -279,7 +288,8 @@ def memory_for_record(
         return None
     gpu_gib = gpu_memory_of(profile)
     if gpu_gib is None:
-        line = MemoryLine(architecture=architecture[0], error="the hardware profile declares no vram_gb and gpu_count")
+        line = MemoryLine(architecture=architecture[0],
+                          error="the hardware profile declares no vram_gb and gpu_count")
         line["summary"] = memory_summary(line)
         return Memory(**line)  # type: ignore[typeddict-item]
     lines = {role: memory_line(architecture, argv, variant, gpu_gib) for role, argv in commands}

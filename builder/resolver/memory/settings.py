@@ -49,7 +49,8 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
 
     budget = settings.get("kv_cache_gib")
     if budget is not None:
-        budget = check_number(budget, "kv_cache_gib", -(1 << 20), 1 << 20, SettingsError)  # a log may say -2.14
+        # a log may say -2.14
+        budget = check_number(budget, "kv_cache_gib", -(1 << 20), 1 << 20, SettingsError)
     if settings.get("gpu_memory_gib") is None and budget is None:
         raise SettingsError("gpu_memory_gib", "missing: the memory of one GPU is needed")
     raw_total = settings.get("gpu_memory_gib")
@@ -62,11 +63,13 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
     )
     dtype = settings.get("dtype") or "auto"
     if not isinstance(dtype, str) or dtype != "auto" and dtype not in DTYPE_BYTES:
-        raise SettingsError("dtype", f"unknown dtype {_describe(dtype)}: expected auto or one of {', '.join(DTYPE_BYTES)}")
+        raise SettingsError(
+            "dtype", f"unknown dtype {_describe(dtype)}: expected auto or one of {', '.join(DTYPE_BYTES)}")
     kv_dtype = settings.get("kv_cache_dtype") or "auto"
     if not isinstance(kv_dtype, str) or kv_dtype != "auto" and kv_dtype not in KV_DTYPE_BYTES:
         raise SettingsError(
-            "kv_cache_dtype", f"unknown KV cache dtype {_describe(kv_dtype)}: expected auto or one of {', '.join(KV_DTYPE_BYTES)}"
+            "kv_cache_dtype", f"unknown KV cache dtype {_describe(kv_dtype)}: expected auto or one of "
+                              f"{', '.join(KV_DTYPE_BYTES)}"
         )
     expert_parallel = settings.get("expert_parallel", False)
     if not isinstance(expert_parallel, bool):
@@ -74,7 +77,8 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
     large = total >= LARGE_GPU_GIB
     max_len = optional("max_model_len", 1, 1 << 34, arch.max_len or None)
     if max_len is None:
-        raise SettingsError("max_model_len", "missing: the config has no max_position_embeddings to default to")
+        raise SettingsError("max_model_len",
+                            "missing: the config has no max_position_embeddings to default to")
     only_text = settings.get("language_model_only", False)
     if not isinstance(only_text, bool):
         raise SettingsError("language_model_only", f"expected true or false, got {_describe(only_text)}")
@@ -84,7 +88,8 @@ def resolve_settings(arch: Arch, settings: Mapping[str, Any]) -> ResolvedSetting
         raise SettingsError("enable_prefix_caching", f"expected true or false, got {_describe(caching)}")
     version = settings.get("vllm_version") or VLLM_VERSION
     if not isinstance(version, str) or not VERSION.fullmatch(version):
-        raise SettingsError("vllm_version", f"expected a vLLM version such as 0.19.0, got {_describe(version)}")
+        raise SettingsError("vllm_version",
+                            f"expected a vLLM version such as 0.19.0, got {_describe(version)}")
     return ResolvedSettings(
         tp=number_of("tp", 1, 1024, 1),
         pp=number_of("pp", 1, 1024, 1),
@@ -121,9 +126,11 @@ def _speculative(raw: Any) -> Speculative | None:
         value = raw.get(key)
         if value is not None:
             if not isinstance(value, str) or not 0 < len(value) <= 200:
-                raise SettingsError(f"speculative_config.{key}", f"expected a short string, got {_describe(value)}")
+                raise SettingsError(f"speculative_config.{key}",
+                                    f"expected a short string, got {_describe(value)}")
             spec[key] = value
     tokens = raw.get("num_speculative_tokens")
     if tokens is not None:
-        spec["num_speculative_tokens"] = check_int(tokens, "speculative_config.num_speculative_tokens", 1, 64, SettingsError)
+        spec["num_speculative_tokens"] = check_int(tokens, "speculative_config.num_speculative_tokens", 1, 64,
+                                                   SettingsError)
     return spec

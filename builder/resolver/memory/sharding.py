@@ -19,7 +19,8 @@ def _block_finding(key: str, size: int, tp: int, block: int, what: str) -> Findi
     shard = f"{size // tp}" if size % tp == 0 else f"{size / tp:.2f}"
     return Finding(
         "quant-block-tp",
-        f"{key} {size} / tensor parallel size {tp} = {shard} per GPU is not a multiple of the {what} {block}: "
+        f"{key} {size} / tensor parallel size {tp} = {shard} per GPU is not a multiple of the {what} "
+        f"{block}: "
         "vLLM cannot shard the quantized weights",
     )
 
@@ -31,15 +32,16 @@ def _findings(arch: Arch, s: ResolvedSettings) -> list[Finding]:
         found.append(
             Finding(
                 "attention-heads-tp",
-                f"Total number of attention heads ({arch.heads}) must be divisible by tensor parallel size ({tp}).",
+                f"Total number of attention heads ({arch.heads}) must be divisible by tensor parallel size "
+                f"({tp}).",
             )
         )
     if not arch.mla and arch.kv_heads % tp and tp % arch.kv_heads:
         found.append(
             Finding(
                 "kv-heads-tp",
-                f"num_key_value_heads {arch.kv_heads} and tensor parallel size {tp} do not divide one another: "
-                "the KV heads can be neither split nor replicated evenly",
+                f"num_key_value_heads {arch.kv_heads} and tensor parallel size {tp} do not divide one "
+                "another: the KV heads can be neither split nor replicated evenly",
             )
         )
     block_size = 0
@@ -55,7 +57,8 @@ def _findings(arch: Arch, s: ResolvedSettings) -> list[Finding]:
         if any(not layer.moe for layer in arch.layers):
             checks.append(("intermediate_size", arch.dense_intermediate, tp))
         if arch.experts:
-            checks.append((arch.expert_intermediate_key, arch.expert_intermediate, 1 if s["expert_parallel"] else tp))
+            checks.append(
+                (arch.expert_intermediate_key, arch.expert_intermediate, 1 if s["expert_parallel"] else tp))
             if arch.shared_intermediate:
                 checks.append(("shared expert intermediate size", arch.shared_intermediate, tp))
         for key, size, split in checks:
@@ -75,7 +78,8 @@ def _findings(arch: Arch, s: ResolvedSettings) -> list[Finding]:
         found.append(
             Finding(
                 "layers-pp",
-                f"{len(arch.layers)} layers cannot be split over {pp} pipeline stages: every stage needs at least one layer",
+                f"{len(arch.layers)} layers cannot be split over {pp} pipeline stages: every stage needs at "
+                "least one layer",
             )
         )
     if s["gpus"] is not None and tp * pp * dp != s["gpus"]:
@@ -101,4 +105,5 @@ def sharding_findings(config: Mapping[str, Any], settings: Mapping[str, Any]) ->
     if not isinstance(settings, Mapping):
         raise SettingsError("", f"expected a mapping, got {_describe(settings)}")
     placeholders = {"gpu_memory_gib": 1, "max_model_len": 1}  # not used by the rules
-    return _findings(arch, resolve_settings(arch, {**placeholders, **{k: v for k, v in settings.items() if v is not None}}))
+    return _findings(arch, resolve_settings(
+        arch, {**placeholders, **{k: v for k, v in settings.items() if v is not None}}))

@@ -65,19 +65,21 @@ def _attention_params(arch: Arch, heads: int, tp: int) -> tuple[int, int]:
 
 def _linear_attention_params(arch: Arch, tp: int) -> tuple[int, int]:
     """Gated DeltaNet on one GPU (vLLM's ``qwen3_next.py``/``qwen3_5.py``): in_proj_qkvz and out_proj
-    are linear layers; in_proj_ba, the short convolution, dt_bias, A_log and the gated norm stay in the model dtype."""
+    are linear layers; in_proj_ba, the short convolution, dt_bias, A_log and the gated norm stay in the model
+    dtype."""
     h, kh, vh = arch.hidden, arch.linear_k_heads, arch.linear_v_heads
     key, value = kh * arch.linear_k_dim, vh * arch.linear_v_dim
     conv_dim = 2 * key + value
     linear = h * _split(2 * key + 2 * value, tp) + _split(value, tp) * h
-    other = h * _split(2 * vh, tp) + _split(conv_dim, tp) * arch.conv_kernel + 2 * _split(vh, tp) + arch.linear_v_dim
+    other = (h * _split(2 * vh, tp) + _split(conv_dim, tp) * arch.conv_kernel + 2 * _split(vh, tp)
+             + arch.linear_v_dim)
     return linear, other
 
 
 def _kda_params(arch: Arch, tp: int) -> tuple[int, int]:
-    """Kimi Delta Attention on one GPU (vLLM ``kimi_linear.py``): q, k, v, the low-rank forget and output gates
-    and o_proj are linear layers; the three short convolutions, A_log, dt_bias, b_proj and o_norm stay in the
-    model dtype."""
+    """Kimi Delta Attention on one GPU (vLLM ``kimi_linear.py``): q, k, v, the low-rank forget and output
+    gates and o_proj are linear layers; the three short convolutions, A_log, dt_bias, b_proj and o_norm stay
+    in the model dtype."""
     h, dim = arch.hidden, arch.kda_dim
     inner = _split(arch.kda_heads * dim, tp)
     linear = 3 * h * inner + 2 * (h * dim + dim * inner) + inner * h
@@ -98,7 +100,8 @@ def _mamba_params(arch: Arch, tp: int) -> tuple[int, int]:
 
 def _indexer_params(arch: Arch) -> int:
     """The sparse-attention indexer, replicated on every GPU (vLLM's ``deepseek_v2.py`` ``Indexer``): a query
-    projection from the query latent (or the hidden state), a key projection and its LayerNorm, per-head weights."""
+    projection from the query latent (or the hidden state), a key projection and its LayerNorm, per-head
+    weights."""
     source = arch.q_lora_rank or arch.hidden
     return source * arch.index_heads * arch.index_dim + arch.hidden * arch.index_dim + 2 * arch.index_dim + \
         arch.hidden * arch.index_heads
@@ -160,9 +163,11 @@ def encoder_params(arch: Arch, s: ResolvedSettings, tp: int) -> int:
 
 
 def _stage_weights(
-    arch: Arch, layers: list[Layer], sh: _Sharding, s: ResolvedSettings, first: bool, last: bool, rotary: bool = True
+    arch: Arch, layers: list[Layer], sh: _Sharding, s: ResolvedSettings, first: bool, last: bool,
+    rotary: bool = True
 ) -> tuple[float, int]:
-    """(bytes, parameters) of one GPU of a stage; ``rotary=False`` for layers that reuse the model's cos/sin cache."""
+    """(bytes, parameters) of one GPU of a stage; ``rotary=False`` for layers that reuse the model's cos/sin
+    cache."""
     dtype = DTYPE_BYTES[s["dtype"]]
     quantized = _quantized_bytes(arch, s["weight_bits"], dtype)
     kept = arch.unquantized if arch.quant_format else frozenset()

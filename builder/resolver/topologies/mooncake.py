@@ -12,7 +12,8 @@ from ..values import as_dict, get_key, is_num, js_str
 from .multi_node import serve_result
 
 
-def kv_option(ctx: RenderContext, key: Any, strategy_id: str, strategy: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def kv_option(ctx: RenderContext, key: Any, strategy_id: str,
+              strategy: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """Cluster §8.2 gates; returns (key, option) or None."""
     if not isinstance(key, str):
         return None
@@ -83,11 +84,13 @@ def _kv_router(deployment: dict[str, Any], count: int) -> dict[str, Any] | None:
     lines += [f"--backend-url http://$VLLM_INSTANCE_{i}:{js_str(port)}" for i in range(1, count + 1)]
     lines += ["--host $ROUTER_HOST", "--port $ROUTER_PORT", "--cache-threshold 0.5",
               "--balance-abs-threshold 4", "--balance-rel-threshold 1.1"]
-    return {"command": " \\\n    ".join(lines), "install": router.get("install") or "uv pip install vllm-router",
+    return {"command": " \\\n    ".join(lines),
+            "install": router.get("install") or "uv pip install vllm-router",
             "port": router.get("port") or 30080}
 
 
-def kv_result(ctx: RenderContext, serving_id: str, strategy: dict[str, Any], nodes: int, kv_opt: tuple[str, dict[str, Any]] | None,
+def kv_result(ctx: RenderContext, serving_id: str, strategy: dict[str, Any], nodes: int,
+              kv_opt: tuple[str, dict[str, Any]] | None,
                deployment: dict[str, Any], instances: Any) -> dict[str, Any]:
     """Cluster §9.3-§9.6 kv-store result."""
     count, current = _kv_instances(deployment, instances)
@@ -103,7 +106,8 @@ def kv_result(ctx: RenderContext, serving_id: str, strategy: dict[str, Any], nod
     vllm.update(env=served["env"], install=kv_install(deployment, ctx.profile))
     parts = mooncake_parts(deployment)
     return {"deploy_type": "kv_store_lb", "serving_strategy": serving_id, "node_count": nodes,
-            "instances": count, "current_instance": current, "master": parts["master"], "store": parts["store"],
+            "instances": count, "current_instance": current, "master": parts["master"],
+            "store": parts["store"],
             "vllm": vllm, "router": _kv_router(deployment, count), "mooncake_config": parts["config"],
             "mooncake_config_note": parts["config_note"]}
 

@@ -29,7 +29,8 @@ def _dep_stride(ctx: RenderContext) -> int | float:
     return stride
 
 
-def _multi_block(ctx: RenderContext, strategy: dict[str, Any], nodes: int, rank: int, master: str) -> list[Any]:
+def _multi_block(ctx: RenderContext, strategy: dict[str, Any], nodes: int, rank: int,
+                 master: str) -> list[Any]:
     """Cluster §6.2 parallelism block for one rank (0 = head)."""
     g, par = ctx.gpus, strategy.get("parallelism")
     worker = rank > 0
@@ -52,7 +53,8 @@ def _multi_block(ctx: RenderContext, strategy: dict[str, Any], nodes: int, rank:
     return out + (["--headless"] if worker else [])
 
 
-def serve_result(ctx: RenderContext, strategy_id: str, strategy: dict[str, Any], nodes: int, kv_opt: tuple[str, dict[str, Any]] | None,
+def serve_result(ctx: RenderContext, strategy_id: str, strategy: dict[str, Any], nodes: int,
+                 kv_opt: tuple[str, dict[str, Any]] | None,
            mooncake: dict[str, Any] | None, master: str) -> dict[str, Any]:
     """Single-node (§5.3 step 4) or multi-node (§6) serving result, optionally with Mooncake."""
     tail = as_list(get_key(kv_opt[1], "args")) if kv_opt else []
@@ -64,9 +66,10 @@ def serve_result(ctx: RenderContext, strategy_id: str, strategy: dict[str, Any],
     env = layered_env(Layering(ctx, strategy_id, None, strategy_env=strategy.get("env"), extra_env=extra_env))
     vllm_args = as_list(strategy.get("vllm_args"))
     if deploy_type_of(strategy) == "multi_node" and nodes > 1:
-        argvs = [serve_argv(ctx, layered_args(Layering(ctx, strategy_id, None, tail=tail, skip_companions=skip,
-                                                block=vllm_args + _multi_block(ctx, strategy, nodes, r, master))))
-                 for r in range(nodes)]
+        argvs = [
+            serve_argv(ctx, layered_args(Layering(ctx, strategy_id, None, tail=tail, skip_companions=skip,
+                                           block=vllm_args + _multi_block(ctx, strategy, nodes, r, master))))
+            for r in range(nodes)]
         commands = [format_command(ctx.model_id, a[3:]) for a in argvs]
         return {"deploy_type": "multi_node", "node_count": nodes,
                 "head_command": commands[0], "worker_command": commands[1], "worker_commands": commands[1:],

@@ -16,7 +16,8 @@ _NVLINK_KEYS = ("VLLM_USE_NCCL_SYMM_MEM", "NCCL_CUMEM_ENABLE", "NCCL_MNNVL_ENABL
               "UCX_NET_DEVICES")
 
 
-def _pd_role(ctx: RenderContext, strategy: dict[str, Any], role: str, request: Any, nodes: int, mooncake: dict[str, Any] | None) -> dict[str, Any]:
+def _pd_role(ctx: RenderContext, strategy: dict[str, Any], role: str, request: Any, nodes: int,
+             mooncake: dict[str, Any] | None) -> dict[str, Any]:
     """Cluster §7.1-§7.7: one PD role (command, argv, env and pool metadata)."""
     req: dict[str, Any] = {"nodes": request} if is_num(request) else as_dict(request)
     so = ctx.so("pd_cluster")
@@ -39,7 +40,8 @@ def _pd_role(ctx: RenderContext, strategy: dict[str, Any], role: str, request: A
         in_pool = max(1, pool_nodes)
         if tp_x is not None:
             block += ["--tensor-parallel-size", js_str(tp)]
-        block += ["--data-parallel-size", js_str(in_pool * local), "--data-parallel-size-local", js_str(local),
+        block += ["--data-parallel-size", js_str(in_pool * local), "--data-parallel-size-local",
+                  js_str(local),
                   "--data-parallel-start-rank", js_str(current * local), "--data-parallel-address", head,
                   "--data-parallel-rpc-port", f"${up}_DP_RPC_PORT"]
         if in_pool > 1:
@@ -68,7 +70,8 @@ def _pd_role(ctx: RenderContext, strategy: dict[str, Any], role: str, request: A
         ids = range(half) if role == "prefill" else range(half, g)
         pin["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in ids)
     layers = [get_key(mooncake.get("vllm"), "env")] if mooncake else []
-    env = layered_env(Layering(ctx, "pd_cluster", role, strategy_env=st.get("env"), extra_env=layers, pin=pin))
+    env = layered_env(
+        Layering(ctx, "pd_cluster", role, strategy_env=st.get("env"), extra_env=layers, pin=pin))
     if not nvlink_spans_nodes(ctx.taxonomy, ctx.hw, g):
         for key in _NVLINK_KEYS:
             env.pop(key, None)
@@ -98,11 +101,13 @@ def _pd_router(ctx: RenderContext, strategy: dict[str, Any], roles: dict[str, An
     intra = get_key(ctx.so("pd_cluster").get("router"), "intra_node_data_parallel_size")
     if intra is None:
         intra = max(roles["prefill"]["dpLocal"], roles["decode"]["dpLocal"], 1)
-    lines += ["--host $ROUTER_HOST", "--port $ROUTER_PORT", f"--intra-node-data-parallel-size {js_str(intra)}"]
+    lines += ["--host $ROUTER_HOST", "--port $ROUTER_PORT",
+              f"--intra-node-data-parallel-size {js_str(intra)}"]
     return " \\\n    ".join(lines)
 
 
-def pd_result(ctx: RenderContext, strategy: dict[str, Any], nodes: int, pd_nodes: Any, mooncake: dict[str, Any] | None) -> dict[str, Any]:
+def pd_result(ctx: RenderContext, strategy: dict[str, Any], nodes: int, pd_nodes: Any,
+              mooncake: dict[str, Any] | None) -> dict[str, Any]:
     """Cluster §7.9 PD result (+ §9.7 Mooncake)."""
     pools = as_dict(pd_nodes)
     out: dict[str, Any] = {"deploy_type": "pd_cluster", "node_count": nodes}
@@ -110,7 +115,8 @@ def pd_result(ctx: RenderContext, strategy: dict[str, Any], nodes: int, pd_nodes
         parts = mooncake_parts(mooncake)
         out["mooncake"] = {"master": parts["master"], "store": parts["store"], "config": parts["config"],
                            "configNote": parts["config_note"], "install": kv_install(mooncake, ctx.profile)}
-    roles = {role: _pd_role(ctx, strategy, role, pools.get(role), nodes, mooncake) for role in ("prefill", "decode")}
+    roles = {role: _pd_role(ctx, strategy, role, pools.get(role), nodes, mooncake)
+             for role in ("prefill", "decode")}
     out.update(roles)
     out["router"] = {"command": _pd_router(ctx, strategy, roles), "install": "uv pip install vllm-router"}
     out["router_config"] = strategy.get("router") or {"policy": "round_robin"}
