@@ -1,7 +1,9 @@
 // Worker of the command builder: runs the resolver package (builder/resolver/) under Pyodide.
 // A page (static/builder.js) posts {type: "init", pyodide, resolver} and then
-// {type: "view", id, hfId, state, event[, vocabUrl, recipeUrl]}; every answer is the JSON text of
-// resolver.builder_state(...).  No resolution logic lives here: this file only moves JSON.
+// {type: "view", id, hfId, state, event[, vocabUrl, recipeUrl, performanceUrl]}; every answer is the JSON
+// text of resolver.builder_state(...).  The recipe's stored predictions
+// (builder-data/<hf_id>.performance.json) are named by the page only after its first view, fetched once
+// per page and loaded into the glue.  No resolution logic lives here: this file only moves JSON.
 // The vocabulary and the recipe's data (builder-data/vocab.json, builder-data/<hf_id>.json) are
 // fetched here as soon as a request names them, while the page is still parsing and the
 // interpreter boots; their URLs are versioned (?v=), so a file the page preloaded, or the same
@@ -50,7 +52,8 @@ let chain = Promise.resolve(); // answers in the order of the requests, across p
 const SNAPSHOTS = "vllm-recipes-snapshots";
 const SHARED = "onconnect" in self;
 const KEPT_RECIPES = 8; // parsed recipes kept in Python beyond the one being answered
-const clients = new WeakMap(); // port -> {code, vocab, recipes: Map(hfId -> JSON text)}
+// port -> {code, vocab, recipes: Map(hfId -> JSON text), predictions: the same, urls: Map(hfId -> their URL)}
+const clients = new WeakMap();
 const codes = new Map(); // code zip URL -> {glue, vocab, recipes: Map(hfId -> JSON text now parsed), oldest first}
 const codeBytes = new Map(); // code zip URL -> promise of its bytes
 let snapshotKeyPending = null; // a fresh boot's snapshot, taken once the first answer is out
@@ -104,7 +107,8 @@ async function codeFor(url) {
       const path = `/home/pyodide/code-${++codeCount}.zip`;
       py.FS.writeFile(path, bytes);
       py.globals.get("load_code")(url, path);
-      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map() });
+      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map(),
+        predictions: new Map() });
       if (timings) timings.code = performance.now() - t;
     }
   }
@@ -128,7 +132,8 @@ async function boot(msg) {
   if (restored) {
     // the snapshot holds the imports of its boot; their JS handles are new
     for (const url of py.globals.get("CODE").keys()) {
-      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map() });
+      codes.set(url, { glue: py.globals.get("CODE").get(url), vocab: null, recipes: new Map(),
+        predictions: new Map() });
     }
   } else {
     py = await loadPyodide({ ...options, _makeSnapshot: true });
@@ -163,20 +168,34 @@ function loadClientData(code, client, hfId) {
     code.vocab = client.vocab;
   }
   const recipe = client.recipes.get(hfId);
-  if (code.recipes.get(hfId) !== recipe) glue.set_recipe(hfId, recipe);
+  if (code.recipes.get(hfId) !== recipe) {
+    glue.set_recipe(hfId, recipe);
+    code.predictions.delete(hfId);
+  }
+  const predictions = client.predictions.get(hfId);
+  if (predictions && code.predictions.get(hfId) !== predictions) {
+    glue.set_predictions(hfId, predictions);
+    code.predictions.set(hfId, predictions);
+  }
   code.recipes.delete(hfId);
   code.recipes.set(hfId, recipe);
   for (const old of code.recipes.keys()) {
     if (code.recipes.size <= KEPT_RECIPES + 1) break;
     code.recipes.delete(old);
+    code.predictions.delete(old);
     glue.drop_recipe(old);
   }
 }
 
-// The vocabulary and recipe texts a request brings or names: [vocab, recipe], each possibly undefined.
-function requestData(msg) {
+// The vocabulary, recipe and predictions texts a request brings or names: [vocab, recipe, predictions], each
+// possibly undefined (predictions only the first time this page names their URL).
+function requestData(msg, client) {
+  const url = msg.performanceUrl;
+  const perf = url && client.urls.get(msg.hfId) !== url ? url : null;
+  if (perf) client.urls.set(msg.hfId, perf);
   const both = Promise.all([msg.vocabUrl ? fetchText(msg.vocabUrl) : msg.vocab,
-    msg.recipeUrl ? fetchText(msg.recipeUrl).then((t) => JSON.stringify(JSON.parse(t).recipe)) : msg.recipe]);
+    msg.recipeUrl ? fetchText(msg.recipeUrl).then((t) => JSON.stringify(JSON.parse(t).recipe)) : msg.recipe,
+    perf ? fetchText(perf).catch(() => undefined) : msg.predictions]); // without them the panel says loading
   both.catch(() => {}); // reported by answer(), after the boot
   return both;
 }
@@ -184,9 +203,10 @@ function requestData(msg) {
 async function answer(port, msg, data) {
   try {
     const client = clients.get(port);
-    const [vocab, recipe] = await data;
+    const [vocab, recipe, predictions] = await data;
     if (vocab) client.vocab = vocab;
     if (recipe) client.recipes.set(msg.hfId, recipe);
+    if (predictions) client.predictions.set(msg.hfId, predictions);
     if (client.vocab === null || !client.recipes.has(msg.hfId)) throw new Error("no vocabulary or recipe sent");
     const code = await codeFor(client.code);
     loadClientData(code, client, msg.hfId);
@@ -201,7 +221,8 @@ async function answer(port, msg, data) {
 }
 
 function connect(port) {
-  clients.set(port, { code: "/static/resolver.zip", vocab: null, recipes: new Map() });
+  clients.set(port, { code: "/static/resolver.zip", vocab: null, recipes: new Map(), predictions: new Map(),
+    urls: new Map() });
   let booted = null; // this page's wait for the boot
   port.onmessage = (e) => {
     const msg = e.data || {};
@@ -219,7 +240,7 @@ function connect(port) {
     }
     if (msg.type === "view") {
       const wait = booted || Promise.reject(new Error("the builder's worker was not started"));
-      const data = requestData(msg); // fetched now, while the interpreter boots or answers others
+      const data = requestData(msg, clients.get(port)); // fetched now, while the interpreter boots or answers
       if (booting) fetchCode(clients.get(port).code).catch(() => {}); // another build's code: on its way
       chain = chain.then(() => wait).then(() => answer(port, msg, data), () => { /* the page was told: "failed" */ });
     }

@@ -24,6 +24,7 @@
   const siteUrl = (path) => (document.documentElement.dataset.base || "").replace(/\/+$/, "") + path;
   // the recipe page names its builder data (versioned: ?v=<hash>)
   const { builderData: dataUrl, builderVocab: vocabUrl, builderClicks: clicksUrl } = section.dataset;
+  const perfUrl = section.dataset.builderPerformance || null; // the stored predictions, after the first view
   const pyodideUrl = section.dataset.pyodide || siteUrl("/pyodide/");
   const resolverUrl = section.dataset.resolver || siteUrl("/static/resolver.zip");
   const workerUrl = section.dataset.worker || (document.currentScript && document.currentScript.src
@@ -62,7 +63,9 @@
     const id = ++seq;
     return new Promise((resolve, reject) => {
       waiting.set(id, { resolve, reject });
-      worker.post({ ...msg, type: "view", id });
+      // the predictions: named after the first view
+      const perf = ready && perfUrl && msg.hfId === hfId ? { performanceUrl: perfUrl } : {};
+      worker.post({ ...msg, ...perf, type: "view", id });
     });
   }
 
@@ -687,6 +690,31 @@
     return el("p", { class: `cb-memory${kind}`, "data-block": "memory", role: bad ? "alert" : null }, text, command);
   }
 
+
+  // ── the Performance panel (#performance, drawn at build time for the default view): the view's
+  // performance section drawn by static/builder-perf.js, fetched once the first predictions arrive ──
+  const perfBox = document.getElementById("performance");
+  const perfBody = perfBox && perfBox.querySelector("[data-perf-body]");
+  let perfQuery = perfBox ? perfBox.dataset.perfQuery : null; // the view whose figures the panel shows
+  let perfShown = null;
+  let perfModule = null;
+  let perfPending = 0;
+  function renderPerformance(v) {
+    const p = v.performance;
+    if (!perfBody || !p) return;
+    const stale = p.status === "loading" && v.query !== perfQuery; // the figures are another selection's
+    perfBox.classList.toggle("perf-stale", stale);
+    if (stale) perfBox.setAttribute("aria-busy", "true"); else perfBox.removeAttribute("aria-busy");
+    const json = JSON.stringify(p);
+    if (p.status === "loading" || json === perfShown) return;
+    perfShown = json;
+    perfQuery = v.query;
+    perfPending++;
+    perfModule = perfModule || import(section.dataset.perfJs);
+    perfModule.then((m) => { if (perfShown === json) m.drawPerformance(p, perfBody, { el, rowView, send }); })
+      .catch(showError).finally(() => { perfPending--; });
+  }
+
   function render() {
     const v = view;
     if (!v) return;
@@ -718,6 +746,7 @@
     root.append(panel);
     const notes = renderNotes(v);
     if (notes) root.append(notes);
+    renderPerformance(v);
     if (openPopover) {
       const btn = root.querySelector(`[data-pop="${CSS.escape(openPopover)}"]`);
       const pop = btn && document.getElementById(btn.getAttribute("aria-controls"));
@@ -833,6 +862,7 @@
         else apply(first, null, !queue.length); // a click that waited is answered next
       }
       section.dataset.builderReady = "1";
+      if (perfUrl && perfBody) queue.push({ type: "refresh" }); // names the predictions; its view draws them
     } catch (err) {
       if (!startFailed && (await published)) failStart(err); // without data start() keeps the static commands
       return;
@@ -889,7 +919,7 @@
     get ready() { return ready; },
     get timings() { return bootTimings; },
     get lastTimings() { return lastTimings; },
-    get queued() { return queue.length + (busy ? 1 : 0) + (urlTimer ? 1 : 0); },
+    get queued() { return queue.length + (busy ? 1 : 0) + (urlTimer ? 1 : 0) + perfPending; },
     get precomputed() { return precomputed; },
     applyPatch,
     eventKey,

@@ -14,13 +14,13 @@ import orjson
 
 from builder import resolver
 from builder.api.output import BuildOutput
+from builder.api.performance import RecipePerformance
 from builder.checks import vllm_lint
 from builder.checks.memory_lint import MemoryLint
 from builder.content.fieldpaths import join_path
 from builder.content.model import Content, RecipeFile
 from builder.content.problems import Problem
 from builder.content.recipe_lints import arg_lists
-from builder.resolver.performance.store import Entry, StoredFile, entries_by_inputs, performance_for_record
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
 
@@ -60,7 +60,7 @@ class ApiBuilder:
         self.argv_lint = ArgvLint()
         self.memory_lint = MemoryLint(arg_origin)
         self.lint_problems: dict[str, list[Problem]] = {}  # hf_id -> vLLM CLI lint warnings
-        self.stored: tuple[StoredFile, dict[str, Entry]] | None = None  # the recipe's predictions, and by inputs
+        self.stored = RecipePerformance()  # the current recipe's predictions and measured results
 
     # ── catalogues ──
 
@@ -138,14 +138,13 @@ class ApiBuilder:
 
     def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
         """The record (a preset point too) with its ``memory`` block appended where the recipe has architecture
-        facts, and its ``performance`` block where the recipe has stored predictions; lints it."""
+        facts, and its ``performance`` block where the recipe has stored predictions or results; lints it."""
         variant = (data.get("variants") or {}).get(record.get("variant")) or {}
         profile = (self.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
         memory = resolver.memory_for_record(record, data, variant, profile)
         self.memory_lint.record(record, memory, preset)
         record = record if memory is None else {**record, "memory": memory}
-        stored, table = self.stored or (None, None)
-        block = performance_for_record(record, data, variant, profile, stored, self.current, table)
+        block = self.stored.block(record, data, variant, profile, preset is not None)
         return record if block is None else {**record, "performance": block}
 
     # ── recipes (json-api §3) ──
@@ -156,7 +155,7 @@ class ApiBuilder:
         self.current = hf_id
         self.argv_lint.start(recipe)
         self.memory_lint.start(recipe)
-        self.stored = None if recipe.performance is None else (recipe.performance, entries_by_inputs(recipe.performance))
+        self.stored = RecipePerformance(recipe)
         doc: dict[str, Any] = {"hf_id": hf_id, **{k: v for k, v in data.items() if k != "hf_id"}}
         self.synthesise_install(doc)
         recommended = self.render_base(data, "default", hf_id, hf_id)

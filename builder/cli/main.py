@@ -7,7 +7,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from builder.cli import diff, import_command, memory
+from builder.cli import diff, import_command, memory, results
 from builder.cli.build import SOURCE_KEYS, BuildOptions, build, render
 from builder.cli.new import new_recipe
 from builder.cli.reporting import Refused, reported
@@ -113,6 +113,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="every recipe")
     p.add_argument("--check", action="store_true", help="list recipes whose predictions are stale (writes nothing)")
     p.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
+    results.add_parser(sub, DEFAULT_CONTENT, CONTENT_HELP)
     memory.add_parser(sub)
     import_command.add_parser(sub)
     diff.add_parser(sub)
@@ -176,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         from builder.cli.predict import predict
 
         return reported(lambda: predict(args.content, args.recipe, args.all, args.check))
+    if args.command == "add-benchmark":
+        return results.run(args)
     if args.command == "new":
         return new(args.content, args.recipe)
     if args.command == "serve":

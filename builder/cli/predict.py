@@ -26,37 +26,19 @@ from builder.cli.reporting import Refused, recipe_file
 from builder.content.loader import load_content
 from builder.content.log_text import log_text
 from builder.content.model import Content, RecipeFile
-from builder.resolver.memory.rendering import record_argvs
+from builder.resolver.performance.candidates import published_records as records_of
 from builder.resolver.performance.mapping import PredictorInputs, record_inputs
 from builder.resolver.performance.store import Entry, StoredFile, Tool, inputs_key, stored_path
 
 
 def published_records(recipe: RecipeFile, content: Content) -> Iterator[dict[str, Any]]:
-    """Every rendering record a recipe publishes or its builder offers first: per variant and hardware the
-    recommended and each alternative strategy, then every preset point; a record whose hardware, variant and
-    vLLM commands equal an earlier one's is the same command (counted and predicted once)."""
-    data, vocab = recipe.data, content.vocab.resolver_vocab()
-    if resolver.is_omni(data):
-        return
-    seen: set[tuple[Any, ...]] = set()
+    """Every command a recipe publishes (:func:`builder.resolver.performance.candidates.published_records`),
+    with the presets the loader resolved."""
+    def preset(key: str) -> Any:
+        return recipe.resolved_presets.get(key) or resolver.resolve_preset(recipe.data, vocab, key)
 
-    def fresh(record: dict[str, Any]) -> bool:
-        key = (record.get("hardware"), record.get("variant"), json.dumps(record_argvs(record)))
-        if key in seen:
-            return False
-        seen.add(key)
-        return True
-
-    for variant_key in data.get("variants") or {}:
-        for entry in resolver.render_matrix(data, vocab, variant_key, recipe.hf_id)["hardware"]:
-            for record in [entry["recommended"], *(alt for _, alt in entry["alternatives"])]:
-                if fresh(record):
-                    yield record
-    for key in data.get("presets") or {}:
-        resolved = recipe.resolved_presets.get(key) or resolver.resolve_preset(data, vocab, key)
-        for record in resolved["points"].values():
-            if fresh(record):
-                yield record
+    vocab = content.vocab.resolver_vocab()
+    return records_of(recipe.data, vocab, recipe.hf_id, preset)
 
 
 @dataclass

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from builder import resolver
+from builder.api.performance import RecipePerformance
 from builder.cli.reporting import Refused
 from builder.content.model import Content, RecipeFile
 from builder.resolver.deploy import deployment_output, pd_ranks
-from builder.resolver.performance.mapping import record_inputs
+from builder.resolver.performance.candidates import candidates as matrix_candidates
 from builder.resolver.performance.pick import Candidate, Unmet, parse_target, pick
 from builder.resolver.performance.pick import Choice as Pick
-from builder.resolver.performance.store import WORKLOADS, Performance, performance_for_record
+from builder.resolver.performance.store import WORKLOADS, Performance
 
 
 @dataclass
@@ -148,7 +149,7 @@ def resolve_command(content: Content, choice: Choice) -> str:
         records = preset_records(content, choice)
         recipe, _ = find_recipe(content, choice.recipe)
         for _, point in records:
-            with_performance(content, recipe, point)
+            with_performance(content, recipe, point, preset=True)
         if choice.output != "text":
             return "\n\n".join(f"# {title}\n{deploy_text(record, vocab, choice.output)}" for title, record in records)
         if choice.as_json:
@@ -167,36 +168,26 @@ def resolve_command(content: Content, choice: Choice) -> str:
     return f"{text}\n\n# {memory['summary']}" if memory else text
 
 
-def with_performance(content: Content, recipe: RecipeFile, record: dict[str, Any]) -> dict[str, Any]:
-    """``record`` with its ``performance`` block added where the recipe has stored predictions."""
-    performance = record_performance(content, recipe, record)
+def with_performance(content: Content, recipe: RecipeFile, record: dict[str, Any], preset: bool = False
+                     ) -> dict[str, Any]:
+    """``record`` with its ``performance`` block added where the recipe has stored predictions or results."""
+    performance = record_performance(content, recipe, record, preset)
     if performance is not None:
         record["performance"] = performance
     return record
 
 
-def record_performance(content: Content, recipe: RecipeFile, record: dict[str, Any]) -> Performance | None:
-    """A record's ``performance`` block from the recipe's stored predictions (None without any)."""
+def record_performance(content: Content, recipe: RecipeFile, record: dict[str, Any], preset: bool = False
+                       ) -> Performance | None:
+    """A record's ``performance`` block from the recipe's stored predictions and results (None without)."""
     variant = (recipe.data.get("variants") or {}).get(record.get("variant")) or {}
     profile = (content.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
-    return performance_for_record(record, recipe.data, variant, profile, recipe.performance, recipe.hf_id)
+    return RecipePerformance(recipe).block(record, recipe.data, variant, profile, preset)
 
 
 def candidates(content: Content, recipe: RecipeFile) -> list[Candidate]:
-    """Every published command of a recipe with its predictions and GPU count."""
-    from builder.cli.predict import published_records
-
-    out = []
-    profiles = content.vocab.taxonomy.get("hardware_profiles") or {}
-    for record in published_records(recipe, content):
-        performance = record_performance(content, recipe, record)
-        variant = (recipe.data.get("variants") or {}).get(record.get("variant")) or {}
-        inputs = record_inputs(record, recipe.data, variant, profiles.get(record.get("hardware")) or {})
-        if performance is None or "unavailable" in inputs:
-            continue
-        gpus = inputs["tp"] * inputs["pp"] * inputs["attention_dp"]  # type: ignore[typeddict-item]
-        out.append(Candidate(record["hardware"], record["variant"], record["strategy"], gpus, performance))
-    return out
+    """Every command of a recipe's builder matrix with its predictions and GPU count."""
+    return matrix_candidates(recipe.data, content.vocab.resolver_vocab(), recipe.hf_id, recipe.performance)
 
 
 def pick_answer(content: Content, choice: Choice) -> tuple[RecipeFile, Pick | Unmet]:

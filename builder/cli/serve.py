@@ -26,6 +26,8 @@ from builder.content.base_path import base_path, site_base_url
 from builder.content.model import Content
 from builder.content.problems import ContentError
 from builder.output.writer import UnsafeOutput, UnsafePath, check_out, update_tree, write_tree
+from builder.resolver.performance.measured import SUFFIX as RESULTS_SUFFIX
+from builder.resolver.performance.measured import results_path
 from builder.resolver.performance.store import SUFFIX, stored_path
 from builder.site.browser.bundle import BrowserFilesMissing
 from builder.site.paths import CHECKOUT, PROJECT_ROOT, STATIC_DIR, TEMPLATES_DIR
@@ -183,8 +185,8 @@ def on_changes(state: SiteState, changes: set[tuple[Any, str]], everything: bool
 
 
 def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
-    """The known recipe files a batch edited in place (a recipe's stored predictions count as the recipe),
-    or None when anything else changed.
+    """The known recipe files a batch edited in place (a recipe's stored predictions and results count as
+    the recipe), or None when anything else changed.
 
     Editors save through temporary and swap files: files the build does not read are ignored.
     """
@@ -192,8 +194,9 @@ def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
         return None
     root = Path(os.path.realpath(state.options.content))
     known = {Path(os.path.realpath(root / r.rel_path)): r.rel_path for r in state.content.recipes}
-    known.update(
-        {Path(os.path.realpath(root / stored_path(r.hf_id))): r.rel_path for r in state.content.recipes})
+    for beside in (stored_path, results_path):
+        known.update({Path(os.path.realpath(root / beside(r.hf_id))): r.rel_path
+                      for r in state.content.recipes})
     edited = []
     for path in sorted(paths):
         if path in known and path.exists():
@@ -204,10 +207,12 @@ def edited_recipes(state: SiteState, paths: set[Path]) -> list[str] | None:
 
 
 def _is_source(path: Path, root: Path) -> bool:
-    """A file the site is built from: content YAML, stored predictions, or a template or static file."""
+    """A file the site is built from: content YAML, stored predictions and results, or a template or static
+    file."""
     if not path.is_relative_to(root):
         return not path.name.startswith(".") and not path.name.endswith("~")
-    return (path.suffix in (".yaml", ".yml") or path.name.endswith(SUFFIX)) and not path.name.startswith(".")
+    beside = path.name.endswith((SUFFIX, RESULTS_SUFFIX))
+    return (path.suffix in (".yaml", ".yml") or beside) and not path.name.startswith(".")
 
 
 @dataclass

@@ -31,6 +31,7 @@ from builder.content.problems import ContentError, Problem
 from builder.content.schemas.errors import number_problems, validation_problems
 from builder.content.shell_safety import document_problems as shell_problems
 from builder.content.validate import validate_recipe
+from builder.resolver.performance.measured import ResultsFile, results_path
 from builder.resolver.performance.store import StoredFile, stored_path
 
 
@@ -153,22 +154,32 @@ def load_recipe(root: Path, rel: str, out: Collector) -> RecipeFile | None:
             data = merge_overlay(data, odata, "", locations, orel, olines)
             overlays.append(orel)
     return RecipeFile(hf_id=hf_id, rel_path=rel, data=data, locations=locations, overlays=overlays,
-                      performance=read_performance(root, hf_id, out))
+                      performance=read_performance(root, hf_id, out),
+                      benchmarks=read_benchmarks(root, hf_id, out))
 
 
-def read_performance(root: Path, hf_id: str, out: Collector) -> StoredFile | None:
-    """The predictions stored beside a recipe (``models/<org>/<repo>.performance.json``), validated; None
-    when there are none or they are broken (reported to ``out``)."""
-    rel = stored_path(hf_id)
+def _read_beside(root: Path, rel: str, model: type[BaseModel], out: Collector) -> Any:
+    """A JSON file the tool writes beside a recipe, validated strictly; None when there is none or it is
+    broken (reported to ``out``)."""
     if not (root / rel).is_file():
         return None
     loaded = read_mapping(root, rel, out)  # JSON is YAML 1.2: problems get their line
     if loaded is None:
         return None
     data, lines = loaded
-    if check_model(schemas.PerformanceFile, data, rel, _where_in(rel, lines), out) is None:
-        return None
-    return data  # type: ignore[return-value]
+    return None if check_model(model, data, rel, _where_in(rel, lines), out) is None else data
+
+
+def read_performance(root: Path, hf_id: str, out: Collector) -> StoredFile | None:
+    """The predictions stored beside a recipe (``models/<org>/<repo>.performance.json``)."""
+    stored: StoredFile | None = _read_beside(root, stored_path(hf_id), schemas.PerformanceFile, out)
+    return stored
+
+
+def read_benchmarks(root: Path, hf_id: str, out: Collector) -> ResultsFile | None:
+    """The measured results stored beside a recipe (``models/<org>/<repo>.benchmarks.json``)."""
+    results: ResultsFile | None = _read_beside(root, results_path(hf_id), schemas.BenchmarksFile, out)
+    return results
 
 
 def read_recipe(

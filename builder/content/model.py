@@ -7,6 +7,7 @@ from typing import Any
 
 from builder.content.fieldpaths import locate
 from builder.resolver import Vocab
+from builder.resolver.performance.measured import ResultsFile, StoredResult
 from builder.resolver.performance.store import StoredFile
 from builder.resolver.presets import ResolvedPreset
 
@@ -24,6 +25,21 @@ class RecipeFile:
     resolved_presets: dict[str, ResolvedPreset] = field(default_factory=dict)
     # the predictions stored beside the recipe (``<repo>.performance.json``, validated); None without one
     performance: StoredFile | None = None
+    # the measured results stored beside it (``<repo>.benchmarks.json``, validated); None without one
+    benchmarks: ResultsFile | None = None
+
+    @property
+    def performance_data(self) -> dict[str, Any] | None:
+        """What the builder's Performance section draws from: the stored predictions, with the measured
+        results under ``results`` (None without either)."""
+        if not self.measured:
+            return None if self.performance is None else dict(self.performance)
+        return {**(self.performance or {}), "results": self.measured}
+
+    @property
+    def measured(self) -> list[StoredResult]:
+        """The recipe's measured results (empty without a results file)."""
+        return [] if self.benchmarks is None else self.benchmarks["results"]
 
     def where(self, field_path: str) -> tuple[str, int]:
         """The file and line of ``field_path`` (or of its nearest located ancestor)."""

@@ -315,6 +315,15 @@ REFERENCE_DEFAULT_RANKS = {"h200": 1, "b200": 2, "gb200": 3}
 REFERENCE_INTERCONNECT = {"gb200": "NVL72", "gb300": "NVL72"}
 """The reference builder keeps the multi-node NVLink environment of PD pools on these ids only."""
 
+REFERENCE_GPU_HOUR_USD = {"h100": 1.3, "h200": 1.41, "b200": 1.95, "b300": 2.34, "gb200": 2.21,
+                          "gb300": 2.652, "mi300x": 1.12, "mi325x": 1.28, "mi355x": 1.48}
+"""US dollars per GPU-hour, InferenceX's default cost tier (owning at large hyperscaler volume, from the
+SemiAnalysis AI Cloud TCO Model; B300 and GB300 are its stated 1.2x placeholders): ``GPU_SPECS`` ``costh`` of
+SemiAnalysisAI/InferenceX-app packages/app/src/lib/constants.ts at 77ca49a (2026-04-03)."""
+REFERENCE_GPU_HOUR_SOURCE = ("InferenceX's owning-at-hyperscaler-volume cost from the SemiAnalysis AI Cloud "
+                             "TCO Model (InferenceX-app 77ca49a)")
+
+
 _NVL = re.compile(r"NVL(\d+)")
 
 
@@ -378,3 +387,14 @@ def nvlink_spans_nodes(taxonomy: dict[str, Any], hw: str | None, gpus_per_node: 
     the multi-node NVLink NCCL environment (cluster spec §7.5)."""
     m = _NVL.fullmatch(interconnect(taxonomy, hw) or "")
     return m is not None and int(m.group(1)) > gpus_per_node
+
+
+def gpu_hour_price(taxonomy: dict[str, Any], hw: str | None) -> tuple[float | None, str]:
+    """(US dollars per GPU-hour, where it comes from) of a profile: its ``gpu_hour_usd`` and
+    ``gpu_hour_source``; a taxonomy that prices no profile gets :data:`REFERENCE_GPU_HOUR_USD`."""
+    profiles = hardware_profiles(taxonomy)
+    if not _declared(profiles, "gpu_hour_usd"):
+        return REFERENCE_GPU_HOUR_USD.get(hw or ""), REFERENCE_GPU_HOUR_SOURCE
+    profile = as_dict(profiles.get(hw or ""))
+    price, source = profile.get("gpu_hour_usd"), profile.get("gpu_hour_source")
+    return (float(price) if is_num(price) else None), js_str(source or "the taxonomy's hardware profile")

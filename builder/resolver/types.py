@@ -120,3 +120,4 @@ class View(TypedDict, total=False):
     deploy: Any  # ui.deploy.DeployView of the active Kubernetes/Compose choice, else None
     warnings: list[str]
     memory: JSON  # the record's memory block, or {"fallback": note} without architecture facts
+    performance: Any  # ui.performance: the selection's predicted speed ({"status": "loading"} until it comes)

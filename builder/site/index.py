@@ -35,6 +35,7 @@ class BuilderStart(TypedDict):
     initial: dict[str, Any] | None  # the default view, None when the resolver has none
     data: str  # site path of builder-data/<hf_id>.json with ?v=
     vocab: str  # site path of builder-data/vocab.json with ?v=
+    performance: str | None  # site path of builder-data/<hf_id>.performance.json with ?v=, None without one
 
 
 class VariantDoc(TypedDict):
@@ -99,15 +100,23 @@ class SiteIndex:
 
         return versioned("builder-data/vocab.json", vocab_data(self.content, self.builder_vocab))
 
+    def predictions(self, hf_id: str) -> Any:
+        """A recipe's stored predictions (its ``.performance.json`` as loaded) and measured results
+        (``RecipeFile.performance_data``), None without either."""
+        return next((rf.performance_data for rf in self.content.recipes if rf.hf_id == hf_id), None)
+
     def builder_start(self, r: RecipeView) -> BuilderStart:
         """What ``r``'s page starts the command builder with: its default view (embedded in the page
         and painted first) and the versioned site paths of the data the builder's worker fetches."""
-        from builder.site.browser.data import builder_recipe, recipe_data
+        from builder.site.browser.data import builder_recipe, predictions_data, recipe_data
         from builder.site.browser.stored_clicks import initial_view
         from builder.site.versions import versioned
 
         recipe = builder_recipe(r.hf_id, r.raw)
+        stored = self.predictions(r.hf_id)
         return {
+            "performance": None if stored is None else versioned(f"builder-data/{r.hf_id}.performance.json",
+                                                                 predictions_data(stored)),
             "initial": initial_view(recipe, self.builder_vocab),
             "data": versioned(f"builder-data/{r.hf_id}.json", recipe_data(r.hf_id, recipe)),
             "vocab": self.builder_vocab_url,

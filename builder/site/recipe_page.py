@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from builder import resolver
 from builder.resolver.ui.deploy import DeployView
+from builder.site.browser.data import builder_recipe
 from builder.site.command_blocks import (
     CommandView,
     command_view,
@@ -264,6 +265,7 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
             "hf_id": r.hf_id,
             "data": start["data"],
             "vocab": start["vocab"],
+            "performance": start["performance"],
             "json": own_json,
             "variant": "default",
             "hardware": command["hardware"] if command else "",
@@ -284,7 +286,8 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
         api_links=api_links,
         issues_url=f"{index.repo_url}/issues",
         memory=memory_note(r, default_record(index, rc)),
-        performance=panel(default_record(index, rc), command["hardware_label"]) if command else None,
+        performance=panel(builder_recipe(r.hf_id, r.raw), index.builder_vocab, index.predictions(r.hf_id))
+        if command else None,
         deploy=default_deployments(index, r),
     )
     return Page("recipe.html", body, title=f"{r.hf_id} | {SITE_NAME}", description=r.description or r.title,

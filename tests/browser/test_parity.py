@@ -161,3 +161,42 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
                        ensure_ascii=False))
         assert record == want, case["name"]
         assert mismatches(case, record) == [], case["name"]
+
+
+def test_performance_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any) -> None:
+    """The Performance panel's cases of tests/resolver/test_performance_view.py (the view's performance
+    section, the workload, price and point events, Pick for me) with the recipes' stored predictions,
+    which the worker loads as it loads them from builder-data/<hf_id>.performance.json."""
+    from tests.resolver.test_performance_view import PERF_CASES, predictions
+
+    files = builder_site["files"]
+    vocab = json.loads(files["builder-data/vocab.json"])
+    cases = []
+    for hf_id, query, event in PERF_CASES:
+        recipe = _load(files, hf_id)
+        state = query if event is None else resolver.builder_state(recipe, vocab, query,
+                                                                   predictions=predictions(hf_id))["state"]
+        cases.append({"hfId": hf_id, "state": state, "event": event})
+    data = {hf: [json.dumps(_load(files, hf)), json.dumps(predictions(hf))]
+            for hf in {c["hfId"] for c in cases}}
+    open_builder(page, PAGE)
+    got = page.evaluate(
+        """async ({cases, data}) => {
+            const sent = new Set();
+            const out = [];
+            for (const c of cases) {
+              const msg = {hfId: "perf:" + c.hfId, state: c.state, event: c.event};
+              if (!sent.has(c.hfId)) { [msg.recipe, msg.predictions] = data[c.hfId]; sent.add(c.hfId); }
+              out.push((await window.vllmBuilder.request(msg)).view);
+            }
+            return out;
+        }""",
+        {"cases": cases, "data": data},
+    )
+    assert len(got) == len(cases) == len(PERF_CASES)
+    for case, text in zip(cases, got, strict=True):
+        want = resolver.builder_state(_load(files, case["hfId"]), vocab, case["state"], case["event"],
+                                      predictions=predictions(case["hfId"]))
+        view = json.loads(text)
+        assert view["performance"]["status"] != "loading", case
+        assert view == json.loads(json.dumps(want, ensure_ascii=False)), case

@@ -40,7 +40,9 @@ def hostile_report(value: str) -> DiffReport:
         "endpoints_removed": [value],
         "commands": [{"form": "shell", "endpoints": [value, value], "flags": [value], "diff": f"--- a\n+++ b\n+{value}"},
                      {"form": "docker", "endpoints": [value], "flags": [], "diff": value}],
-        "memory": [{"endpoints": [value], "before": value, "after": value}], "fields": [value], "files": [value]}
+        "memory": [{"endpoints": [value], "before": value, "after": value}],
+        "results": [{"change": "changed", "point": value, "source": value, "figures": [value]}],
+        "fields": [value], "files": [value]}
     return {"base": value, "head": value, "changed": True, "errors": {},
             "added": [{"recipe": value, "file": value, "endpoints": 3, "command": value, "memory": value}],
             "removed": [{"recipe": value, "file": value, "endpoints": 2, "command": "", "memory": ""}],
@@ -58,7 +60,7 @@ def test_every_value_stays_inert_text() -> None:
                                       "Removed", "Renamed", f"{shown} · {shown}"], value
         tokens = markdown_tokens(markdown)
         spans = [t.content for t in tokens if t.type == "code_inline"]
-        expected = 24 if value else 22  # an empty memory verdict and renamed_from are left out
+        expected = 27 if value else 25  # an empty memory verdict and renamed_from are left out
         assert spans.count(shown) == expected, (value, spans)  # every value shown whole, as one line of code
         summaries = [t.content for t in tokens if t.type == "html_block" and "<code>" in t.content]
         assert len(summaries) == 2 and all(f"<code>{html.escape(shown)}</code>" in s for s in summaries), value

@@ -14,6 +14,7 @@ from builder.resolver.types import ClickEvent
 from builder.resolver.ui.events import EVENT_RULES, event_rule
 from builder.resolver.ui.rows import pill_event
 from tests.resolver.test_module import R, project_recipe, project_vocab, recipe, vocab
+from tests.resolver.test_performance_view import predictions
 
 # Views that together show every control: (hf_id, URL query); MiniMax-M3 (presets) is read from recipes/.
 CONTROL_CASES: tuple[tuple[str, dict[str, str]], ...] = (
@@ -34,8 +35,11 @@ def preset_view() -> dict[str, Any]:
 
 @functools.cache
 def control_views() -> tuple[dict[str, Any], ...]:
-    """The views of :data:`CONTROL_CASES` and MiniMax-M3 with a preset applied."""
-    return (*(R.builder_state(recipe(hf), vocab(), query) for hf, query in CONTROL_CASES), preset_view())
+    """The views of :data:`CONTROL_CASES`, MiniMax-M3 with a preset applied and Qwen3-8B with its predictions
+    (the Performance panel's controls)."""
+    qwen = "Qwen/Qwen3-8B"
+    return (*(R.builder_state(recipe(hf), vocab(), query) for hf, query in CONTROL_CASES), preset_view(),
+            R.builder_state(project_recipe(qwen), project_vocab(), {}, predictions=predictions(qwen)))
 
 
 def sent_events(view: dict[str, Any]) -> list[ClickEvent]:
@@ -46,12 +50,17 @@ def sent_events(view: dict[str, Any]) -> list[ClickEvent]:
     out += [{**row["input_event"], "value": 2} for row in rows if "input_event" in row]
     out += [{**i["event"], "value": 2} for tab in view["tabs"] for i in tab["inputs"]]
     out += [{**view["install"]["event"], "value": tab["id"]} for tab in view["install"]["tabs"]]
+    perf = view.get("performance") or {}
+    if perf.get("status") in ("ready", "unavailable"):  # the Performance panel's controls
+        out += [pill_event(perf["workloads"], pill) for pill in perf["workloads"]["pills"]]
+        out += [{**perf["price"]["input_event"], "value": 2}, {**perf["pick"]["event"], "value": {"ttft": 2}}]
+        out += [row["event"] for row in perf.get("rows", []) if row["event"]]
     return out
 
 
 def test_the_table_names_each_event_once() -> None:
     types = [rule.type for rule in EVENT_RULES]
-    assert len(types) == len(set(types)) == 23
+    assert len(types) == len(set(types)) == 27
 
 
 def test_every_control_sends_an_event_of_the_table_and_every_event_has_a_control() -> None:

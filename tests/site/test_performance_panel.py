@@ -1,38 +1,39 @@
-"""The recipe page's Performance panel: drawn at build time from the default command's block."""
+"""The recipe page's Performance panel: drawn at build time from the view's performance section of the
+builder's default view (the figures builder.js draws for it), every workload readable without JavaScript."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from builder.site.performance_panel import chart, panel
-
-POINTS = [{"concurrency": c, "ttft_ms": 50.0 + c, "tpot_ms": 5.0 + c / 10, "tokens_per_s_per_user": 200.0 - c,
-           "tokens_per_s_per_gpu": 190.0 * c} for c in (1, 2, 4, 8, 16)]
-BLOCK: dict[str, Any] = {
-    "predictor": {"name": "aiconfigurator-core", "version": "0.12.0",
-                  "database": {"system": "h200_sxm", "backend": "vllm", "version": "0.24.0"}},
-    "workloads": {"1k/1k": POINTS, "8k/1k": POINTS[:2], "1k/8k": []},
-}
+from builder.site.browser.data import builder_recipe
+from builder.site.performance_panel import panel, svg_markup
+from tests.resolver.test_module import project_recipe, project_vocab
+from tests.resolver.test_performance_view import predictions, view
 
 
-def test_a_predicted_command_gets_a_chart_and_a_table_per_workload() -> None:
-    view: Any = panel({"performance": BLOCK}, "H200")
-    assert view["source"] == ("Predicted by aiconfigurator-core 0.12.0 from h200_sxm kernel measurements of vllm "
-                              "0.24.0: predictions, not measurements.")
-    assert [w["name"] for w in view["workloads"]] == ["1k/1k", "8k/1k"]  # no point fits 1k/8k: no empty chart
-    assert view["workloads"][0]["rows"] == [(1, "51", "5.1", "199", "190"), (4, "54", "5.4", "196", "760"),
-                                            (16, "66", "6.6", "184", "3,040")]
-    svg = str(view["workloads"][0]["chart"])
-    assert svg.startswith('<svg class="perf-chart" viewBox="0 0 320 200" role="img" aria-label="1k/1k tokens')
-    assert svg.count("<circle") == 5 and ">16</text>" in svg
+def test_the_default_views_section_is_the_panel() -> None:
+    hf_id = "Qwen/Qwen3-8B"
+    got: Any = panel(builder_recipe(hf_id, project_recipe(hf_id)), project_vocab(), predictions(hf_id))
+    want = view(hf_id, {})
+    assert got["query"] == want["query"] == ""
+    assert got["section"] == want["performance"]
+    assert str(got["chart"]).startswith(
+        '<svg class="perf-chart" viewBox="0 0 360 220" role="img" aria-label="1k/1k')
+    assert got["chart"] == svg_markup(want["performance"]["chart"])
+    rows = [r for r in want["performance"]["rows"] if not r["measured"]]
+    assert str(got["chart"]).count("<circle") == 9
+    assert [r["cells"][0] for r in rows] == ["1", "4", "16", "64", "256"]
+    assert [o["caption"] for o in got["others"]] == [
+        "Predicted speed at 8k/1k tokens (input/output), by concurrency",
+        "Predicted speed at 1k/8k tokens (input/output), by concurrency"]
 
 
-def test_no_prediction_is_said_not_left_empty() -> None:
-    assert panel({"performance": {"unavailable": "the predictor has no AMD data"}}, "MI355X") == {
-        "unavailable": "No prediction for MI355X: the predictor has no AMD data."}
-    assert panel({"hardware": "h200"}, "H200") is None
-    assert panel(None, "H200") is None
+def test_no_predictions_no_panel() -> None:
+    hf_id = "Qwen/Qwen3-8B"
+    assert panel(builder_recipe(hf_id, project_recipe(hf_id)), project_vocab(), None) is None
 
 
-def test_the_chart_label_is_escaped() -> None:
-    assert 'aria-label="a &lt;b&gt; &quot;c&quot;"' in str(chart(POINTS, 'a <b> "c"'))
+def test_svg_text_and_attributes_are_escaped() -> None:
+    element = ["svg", {"aria-label": 'a <b> "c"'}, [["title", {}, "x < y & z"]]]
+    assert str(svg_markup(element)) == (
+        '<svg aria-label="a &lt;b&gt; &quot;c&quot;"><title>x &lt; y &amp; z</title></svg>')

@@ -108,6 +108,18 @@ def _command_block(recipe: str, change: CommandChange) -> Block:
     return _details(summary, body)
 
 
+def _result_lines(change: RecipeChange) -> Block:
+    """Measured results added, removed, or with a figure changed by more than 10 %."""
+    lines = []
+    for result in change["results"][:MAX_LIST]:
+        figures = f": {_listed(result['figures'])}" if result["figures"] else ""
+        lines.append(f"- Measured result {result['change']}: {code(result['point'])} from "
+                     f"{code(result['source'])}{figures}")
+    if len(change["results"]) > MAX_LIST:
+        lines.append(f"- Measured results: {len(change['results']) - MAX_LIST} more changes")
+    return lines
+
+
 def _recipe_blocks(change: RecipeChange) -> list[Block]:
     title = f"### {code(change['recipe'])} · {code(change['file'])}"
     lines: Block = [title, ""]
@@ -125,6 +137,7 @@ def _recipe_blocks(change: RecipeChange) -> list[Block]:
         lines.append(f"- Memory ({_listed(memory['endpoints'], 2)}): {code(memory['before'])} → **{code(memory['after'])}**")
     if len(change["memory"]) > MAX_LIST:
         lines.append(f"- Memory: {len(change['memory']) - MAX_LIST} more changes")
+    lines.extend(_result_lines(change))
     if change["fields"]:
         lines.append(f"- Document fields changed: {_listed(change['fields'])}")
     if change["files"]:

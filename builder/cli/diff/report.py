@@ -23,6 +23,7 @@ from builder.cli.diff.commands import (
     memory_line,
     unified,
 )
+from builder.cli.diff.results import ResultChange, result_changes
 from builder.cli.diff.sides import Side
 from builder.content.problems import Problem
 
@@ -59,6 +60,7 @@ class RecipeChange(TypedDict):
     endpoints_removed: list[str]
     commands: list[CommandChange]
     memory: list[MemoryChange]
+    results: list[ResultChange]  # measured results added, removed, or changed by more than 10 %
     fields: list[str]  # top-level keys of the recipe's documents that changed
     files: list[str]  # its other changed files: page, preview image
 
@@ -169,7 +171,8 @@ class RecipeDiff:
         self.base, self.head, self.moves = base, head, moves
         self.change: RecipeChange = {
             "recipe": new, "file": head.recipes[new]["file"], "renamed_from": old if old != new else None,
-            "endpoints_added": [], "endpoints_removed": [], "commands": [], "memory": [], "fields": [], "files": []}
+            "endpoints_added": [], "endpoints_removed": [], "commands": [], "memory": [], "results": [],
+            "fields": [], "files": []}
         self.groups: dict[tuple[str, tuple[str, ...]], CommandChange] = {}
         self.memory: dict[tuple[str, str], MemoryChange] = {}
         self.endpoints(old, new)
@@ -213,6 +216,9 @@ class RecipeDiff:
         if memory_changed(before, after):
             was, now = memory_line(before), memory_line(after)
             self.memory.setdefault((was, now), {"endpoints": [], "before": was, "after": now})["endpoints"].append(endpoint)
+        for result in result_changes(before, after):  # listed once however many records show it
+            if result not in self.change["results"]:
+                self.change["results"].append(result)
 
     def result(self) -> RecipeChange:
         order = {form: i for i, form in enumerate(FORMS)}
@@ -311,4 +317,4 @@ def _compare_warnings(report: DiffReport, base: Side, head: Side, pairs: dict[st
 def _has_news(change: RecipeChange) -> bool:
     """Whether a recipe changed beyond its page and preview (which follow any change of the listings)."""
     return bool(change["renamed_from"] or change["endpoints_added"] or change["endpoints_removed"]
-                or change["commands"] or change["memory"] or change["fields"])
+                or change["commands"] or change["memory"] or change["results"] or change["fields"])

@@ -56,13 +56,19 @@ from builder.content.schemas.features import ArgsBlock, Companion, Feature, Mode
 from builder.content.schemas.notes import HardwareNote, Note, NoteLink, NoteWhen
 from builder.content.schemas.overrides import HardwareBlock, PoolRole, StrategyOverride
 from builder.content.schemas.performance import (
+    BenchmarksFile,
     BlockPredictor,
+    MeasuredBlock,
+    MeasuredFigures,
+    MeasuredPoint,
+    MeasuredProvenance,
     PerformanceFile,
     PredictedBlock,
     PublishedPoint,
     StoredDatabase,
     StoredEntry,
     StoredInputs,
+    StoredMeasured,
     StoredPoint,
     StoredTool,
     Strict,
@@ -89,8 +95,10 @@ from builder.content.schemas.vocabulary import (
 )
 
 __all__ = [
-    "BlockPredictor", "PerformanceFile", "PredictedBlock", "PublishedPoint", "StoredDatabase", "StoredEntry",
-    "StoredInputs", "StoredPoint", "StoredTool", "Strict", "UnavailableBlock",
+    "BenchmarksFile", "BlockPredictor", "MeasuredBlock", "MeasuredFigures", "MeasuredPoint",
+    "MeasuredProvenance", "PerformanceFile", "PredictedBlock", "PublishedPoint", "StoredDatabase",
+    "StoredEntry", "StoredInputs", "StoredMeasured", "StoredPoint", "StoredTool", "Strict",
+    "UnavailableBlock",
     "MAX_ARGS", "MAX_CONCURRENCY", "MAX_ENTRIES", "MAX_GPUS_PER_NODE", "MAX_INSTANCES", "MAX_MARKDOWN",
     "MAX_MIN_GPUS", "MAX_NODES", "MAX_PARALLEL_SIZE", "MAX_POINTS", "MAX_PRESETS", "MAX_TEXT",
     "MAX_VARIANT_VRAM_GB", "MAX_VARIANTS", "MAX_VRAM_GB",

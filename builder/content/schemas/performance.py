@@ -6,11 +6,12 @@ strict (unknown keys are errors), and names that reach a page or a log line are 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-from builder.content.schemas.common import MAX_CONCURRENCY, MAX_PARALLEL_SIZE, Text
+from builder.content.schemas.common import MAX_CONCURRENCY, MAX_PARALLEL_SIZE, AbsoluteUrl, Text
+from builder.resolver.performance.results import workload_name
 from builder.resolver.performance.store import WORKLOADS
 
 Token = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")]
@@ -133,7 +134,107 @@ class PerformanceFile(Strict):
     """One entry per distinct set of inputs."""
 
 
+# ── measured results (``models/<org>/<repo>.benchmarks.json``, written by ``vllm-recipes add-benchmark``) ──
+
+FileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._+=,-]{0,199}$")]
+Image = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,255}$")]
+GpuName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._()+-]{0,63}$")]
+RunDate = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2})?$")]
+Tokens = Annotated[int, Field(ge=1, le=1 << 24)]
+# bounds of a measured figure: beyond them a file is wrong, not fast (an hour to the first token, a minute
+# per token)
+MEASURED_BOUNDS = {"ttft_ms": 3_600_000.0, "tpot_ms": 60_000.0, "tokens_per_s_per_user": 100_000.0,
+                   "tokens_per_s_per_gpu": 1_000_000.0}
+
+
+def _bounded(name: str) -> Any:
+    return Field(gt=0, le=MEASURED_BOUNDS[name])
+
+
+class MeasuredProvenance(Strict):
+    """Where a measured result comes from."""
+
+    format: Literal["vllm-bench-serve", "inferencex-row"]
+    """The source file's format: a ``vllm bench serve --save-result`` file or an InferenceX result row."""
+    file: FileName
+    """The source file's name."""
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    """SHA-256 of the source file's bytes."""
+    vllm_version: Token | None
+    """The vLLM version that served the run, when the file says."""
+    image: Image | None
+    """The container image that served the run, when the file says."""
+    gpu: GpuName
+    """The GPU as the file names it."""
+    date: RunDate | None
+    """When the run was made (local time of the benchmark client), when the file says."""
+    source: AbsoluteUrl | None
+    """Where the file was published (http(s)), when given to add-benchmark."""
+
+
+class MeasuredFigures(Strict):
+    """One measured point."""
+
+    workload: Annotated[str, Field(pattern=r"^(1k/1k|8k/1k|1k/8k|[0-9]{1,8}/[0-9]{1,8})$")]
+    """Input/output tokens: a standard workload (1k/1k, 8k/1k, 1k/8k) or "<input>/<output>"."""
+    input_tokens: Tokens
+    """Mean input tokens per request."""
+    output_tokens: Tokens
+    """Mean output tokens per request."""
+    concurrency: Annotated[int, Field(ge=1, le=MAX_CONCURRENCY)]
+    """Requests in flight (the benchmark's maximum concurrency)."""
+    ttft_ms: Annotated[float, _bounded("ttft_ms")]
+    """Median time to the first token (ms)."""
+    tpot_ms: Annotated[float, _bounded("tpot_ms")]
+    """Median time per output token after the first (ms)."""
+    tokens_per_s_per_user: Annotated[float, _bounded("tokens_per_s_per_user")]
+    """Output tokens per second seen by one request (1000 / median TPOT)."""
+    tokens_per_s_per_gpu: Annotated[float, _bounded("tokens_per_s_per_gpu")]
+    """Output tokens per second of the deployment, per GPU."""
+
+    @model_validator(mode="after")
+    def _named_workload(self) -> MeasuredFigures:
+        expected = workload_name(self.input_tokens, self.output_tokens)
+        if self.workload != expected:
+            raise ValueError(f"workload {self.workload} does not match the lengths ({expected})")
+        return self
+
+
+class StoredMeasured(MeasuredFigures):
+    """One measured result: the command it measured (a selection the recipe publishes), its figures and
+    provenance."""
+
+    hardware: Token
+    """Hardware profile id of the command."""
+    variant: Token
+    """Variant key of the command."""
+    strategy: Token
+    """Strategy id of the command."""
+    provenance: MeasuredProvenance
+    """Where the result comes from."""
+
+
+class BenchmarksFile(Strict):
+    """A recipe's measured results."""
+
+    results: Annotated[list[StoredMeasured], Field(max_length=10_000)]
+    """One line per result, by selection, workload and concurrency."""
+
+
 # ── the ``performance`` block of a JSON API rendering record (published at /schema/performance.json) ──
+
+
+class MeasuredPoint(MeasuredFigures):
+    """A measured result of the record's command."""
+
+    measured_over_predicted: Annotated[float, Field(ge=0)] | None
+    """Measured over predicted tokens/s per GPU at the same workload and concurrency; null without a
+    prediction there."""
+    provenance: MeasuredProvenance
+    """Where the result comes from."""
+
+
+Measured = Annotated[list[MeasuredPoint], Field(min_length=1)]
 
 
 class BlockPredictor(StoredTool):
@@ -160,6 +261,8 @@ class PredictedBlock(Strict):
     """Which predictor made these figures (they are predictions, not measurements)."""
     workloads: dict[Workload, list[PublishedPoint]]
     """Points per workload (input/output tokens: 1k/1k, 8k/1k, 1k/8k), by increasing concurrency."""
+    measured: Measured | None = None
+    """Measured results of this command (``vllm-recipes add-benchmark``)."""
 
 
 class UnavailableBlock(Strict):
@@ -167,7 +270,17 @@ class UnavailableBlock(Strict):
 
     unavailable: Text
     """The reason, e.g. "the predictor has no AMD data"."""
+    measured: Measured | None = None
+    """Measured results of this command (``vllm-recipes add-benchmark``)."""
 
 
-PerformanceBlock = TypeAdapter(PredictedBlock | UnavailableBlock)
-"""A rendering record's ``performance``: predicted TTFT, TPOT and tokens/s, or why there are none."""
+class MeasuredBlock(Strict):
+    """Measured results of a command of a recipe without stored predictions."""
+
+    measured: Measured
+    """Measured results of this command (``vllm-recipes add-benchmark``)."""
+
+
+PerformanceBlock = TypeAdapter(PredictedBlock | UnavailableBlock | MeasuredBlock)
+"""A rendering record's ``performance``: predicted TTFT, TPOT and tokens/s, or why there are none; and what
+was measured."""

@@ -80,6 +80,11 @@ class HardwareProfile(Open):
     """NVLink domain of the node (``NVL8``, ``NVL72``). One that spans more GPUs than the node (a GB200
     tray of an NVL72 rack) keeps the multi-node NVLink NCCL environment of prefill/decode pools. A
     taxonomy that gives none keeps the reference builder's (gb200 and gb300 in NVL72 racks)."""
+    gpu_hour_usd: float | None = Field(default=None, ge=0, le=100_000)
+    """Default price of one GPU for an hour in US dollars: the cost per million tokens of the Performance
+    panel (the reader can change it). A taxonomy that prices no profile keeps InferenceX's defaults."""
+    gpu_hour_source: Text | None = None
+    """Where ``gpu_hour_usd`` comes from, shown beside the price."""
 
 
 class Labelled(Open):

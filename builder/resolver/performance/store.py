@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NotRequired, TypedDict
 
 from .mapping import PredictorInputs, record_inputs
+from .measured import Measured
 from .reproducer import bench_groups, bench_target, command_text
 from .workloads import WORKLOADS
 
@@ -69,11 +70,13 @@ class StoredFile(TypedDict):
 
 
 class Performance(TypedDict, total=False):
-    """A record's ``performance`` block: the predictor and the workloads, or why there is none."""
+    """A record's ``performance`` block: the predictor and the workloads, or why there is none; and the
+    measured results of its command (:mod:`.results`)."""
 
     predictor: Predictor
     workloads: dict[str, list[Point]]
     unavailable: str
+    measured: list[Measured]
 
 
 def stored_path(hf_id: str) -> str:
@@ -156,6 +159,7 @@ def block_coverage(records: Iterable[Any], recipes: int) -> str:
     """The build's coverage line: predicted and unavailable blocks among the records it keeps (each hardware's
     recommended record and the preset points; alternatives are counted by ``predict``)."""
     blocks = [r["performance"] for r in records if isinstance(r, Mapping) and isinstance(r.get("performance"), Mapping)]
+    blocks = [b for b in blocks if "predictor" in b or "unavailable" in b]  # not results alone
     predicted = sum(1 for block in blocks if "predictor" in block)
     return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with a named reason, "
             f"in {recipes} recipes with stored predictions")

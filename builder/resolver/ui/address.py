@@ -9,6 +9,7 @@ from typing import Any
 from ..features import effective_mode
 from ..hardware import default_hardware
 from .facts import BuilderFacts
+from .perf_state import DEFAULT_WORKLOAD
 
 
 def _encode(value: str) -> str:
@@ -61,6 +62,11 @@ def canonical_query(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
         q.append(("install", state["install"]))
     if state["cuda"] == "cu129":
         q.append(("cuda", "cu129"))
+    if state["perf_workload"] != DEFAULT_WORKLOAD:
+        q.append(("perf_workload", state["perf_workload"]))
+    for key in ("perf_concurrency", "perf_price"):
+        if state[key] is not None:
+            q.append((key, f"{state[key]:g}"))
     return "&".join(f"{k}={_encode(v)}" for k, v in q)
 
 

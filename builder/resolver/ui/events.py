@@ -34,6 +34,8 @@ from ..strategies import (
 from ..values import MAX_NODES, as_dict, as_list, get_key, js_str
 from .deploy import INSTALL_CHOICES
 from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts, int_or
+from .perf_pick import pick_outcome
+from .perf_state import perf_state
 from .rows import feature_reason, node_reason
 from .state import clamp, enabled_features, fresh_state, pd_pools
 
@@ -70,6 +72,8 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
     old = state["hardware"]
     out["prefs"] = {"hardware": hw}
     state["hardware"] = hw
+    if hw != old:
+        state["perf_price"] = None  # a GPU-hour price is the old GPU's
     if facts.omni:
         return
     p = facts.profile(hw)
@@ -145,6 +149,7 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
     point = point if point in points else next(iter(points), None)
     sel = preset_point_selection(facts.recipe, preset, as_dict(points.get(point)))
     fresh = fresh_state()
+    fresh.update(perf_workload=state["perf_workload"], perf_price=state["perf_price"])
     fresh.update(install=state["install"], cuda=state["cuda"], preset=pkey, point=point, variant=sel["variant"],
                  hardware=sel["hardware"], strategy=sel["strategy"], features=sel["features"],
                  fmode=dict(sel["modes"]), kv_offload=sel["kv_offload"])
@@ -275,7 +280,29 @@ def _reset(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
 
 
 def _refresh(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
-    """The saved Env values changed: the same state, its commands shown again."""
+    """The saved Env values changed (or the predictions arrived): the same state, shown again."""
+
+
+def _perf(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    """The Performance panel's workload, point or GPU-hour price (an invalid value restores the default)."""
+    key = js_str(click.event.get("type"))
+    state[key] = perf_state({key: click.value})[key]
+
+
+def _pick(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
+    """"Pick for me": the command meeting the reader's target with the most tok/s per GPU, applied as the
+    selection (variant, hardware, node count, strategy and point), or the note saying what no command
+    meets."""
+    choice, note = pick_outcome(facts, state["perf_workload"], click.value)
+    if choice is not None:
+        _on_variant(facts, state, choice["variant"])
+        _on_hardware(facts, state, choice["hardware"], click.out)
+        hw, strategy = state["hardware"], choice["strategy"]
+        counts = [1] if not facts.clusterable(hw) else sorted(
+            {max(1, facts.floor_nodes(strategy, hw)), *node_pills(facts.recipe, facts.vocab, hw)})
+        state["nodes"] = next((n for n in counts if strategy in facts.row_strategies(hw, n)), counts[0])
+        state["strategy"], state["perf_concurrency"] = strategy, choice["concurrency"]
+    state["perf_pick"] = note
 
 
 def _on_kv(facts: BuilderFacts, state: dict[str, Any], value: str, sid: str | None) -> None:
@@ -337,6 +364,10 @@ EVENT_RULES: tuple[EventRule, ...] = (
     EventRule("point", _point, keeps_preset=True, stores_choices=True),
     EventRule("reset", _reset, keeps_preset=False, stores_choices=True),
     EventRule("refresh", _refresh, keeps_preset=True, stores_choices=False),
+    EventRule("perf_workload", _perf, keeps_preset=True, stores_choices=False),
+    EventRule("perf_concurrency", _perf, keeps_preset=True, stores_choices=False),
+    EventRule("perf_price", _perf, keeps_preset=True, stores_choices=False),
+    EventRule("pick", _pick, keeps_preset=False, stores_choices=True),
 )
 _RULES: dict[str, EventRule] = {rule.type: rule for rule in EVENT_RULES}
 
@@ -357,6 +388,7 @@ def apply_event(facts: BuilderFacts, state: dict[str, Any], ev: dict[str, Any],
         return
     if not rule.keeps_preset:
         state["preset"] = state["point"] = None
+    state["perf_pick"] = None  # the last "Pick for me" answer stays for the next view only
     sid = None if facts.omni else facts.active_strategy(state["hardware"], state["nodes"],
                                                           state["strategy"])
     rule.handler(facts, state, Click(ev, ev.get("value"), sid, out))

@@ -37,8 +37,10 @@ from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
                   "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode", "decode_mode",
-                  "prefill_rank", "decode_rank", "task", "install", "cuda", "preset", "point")
-"""URL query parameters of a recipe page, in canonical order (§7.1 + install/cuda/preset/point)."""
+                  "prefill_rank", "decode_rank", "task", "install", "cuda", "preset", "point",
+                  "perf_workload", "perf_concurrency", "perf_price")
+"""URL query parameters of a recipe page, in canonical order (§7.1 + install/cuda/preset/point + the
+Performance panel's workload, point and GPU-hour price)."""
 
 
 BUILDER_ADVANCED: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -168,6 +170,9 @@ class BuilderFacts:
         self._listed: tuple[str, ...] | None = None
         self._rows: dict[tuple[str, int], tuple[str, ...]] = {}
         self._runs: dict[tuple[str, str], bool] = {}
+        # the recipe's stored predictions (a StoredFile) once the page loaded them; their entries by inputs
+        self.predictions: Any = None
+        self.perf_table: Any = None
 
     def profile(self, hw: str) -> dict[str, Any]:
         if not isinstance(hw, str):

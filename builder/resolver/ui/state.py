@@ -25,6 +25,7 @@ from ..strategies import (
 from ..values import MAX_NODES, as_dict, js_str
 from .deploy import INSTALL_CHOICES
 from .facts import MAX_INSTANCES, BuilderFacts, advanced_options, int_or, parse_csv
+from .perf_state import PERF_DEFAULTS, perf_state
 
 
 def fresh_state() -> dict[str, Any]:
@@ -32,7 +33,7 @@ def fresh_state() -> dict[str, Any]:
             "advanced": [], "kv_offload": None, "kv_instances": None, "kv_instance": 0,
             "prefill_nodes": None, "decode_nodes": None, "prefill_mode": None, "decode_mode": None,
             "prefill_rank": 0, "decode_rank": 0, "task": None, "install": None, "cuda": "default",
-            "preset": None, "point": None}
+            "preset": None, "point": None, **PERF_DEFAULTS}
 
 
 def _parse_fmode(value: Any) -> dict[str, Any]:
@@ -76,6 +77,7 @@ def parse_state(facts: BuilderFacts, raw: dict[str, Any]) -> dict[str, Any]:
     state["cuda"] = "cu129" if raw.get("cuda") == "cu129" else "default"
     for key in ("preset", "point"):
         state[key] = raw.get(key) if isinstance(raw.get(key), str) and raw.get(key) else None
+    state.update(perf_state(raw))
     return state
 
 

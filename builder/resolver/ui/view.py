@@ -42,6 +42,7 @@ from .facts import (
     variant_label,
 )
 from .install import install_view
+from .performance import performance_view
 from .rows import (
     feature_reason,
     features_rows,
@@ -143,7 +144,8 @@ class Step(TypedDict):
 
 
 def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | None = None,
-                  event: dict[str, Any] | None = None, facts: BuilderFacts | None = None) -> View:
+                  event: dict[str, Any] | None = None, facts: BuilderFacts | None = None,
+                  predictions: Any = None) -> View:
     """The interactive builder's complete view for one UI state (site-features §6-§7).
 
     ``event`` None = page load: ``state`` holds the URL query parameters (strings, §7.1 names plus
@@ -157,9 +159,12 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     notes, hardware_note, vram_warning, tp_hint, presets, preset, preset_rows, placeholders, omni}``.
 
     ``facts``: the :class:`BuilderFacts` of (``recipe``, ``vocab``), to share what they remember
-    across calls (the build's stored clicks); a new one by default.
+    across calls (the build's stored clicks); a new one by default. ``predictions``: the recipe's stored
+    predictions (its ``.performance.json``), which the view's ``performance`` section draws from.
     """
     facts = BuilderFacts(recipe, vocab) if facts is None else facts
+    if predictions is not None:
+        facts.predictions = predictions
     return step_view(facts, builder_step(facts, state, event))
 
 
@@ -220,7 +225,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
     hw, p = state["hardware"], facts.profile(state["hardware"])
     rows: list[dict[str, Any]] = [hardware_row(facts, state)]
     view: View = {"omni": facts.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
-                  "preset": None, "presets": [], "curl": None, "bench": None, "target": None, "deploy": None}
+                  "preset": None, "presets": [], "curl": None, "bench": None, "target": None, "deploy": None,
+                  "performance": None}
     presets = as_dict(facts.recipe.get("presets"))
     preset = as_dict(presets.get(state["preset"])) if state["preset"] else None
     if facts.omni:
@@ -286,6 +292,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
             record = resolve(facts.recipe, facts.vocab, selection, with_views=False)
             kv = record.get("kv_offload")
         view["memory"] = memory_view(facts, record)
+        view["performance"] = performance_view(facts, state, sid, record, selection)
         install = install_view(facts, state, kv if preset is None else None, preset, record.get("deploy_type"))
         docker = install["active"] == "docker"
         if install["active"] not in ("pip", "docker"):

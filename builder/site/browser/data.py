@@ -3,9 +3,11 @@
 :func:`builder_data_files` writes ``builder-data/vocab.json`` (taxonomy + strategy catalogue, shared
 by every page), and per recipe ``builder-data/<hf_id>.json`` (the raw recipe the resolver takes) and
 ``builder-data/<hf_id>.clicks.json``, the views of the first two clicks from the default view
-(:mod:`builder.site.browser.stored_clicks`).  A recipe's two files and their twins depend only on
-the recipe, the vocabulary and the code computing them, so they are kept in the build cache
-(:data:`CACHE`) by a hash of those: a rebuild computes only the recipes that changed.
+(:mod:`builder.site.browser.stored_clicks`), and for a recipe with stored predictions
+``builder-data/<hf_id>.performance.json`` (:func:`predictions_data`, loaded lazily by the worker).
+A recipe's first two files and their twins depend only on the recipe, the vocabulary and the code
+computing them, so they are kept in the build cache (:data:`CACHE`) by a hash of those: a rebuild
+computes only the recipes that changed.
 """
 
 from __future__ import annotations
@@ -66,6 +68,12 @@ def recipe_data(hf_id: str, recipe: Mapping[str, Any]) -> bytes:
     return _compact_json({"hf_id": hf_id, "recipe": recipe})
 
 
+def predictions_data(stored: Mapping[str, Any]) -> bytes:
+    """The bytes of ``builder-data/<hf_id>.performance.json``: the recipe's stored predictions, which the
+    worker loads after the page's first view (the view's ``performance`` section draws from them)."""
+    return _compact_json(_plain(stored))
+
+
 def builder_data_files(content: Any, only: set[str] | None = None,
                        into: MutableMapping[str, bytes] | None = None) -> MutableMapping[str, bytes]:
     """``builder-data/vocab.json`` and each recipe's two files, with their ``.br`` and ``.gz`` twins.
@@ -92,6 +100,9 @@ def builder_data_files(content: Any, only: set[str] | None = None,
         key = hashlib.sha256(f"{_code_key()}\0{vocab_hash}\0".encode() + data).hexdigest()
         compute = functools.partial(_recipe_files, rf.hf_id, recipe, data, vocab)
         out.update(cached_files(CACHE / f"{key}.bin", compute, CACHE_KEEP_BYTES))
+        if rf.performance_data is not None:
+            predictions = {f"builder-data/{rf.hf_id}.performance.json": predictions_data(rf.performance_data)}
+            out.update(with_twins(predictions, quick=True))
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import resolver
 
 _recipes: dict[str, Any] = {}
+_predictions: dict[str, Any] = {}  # hf_id -> its stored predictions, loaded after the first view
 _vocab: Any = {}
 
 
@@ -27,11 +28,17 @@ def set_recipe(hf_id: str, text: str) -> None:
     _recipes[hf_id] = json.loads(text)
 
 
+def set_predictions(hf_id: str, text: str) -> None:
+    _predictions[hf_id] = json.loads(text)
+
+
 def drop_recipe(hf_id: str) -> None:
     _recipes.pop(hf_id, None)
+    _predictions.pop(hf_id, None)
 
 
 def view(hf_id: str, state: str, event: str) -> str:
     """The JSON text of ``builder_state`` for a loaded recipe, the page's state and its event."""
-    return json.dumps(resolver.builder_state(_recipes[hf_id], _vocab, json.loads(state), json.loads(event)),
-                      ensure_ascii=False)
+    view = resolver.builder_state(_recipes[hf_id], _vocab, json.loads(state), json.loads(event),
+                                  predictions=_predictions.get(hf_id))
+    return json.dumps(view, ensure_ascii=False)
