@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM = ROOT.parent / "shared" / "upstream"
 
 
-def timed_build(extra: list[str], folder: str, runs: int = 5, cpu: list[tuple[float, float]] | None = None) -> list[float]:
+def timed_build(extra: list[str], folder: str, runs: int = 5,
+                cpu: list[tuple[float, float]] | None = None) -> list[float]:
     """Wall seconds of ``runs`` builds, each a fresh process into a fresh folder under ``folder``.
 
     ``cpu`` collects (user, system) CPU seconds of each build when given. The caller removes
@@ -42,7 +43,8 @@ def timed_build(extra: list[str], folder: str, runs: int = 5, cpu: list[tuple[fl
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", f"{out}/site", *extra],
+            [sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", f"{out}/site",
+             *extra],
             cwd=ROOT,
             check=True,
             capture_output=True,
@@ -56,7 +58,8 @@ def timed_build(extra: list[str], folder: str, runs: int = 5, cpu: list[tuple[fl
 
 def lint_share(runs: int = 3) -> tuple[float, float]:
     """Median in-process seconds of the JSON API build with and without the vLLM CLI lint."""
-    from builder.api.publish import ApiBuilder, ArgvLint
+    from builder.api.argv_lint import ArgvLint
+    from builder.api.publish import ApiBuilder
     from builder.content.loader import load_content
 
     content, _ = load_content(UPSTREAM)
@@ -123,10 +126,12 @@ def scale(copies: int) -> None:
             files = sum(len(names) for _, _, names in os.walk(out))
             rows.append((factor, recipes, files, wall, user, peak))
         for factor, recipes, files, wall, user, peak in rows:
-            print(f"scale {factor:>2}: {recipes} recipes, {files} files: {wall:.2f} s wall, {user:.2f} s user, "
-                  f"peak {peak:.0f} MB ({1000 * wall / recipes:.1f} ms wall, {1024 * peak / recipes:.0f} KB per recipe)")
+            print(f"scale {factor:>2}: {recipes} recipes, {files} files: {wall:.2f} s wall, "
+                  f"{user:.2f} s user, peak {peak:.0f} MB ({1000 * wall / recipes:.1f} ms wall, "
+                  f"{1024 * peak / recipes:.0f} KB per recipe)")
         (_, _, _, wall1, user1, _), (_, _, _, wall_n, user_n, _) = rows
-        print(f"{copies}x the corpus: {wall_n / wall1:.2f}x the wall time, {user_n / user1:.2f}x the user CPU")
+        print(
+            f"{copies}x the corpus: {wall_n / wall1:.2f}x the wall time, {user_n / user1:.2f}x the user CPU")
 
 
 def main() -> None:
@@ -150,12 +155,14 @@ def main() -> None:
             f"upstream build, {label} median {statistics.median(walls):.2f} s wall "
             f"({user:.2f} s user, {system:.2f} s system CPU)  runs {[round(t, 2) for t in walls]}"
         )
-    print(f"HTML overhead: {statistics.median(full) / statistics.median(json_only):.2f}x the JSON-only build (wall), "
-          f"{statistics.median(u for u, _ in full_cpu) / statistics.median(u for u, _ in json_cpu):.2f}x (user CPU)")
+    print(f"HTML overhead: {statistics.median(full) / statistics.median(json_only):.2f}x the "
+          "JSON-only build (wall), "
+          f"{statistics.median(u for u, _ in full_cpu) / statistics.median(u for u, _ in json_cpu):.2f}x "
+          "(user CPU)")
     with_lint, without = lint_share()
     print(f"vLLM CLI lint: JSON API built in memory in {with_lint:.2f} s with it, {without:.2f} s without "
-          f"(+{with_lint - without:.2f} s, {100 * (with_lint - without) / statistics.median(json_only):.0f}% of the "
-          f"JSON-only build)")
+          f"(+{with_lint - without:.2f} s, "
+          f"{100 * (with_lint - without) / statistics.median(json_only):.0f}% of the JSON-only build)")
 
 
 if __name__ == "__main__":

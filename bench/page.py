@@ -50,7 +50,8 @@ TARGETS = {
 # first is clicked in the first frame after the one that painted its pill, each next one in the first
 # frame after the previous one was answered (the view shown with that pill's value, and the command
 # showing its text).
-SEQUENCE: tuple[tuple[str, str | None, str], ...] = (("hardware", "mi355x", ""), ("variant", "mxfp8", "MiniMax-M3-MXFP8"), ("strategy", "single_node_tep", ""))
+SEQUENCE: tuple[tuple[str, str | None, str], ...] = (
+    ("hardware", "mi355x", ""), ("variant", "mxfp8", "MiniMax-M3-MXFP8"), ("strategy", "single_node_tep", ""))
 STEP_NAMES = ("answered", "second_click", "third_click")
 ANY_HARDWARE = (("hardware", None, ""),)  # the warm second page: its first other hardware pill
 
@@ -67,11 +68,14 @@ PROBE = r"""
   const visible = () => /vllm serve/.test(text('#builder'));
   const painted = () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
   // the step's pill (value null: the row's first enabled pill not selected)
-  const pill = ([row, value]) => [...document.querySelectorAll(`[data-row="${row}"] .cb-pill:not([aria-disabled="true"])`)]
-    .find((p) => (value === null ? p.getAttribute('aria-checked') !== 'true' : p.dataset.value === String(value)));
+  const enabled = '.cb-pill:not([aria-disabled="true"])';
+  const pill = ([row, value]) => [...document.querySelectorAll(`[data-row="${row}"] ${enabled}`)]
+    .find((p) => (value === null ? p.getAttribute('aria-checked') !== 'true'
+                                 : p.dataset.value === String(value)));
   const shows = ([row, , command]) => {
     const v = window.vllmBuilder && window.vllmBuilder.view;
-    return !!v && String(v.state[row]) === clickedValue && text('#builder [data-block=command]').includes(command);
+    return !!v && String(v.state[row]) === clickedValue
+      && text('#builder [data-block=command]').includes(command);
   };
   let commandSeen = null, pillSeen = null, step = 0, clickedAt = null, clickedValue = null;
   const tick = (frame) => {
@@ -101,7 +105,8 @@ CLICKS = r"""
 async (n) => {
   const out = [];
   for (let i = 0; i < n; i++) {
-    const pills = [...document.querySelectorAll('[data-row="hardware"] .cb-pill:not([aria-disabled="true"])')];
+    const pills = [
+      ...document.querySelectorAll('[data-row="hardware"] .cb-pill:not([aria-disabled="true"])')];
     const target = pills.filter((p) => p.getAttribute('aria-checked') !== 'true')[i % 2];
     const done = new Promise((resolve) => document.querySelector('#builder')
       .addEventListener('builder:view', resolve, { once: true }));
@@ -118,7 +123,8 @@ async (n) => {
 
 
 def _load(page: Any, url: str, sequence: Sequence[tuple[str, str | None, str]]) -> dict[str, Any]:
-    """Open ``url`` with the probe playing ``sequence``; its marks (ms from navigation start) and time origin."""
+    """Open ``url`` with the probe playing ``sequence``; its marks (ms from navigation start) and time
+    origin."""
     steps = len(sequence)
     clicks = [[*click, name] for click, name in zip(sequence, STEP_NAMES, strict=False)]
     page.add_init_script(f"window.__benchClicks = {json.dumps(clicks)};\n{PROBE}")
@@ -173,7 +179,8 @@ def _line(label: str, key: str, link: str, med: dict[str, float], unit: str = "m
     if value is None:
         return ""
     target = TARGETS.get((link, key))
-    shown = f"{value / 1e3:8.0f} KB" if unit == "B" else f"{value:8.0f} ms" if unit == "ms" else f"{value:8.1f} ms"
+    shown = (f"{value / 1e3:8.0f} KB" if unit == "B" else f"{value:8.0f} ms" if unit == "ms"
+             else f"{value:8.1f} ms")
     return f"  {label:34s}{shown}" + (f"   (target {target / 1e3:.0f} KB)" if target and unit == "B" else
                                       f"   (target {target} ms)" if target else "") + "\n"
 
@@ -192,7 +199,8 @@ def returning_reader(browser: Any, content: Path, out: Path, base: str, page_pat
         page = ctx.new_page()
         before = StaticHandler.sent_bytes
         page.goto(base + page_path)
-        page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'", timeout=120000)
+        page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'",
+                               timeout=120000)
         _wait_quiet(page, None, quiet=2.0)
         page.close()
         return StaticHandler.sent_bytes - before
@@ -205,8 +213,9 @@ def returning_reader(browser: Any, content: Path, out: Path, base: str, page_pat
         (tree / "node_modules").symlink_to(ROOT / "node_modules")
         values = tree / "builder" / "resolver" / "values.py"
         values.write_text(values.read_text(encoding="utf-8") + "\nONE_LINE_CHANGE = 1\n", encoding="utf-8")
-        subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out)],
-                       cwd=tree, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out)],
+            cwd=tree, check=True, capture_output=True)
     again = visit()
     ctx.close()
     return first, again
@@ -249,8 +258,10 @@ def main(argv: list[str] | None = None) -> int:
                         if link:
                             link.stop()
                     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-                    title = "localhost" if link is None else f"{name.split('/')[0]} Mbit/s, {name.split('/')[1]} ms RTT"
-                    print(f"{args.page} then {args.second}, {title}, median of {args.runs} (cold first page):")
+                    title = ("localhost" if link is None
+                             else f"{name.split('/')[0]} Mbit/s, {name.split('/')[1]} ms RTT")
+                    print(
+                        f"{args.page} then {args.second}, {title}, median of {args.runs} (cold first page):")
                     text = "".join([
                         _line("default command visible", "command", name, med),
                         _line("first click answered", "answered", name, med),
@@ -269,8 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                     ])
                     print(text, flush=True)
                 first, again = returning_reader(browser, args.content.resolve(), out, base, args.page)
-                print(f"returning reader after a one-line resolver change ({args.page}, bytes the server sent):\n"
-                      f"  first visit {first / 1e3:8.0f} KB\n  return      {again / 1e3:8.0f} KB   (target 1200 KB)")
+                print(f"returning reader after a one-line resolver change ({args.page}, bytes "
+                      f"the server sent):\n  first visit {first / 1e3:8.0f} KB\n  return      "
+                      f"{again / 1e3:8.0f} KB   (target 1200 KB)")
                 browser.close()
         finally:
             server.shutdown()

@@ -45,15 +45,18 @@ def page_assets(html: str, files: dict[str, bytes]) -> list[str]:
 
 def page_images(html: str, files: dict[str, bytes]) -> tuple[list[str], list[str]]:
     """The logos the page shows (``<img>`` under static/logos/) and its og:image PNG."""
-    logos = [ref for ref in dict.fromkeys(re.findall(r'<img[^>]+src="/(static/logos/[^"?]+)', html)) if ref in files]
-    og = [ref for ref in re.findall(r'<meta property="og:image" content="[^"]*?/(og/[^"?]+)', html) if ref in files]
+    logos = [ref for ref in dict.fromkeys(re.findall(r'<img[^>]+src="/(static/logos/[^"?]+)', html))
+             if ref in files]
+    og = [ref for ref in re.findall(r'<meta property="og:image" content="[^"]*?/(og/[^"?]+)', html)
+          if ref in files]
     return logos, og
 
 
 def font_files(files: dict[str, bytes]) -> list[str]:
     """Every font file the stylesheet names."""
     css = files.get("static/site.css", b"").decode("utf-8", "replace")
-    return [f"static/{ref}" for ref in dict.fromkeys(re.findall(r"url\((fonts/[^)?]+\.woff2)(?:\?v=[0-9a-f]+)?\)", css))
+    return [f"static/{ref}"
+            for ref in dict.fromkeys(re.findall(r"url\((fonts/[^)?]+\.woff2)(?:\?v=[0-9a-f]+)?\)", css))
             if f"static/{ref}" in files]
 
 
@@ -91,7 +94,8 @@ def main() -> int:
     ok_fonts = font_size <= FONT_BUDGET
     for name in fonts:
         print(f"  {name}: {kb(len(result.files[name]))}")
-    print(f"fonts ({len(fonts)} WOFF2): {kb(font_size)}, budget {FONT_BUDGET // 1024} KB: {'OK' if ok_fonts else 'OVER'}")
+    print(f"fonts ({len(fonts)} WOFF2): {kb(font_size)}, budget {FONT_BUDGET // 1024} KB: "
+          f"{'OK' if ok_fonts else 'OVER'}")
     logos, og = page_images(page.decode(), result.files)
     print(f"logos on the page ({len(logos)} SVG): {kb(sum(len(result.files[x]) for x in logos))}"
           f" ({kb(sum(len(gzip.compress(result.files[x])) for x in logos))} gzip); "

@@ -73,7 +73,8 @@ def build_bench_serve_parser() -> tuple[argparse.ArgumentParser, argparse.Argume
     and benchmark/main.py build them when the command line starts with ``bench``."""
     try:
         import einops  # noqa: F401
-    except ImportError:  # install.sh's CPU venv lacks it: vision kernels import it, the bench parser never does
+    # install.sh's CPU venv lacks it: vision kernels import it, the bench parser never does
+    except ImportError:
         import types
 
         sys.modules["einops"] = types.ModuleType("einops")
@@ -200,7 +201,8 @@ def describe(a: argparse.Action, strings: list[str]) -> dict[str, Any]:
     if optional:
         entry["optional"] = True
     if a.choices is not None:
-        choices = sorted(a.choices) if isinstance(a.choices, (set, frozenset)) else a.choices  # a stable order
+        # a stable order
+        choices = sorted(a.choices) if isinstance(a.choices, (set, frozenset)) else a.choices
         entry["choices"] = [None if c is None else str(c) for c in choices]
     if type(a).__name__ not in ("_StoreAction",):
         entry["action"] = type(a).__name__
@@ -236,7 +238,8 @@ def parser_behaviour(parser: argparse.ArgumentParser, serve: argparse.ArgumentPa
     """The pre-processing rules the lint mirrors, probed on the real parser (not assumed)."""
     cc = _probe(parser, ["--compilation_config.mode", "3"], "compilation_config")
     return {
-        "underscores_to_dashes_before_first_dot": _probe(parser, ["--max_num_seqs", "3"], "max_num_seqs") == 3,
+        "underscores_to_dashes_before_first_dot": _probe(parser, ["--max_num_seqs", "3"],
+                                                         "max_num_seqs") == 3,
         "dotted_sub_flags": getattr(cc, "mode", None) == 3,
         "short_O_rewrite": _probe(parser, ["-O3"], "optimization_level") == "3",
         "allow_abbrev": bool(serve.allow_abbrev),
@@ -271,7 +274,8 @@ def _registered_names() -> dict[str, tuple[list[str], Any]]:
 
     return {
         "tool_call_parser": (ToolParserManager.list_registered(), lambda v: v),
-        "reasoning_parser": (ReasoningParserManager.list_registered(), lambda v: parse_reasoning_parser(v) or None),
+        "reasoning_parser": (ReasoningParserManager.list_registered(),
+                             lambda v: parse_reasoning_parser(v) or None),
         "attention_backend": (sorted(AttentionBackendEnum.__members__), backend),
         "quantization": (sorted(QUANTIZATION_METHODS), ModelConfig.validate_quantization_before),
     }
@@ -400,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     _write(out, cat)
     print(f"wrote {out}: {cat['counts']['options']} flags, {cat['counts']['option_strings']} option strings, "
           f"{cat['counts']['json_valued']} JSON-valued, start-up names "
-          f"{', '.join(f'{k} {n}' for k, n in cat['counts']['names'].items())}, in {time.perf_counter() - t0:.1f} s")
+          f"{', '.join(f'{k} {n}' for k, n in cat['counts']['names'].items())}, in "
+          f"{time.perf_counter() - t0:.1f} s")
     bench = build_bench_catalogue()
     bench_name = f"vllm-{bench['vllm_version']}-bench-serve-flags.json"
     bench_out = ns.bench_out or ROOT / "builder" / "data" / bench_name

@@ -13,14 +13,12 @@ from typing import Any
 import orjson
 
 from builder import resolver
+from builder.api.argv_lint import ArgvLint, arg_origin
 from builder.api.output import BuildOutput
 from builder.api.performance import RecipePerformance
-from builder.checks import vllm_lint
 from builder.checks.memory_lint import MemoryLint
-from builder.content.fieldpaths import join_path
 from builder.content.model import Content, RecipeFile
 from builder.content.problems import Problem
-from builder.content.recipe_lints import arg_lists
 
 SYNTHESIS_KEYS = ("strategy_overrides", "compatible_strategies", "default_strategy")
 
@@ -133,12 +131,16 @@ class ApiBuilder:
             if hw == default_hw:
                 result = record
         assert result is not None
-        # the document's recommended_command: the record without its memory and performance (see /<base>/hw/<hw>.json)
-        return {**{k: v for k, v in result.items() if k not in ("memory", "performance")}, "by_hardware": by_hardware}
+        # the document's recommended_command: the record without its memory and performance (see
+        # /<base>/hw/<hw>.json)
+        return {**{k: v for k, v in result.items() if k not in ("memory", "performance")},
+                "by_hardware": by_hardware}
 
-    def with_memory(self, data: dict[str, Any], record: dict[str, Any], preset: str | None = None) -> dict[str, Any]:
-        """The record (a preset point too) with its ``memory`` block appended where the recipe has architecture
-        facts, and its ``performance`` block where the recipe has stored predictions or results; lints it."""
+    def with_memory(self, data: dict[str, Any], record: dict[str, Any],
+                    preset: str | None = None) -> dict[str, Any]:
+        """The record (a preset point too) with its ``memory`` block appended where the recipe has
+        architecture facts, and its ``performance`` block where the recipe has stored predictions or results;
+        lints it."""
         variant = (data.get("variants") or {}).get(record.get("variant")) or {}
         profile = (self.vocab.taxonomy.get("hardware_profiles") or {}).get(record.get("hardware")) or {}
         memory = resolver.memory_for_record(record, data, variant, profile)
@@ -182,7 +184,8 @@ class ApiBuilder:
             doc.pop(key, None)
         if isinstance(doc.get("presets"), dict) and not resolver.is_omni(data):
             doc["presets"] = {
-                key: {**preset, "json": f"/{hf_id}/presets/{key}.json"} for key, preset in doc["presets"].items()
+                key: {**preset, "json": f"/{hf_id}/presets/{key}.json"}
+                for key, preset in doc["presets"].items()
             }
         if self.source is not None:
             doc["source"] = source_block(self.source, recipe)
@@ -224,7 +227,8 @@ class ApiBuilder:
         strategies = self.vocab.strategy_map
         profiles = resolver.published_profiles(self.vocab.taxonomy)
         for key, preset in presets.items():
-            resolved = recipe.resolved_presets.get(key) or resolver.resolve_preset(recipe.data, self.resolver_vocab, key)
+            resolved = (recipe.resolved_presets.get(key)
+                        or resolver.resolve_preset(recipe.data, self.resolver_vocab, key))
             self.out.warnings.extend(resolved["warnings"])
             body: dict[str, Any] = {
                 "hf_id": recipe.hf_id,
@@ -283,7 +287,8 @@ class ApiBuilder:
         recipes = self.content.recipes
         position = next((i for i, r in enumerate(recipes) if r.hf_id == hf_id), None)
         if position is None or any(
-            len(owners) > 1 or owners != [hf_id] for base, owners in self.base_owners.items() if hf_id in owners
+            len(owners) > 1 or owners != [hf_id] for base, owners in self.base_owners.items()
+            if hf_id in owners
         ):
             return None
         before = self.owned.pop(hf_id, set())
@@ -292,7 +297,8 @@ class ApiBuilder:
         for base in [b for b, owners in self.base_owners.items() if owners == [hf_id]]:
             del self.base_owners[base]
             self.base_files.pop(base, None)
-        for doc_id in [d for d, doc in self.out.documents.items() if doc.get("hf_id") == d and _parent(doc) == hf_id]:
+        for doc_id in [d for d, doc in self.out.documents.items() if doc.get("hf_id") == d
+                       and _parent(doc) == hf_id]:
             del self.out.documents[doc_id]
         recipes[position] = recipe
         standalone = {r.hf_id for r in recipes}
@@ -303,60 +309,6 @@ class ApiBuilder:
         if any(len(self.base_owners[b]) > 1 for b in new_bases):
             return None
         return before | self.owned[hf_id] | {"models.json"}
-
-
-class ArgvLint:
-    """Checks every published argv against vLLM's CLI; one warning per (recipe, flag, reason)."""
-
-    def __init__(self) -> None:
-        self.recipe: RecipeFile | None = None
-        self.found: dict[tuple[str, str], list[str]] = {}
-        self.values: dict[tuple[str, str], str | None] = {}  # the argv item at fault, to locate it
-
-    def start(self, recipe: RecipeFile) -> None:
-        self.recipe, self.found, self.values = recipe, {}, {}
-
-    def record(self, record: dict[str, Any], preset: str | None = None) -> list[vllm_lint.Finding]:
-        """Lint one rendering record; remember which selection produced each problem."""
-        findings = vllm_lint.lint_record(record)
-        for finding in findings:
-            selection = (
-                f"hardware {record.get('hardware')}, variant {record.get('variant')}, "
-                f"strategy {record.get('strategy')}" + (f", {preset}" if preset else "")
-            )
-            self.found.setdefault((finding.flag, finding.reason), []).append(selection)
-            self.values.setdefault((finding.flag, finding.reason), finding.value)
-        return findings
-
-    def problems(self) -> list[Problem]:
-        """Located warnings for the current recipe."""
-        assert self.recipe is not None
-        out = []
-        for (flag, reason), selections in self.found.items():
-            field = arg_origin(self.recipe.data, flag, self.values.get((flag, reason)))
-            file, line = self.recipe.where(field)
-            more = f" (+{len(selections) - 1} more renderings)" if len(selections) > 1 else ""
-            message = f"{flag}: {reason} [vLLM {vllm_lint.VLLM_VERSION}; {selections[0]}{more}]"
-            out.append(Problem(file, line, field, message, warning=True))
-        return out
-
-
-def arg_origin(data: dict[str, Any], flag: str, value: str | None = None) -> str:
-    """The field path of the first recipe argument list item that writes ``flag``.
-
-    With ``value`` (the argv item at fault), the first item that writes ``flag`` with that value
-    wins, so a flag given in several places is located where the bad value is.
-    """
-    if value is not None:
-        for path, args in arg_lists(data):
-            for i, token in enumerate(args):
-                if token == f"{flag}={value}" or (token == flag and i + 1 < len(args) and args[i + 1] == value):
-                    return join_path(path, i)
-    for path, args in arg_lists(data):
-        for i, token in enumerate(args):
-            if isinstance(token, str) and (token == flag or token.startswith((flag + "=", flag + " "))):
-                return join_path(path, i)
-    return ""
 
 
 def _parent(doc: dict[str, Any]) -> str:

@@ -26,7 +26,8 @@ class _Version(argparse.Action):
     """``--version``: computed when asked (it reads the catalogue and Pyodide's package)."""
 
     def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="print the versions of the tool, its vLLM flag catalogue "
+        super().__init__(option_strings, dest, nargs=0,
+                         help="print the versions of the tool, its vLLM flag catalogue "
                          "and Pyodide, and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
@@ -61,9 +62,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="treat warnings as errors")
     b.add_argument("--json-only", action="store_true", help="write only the JSON API, no HTML pages")
     b.add_argument("--base-url", metavar="URL", default=None,
-                   help="where the site is published, e.g. https://you.github.io/recipes (canonical links, sitemap, "
-                        "feed, robots, OG; a path serves every page under it); default: site.yaml base_url, "
-                        "else http://127.0.0.1:8000")
+                   help="where the site is published, e.g. https://you.github.io/recipes (canonical "
+                        "links, sitemap, feed, robots, OG; a path serves every page under it); default: "
+                        "site.yaml base_url, else http://127.0.0.1:8000")
     for key in SOURCE_KEYS:
         b.add_argument(f"--source-{key}", dest=f"source_{key}", default=None, help=f"provenance: {key}")
 
@@ -77,7 +78,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--hardware")
     r.add_argument("--variant")
     r.add_argument("--strategy")
-    r.add_argument("--feature", action="append", default=[], metavar="F[=MODE]", help="enable a feature (and mode)")
+    r.add_argument("--feature", action="append", default=[], metavar="F[=MODE]",
+                   help="enable a feature (and mode)")
     r.add_argument("--no-feature", action="append", default=[], metavar="F", help="disable a feature")
     r.add_argument("--nodes", type=int)
     r.add_argument("--kv-offload", metavar="K")
@@ -85,12 +87,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--docker", action="store_true", help="print the docker run form")
     r.add_argument("--json", action="store_true", help="print the rendering record")
     r.add_argument("--target", metavar="ttft=S,tps_user=N[,gpus=G]",
-                   help="the command meeting a target (TTFT at most S seconds, at least N tokens/s per user, at most "
-                        "G GPUs) with the most predicted tokens/s per GPU")
+                   help="the command meeting a target (TTFT at most S seconds, at least N tokens/s "
+                        "per user, at most G GPUs) with the most predicted tokens/s per GPU")
     r.add_argument("--workload", default="1k/1k", choices=["1k/1k", "8k/1k", "1k/8k"],
                    help="with --target: input/output tokens (default 1k/1k)")
     r.add_argument("--format", choices=["text", *FORMATS], default="text",
-                   help="text: the commands (default); " + "; ".join(f"{f.id}: {f.label} files" for f in DEPLOY_FORMATS))
+                   help="text: the commands (default); " + "; ".join(f"{f.id}: {f.label} files"
+                                                                     for f in DEPLOY_FORMATS))
 
     n = sub.add_parser("new", help="write a commented recipe skeleton that passes check")
     n.add_argument("recipe", help="<org>/<repo>")
@@ -102,16 +105,20 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--no-watch", action="store_true", help="serve without watching for edits")
     s.add_argument("--base-url", metavar="URL", default=None,
-                   help="preview a deploy under this URL: with a path (https://you.github.io/recipes) the site is "
-                        "served under that path, as the host will serve it")
-    p = sub.add_parser("predict", help="predict every published command's speed (the perf extra) and store it beside "
-                       "the recipe", description="Runs AIConfigurator (pip install 'vllm-recipes-builder[perf]') for "
-                       "every published command on a GPU it has measurements of: 1k/1k, 8k/1k and 1k/8k tokens over "
-                       "a concurrency sweep; writes models/<org>/<repo>.performance.json. --check lists stale "
-                       "predictions and writes nothing.")
+                   help="preview a deploy under this URL: with a path "
+                        "(https://you.github.io/recipes) the site is served under that path, as the "
+                        "host will serve it")
+    p = sub.add_parser("predict",
+                       help="predict every published command's speed (the perf extra) and store it beside "
+                       "the recipe",
+                       description="Runs AIConfigurator (pip install 'vllm-recipes-builder[perf]') for "
+                       "every published command on a GPU it has measurements of: 1k/1k, 8k/1k and "
+                       "1k/8k tokens over a concurrency sweep; writes models/<org>/<repo>.performance.json. "
+                       "--check lists stale predictions and writes nothing.")
     p.add_argument("recipe", nargs="?", help="<org>/<repo>")
     p.add_argument("--all", action="store_true", help="every recipe")
-    p.add_argument("--check", action="store_true", help="list recipes whose predictions are stale (writes nothing)")
+    p.add_argument("--check", action="store_true",
+                   help="list recipes whose predictions are stale (writes nothing)")
     p.add_argument("--content", type=Path, default=DEFAULT_CONTENT, help=CONTENT_HELP)
     results.add_parser(sub, DEFAULT_CONTENT, CONTENT_HELP)
     memory.add_parser(sub)
@@ -142,8 +149,8 @@ def missing_content(args: argparse.Namespace) -> str | None:
     if content != DEFAULT_CONTENT:
         return f"--content {content}: no such folder"
     hint = " (this folder holds taxonomy.yaml: pass --content .)" if Path("taxonomy.yaml").is_file() else ""
-    return (f"no recipes/ folder in {Path.cwd()}: pass --content DIR, the content root that holds taxonomy.yaml "
-            f"and models/{hint}")
+    return (f"no recipes/ folder in {Path.cwd()}: pass --content DIR, the content root that "
+            f"holds taxonomy.yaml and models/{hint}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -95,7 +95,8 @@ def dump_stored(stored: StoredFile) -> str:
             workloads = []
             for name, points in entry["workloads"].items():
                 rows = ",\n".join(f"     {json.dumps(point)}" for point in points)
-                workloads.append(f'    {json.dumps(name)}: [\n{rows}\n    ]' if points else f'    {json.dumps(name)}: []')
+                workloads.append(f'    {json.dumps(name)}: [\n{rows}\n    ]' if points
+                                 else f'    {json.dumps(name)}: []')
             parts.append('   "workloads": {\n' + ",\n".join(workloads) + "\n   }")
         lines.append(",\n".join(parts) + ("}," if index < len(stored["predictions"]) - 1 else "}"))
     lines += [" ]", "}", ""]
@@ -112,7 +113,8 @@ def coverage_line(commands: list[Commands]) -> str:
     named = "; ".join(f"{count} {reason}" for reason, count in reasons.most_common(4))
     more = f"; {len(reasons) - 4} more reasons" if len(reasons) > 4 else ""
     tail = f" ({named}{more})" if named else ""
-    return f"performance: {predicted} of {total} commands predictable, {sum(reasons.values())} with a named reason{tail}"
+    return (f"performance: {predicted} of {total} commands predictable, {sum(reasons.values())} with a "
+            f"named reason{tail}")
 
 
 def _selected(content: Content, hf_id: str | None, every: bool) -> list[RecipeFile]:
@@ -167,8 +169,8 @@ def predict(content_root: Path, hf_id: str | None, every: bool, check: bool) -> 
             write_atomically(content_root / stored_path(recipe.hf_id), dump_stored(stored))
             new = sum(1 for key in commands.inputs if key not in reuse)
             failed = sum(1 for entry in entries if "unavailable" in entry)
-            print(f"{recipe.hf_id}: {len(entries)} predictions ({new} new, {failed} the predictor could not make) "
-                  f"in {time.perf_counter() - started:.1f} s")
+            print(f"{recipe.hf_id}: {len(entries)} predictions ({new} new, {failed} the predictor "
+                  f"could not make) in {time.perf_counter() - started:.1f} s")
     finally:
         if runner is not None:
             runner.close()

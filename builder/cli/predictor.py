@@ -129,8 +129,8 @@ class Predictor:
         extra: dict[str, Any] = {}
         if inputs["nextn"] > 0:
             extra["decode_tokens_per_iteration"] = 1.0 + inputs["nextn_accepted"]
-        summary = backend.run_agg(model, database, runtime, ctx_tokens=min(isl, inputs["max_num_batched_tokens"]),
-                                       **extra)
+        summary = backend.run_agg(model, database, runtime,
+                                  ctx_tokens=min(isl, inputs["max_num_batched_tokens"]), **extra)
         if summary.check_oom() or summary.check_kv_cache_oom():
             return None
         row = summary.get_result_dict()
@@ -164,5 +164,6 @@ class Predictor:
                 workloads[name] = points
         except Exception as error:  # the library raises many kinds; each becomes the command's reason
             return Entry(inputs=inputs, unavailable=f"the predictor failed: {_first_line(error)}")
-        used = Database(system=str(database.system), backend=str(database.backend), version=str(database.version))
+        used = Database(system=str(database.system), backend=str(database.backend),
+                        version=str(database.version))
         return Entry(inputs=inputs, database=used, workloads=workloads)

@@ -67,11 +67,13 @@ def selection_for(content: Content, choice: Choice) -> tuple[RecipeFile, dict[st
     selection: dict[str, Any] = {"variant": variant}
     if resolver.is_omni(data):
         if choice.hardware:
-            _check("hardware", choice.hardware, resolver.offered_hardware(data, vocab["taxonomy"], variant), where)
+            _check("hardware", choice.hardware, resolver.offered_hardware(data, vocab["taxonomy"], variant),
+                   where)
             selection["hardware"] = choice.hardware
         return recipe, selection
     hardware = choice.hardware or resolver.default_hardware(data, vocab["taxonomy"], variant)
-    _check("hardware", hardware, resolver.offered_hardware(data, vocab["taxonomy"], variant), f"{where} ({variant})")
+    _check("hardware", hardware, resolver.offered_hardware(data, vocab["taxonomy"], variant),
+           f"{where} ({variant})")
     selection["hardware"] = hardware
     profile = (vocab["taxonomy"].get("hardware_profiles") or {}).get(hardware, {})
     if not resolver.runs_on(profile, data["variants"][variant], hardware):
@@ -151,10 +153,12 @@ def resolve_command(content: Content, choice: Choice) -> str:
         for _, point in records:
             with_performance(content, recipe, point, preset=True)
         if choice.output != "text":
-            return "\n\n".join(f"# {title}\n{deploy_text(record, vocab, choice.output)}" for title, record in records)
+            return "\n\n".join(f"# {title}\n{deploy_text(record, vocab, choice.output)}"
+                               for title, record in records)
         if choice.as_json:
             return json.dumps({title: record for title, record in records}, indent=2, ensure_ascii=False)
-        return "\n\n".join(f"# {title}\n{command_text(record, vocab, choice.docker)}" for title, record in records)
+        return "\n\n".join(f"# {title}\n{command_text(record, vocab, choice.docker)}"
+                           for title, record in records)
     if choice.target is not None:
         return target_text(content, choice)
     recipe, selection = selection_for(content, choice)
@@ -204,7 +208,8 @@ def pick_answer(content: Content, choice: Choice) -> tuple[RecipeFile, Pick | Un
 
 
 def target_text(content: Content, choice: Choice) -> str:
-    """``resolve --target``: the command that meets the target with the most tok/s per GPU, or what is unmet."""
+    """``resolve --target``: the command that meets the target with the most tok/s per GPU, or what is
+    unmet."""
     recipe, answer = pick_answer(content, choice)
     if choice.as_json:
         return json.dumps({"pick": answer}, indent=2, ensure_ascii=False)
@@ -222,11 +227,13 @@ def target_text(content: Content, choice: Choice) -> str:
     _, selection = selection_for(content, selected)
     record = resolver.resolve(recipe.data, content.vocab.resolver_vocab(), selection)
     text = command_text(record, content.vocab.resolver_vocab(), choice.docker)
-    return (f"{text}\n\n# pick: {found['hardware']}, variant {found['variant']}, strategy {found['strategy']}; "
-            f"predicted at concurrency {found['concurrency']} ({choice.workload}): {point_text(found['point'])}")
+    return (f"{text}\n\n# pick: {found['hardware']}, variant {found['variant']}, strategy "
+            f"{found['strategy']}; predicted at concurrency {found['concurrency']} ({choice.workload}): "
+            f"{point_text(found['point'])}")
 
 
 def point_text(point: Any) -> str:
     """A predicted point in one line."""
     return (f"TTFT {point['ttft_ms']:,.0f} ms, TPOT {point['tpot_ms']:.1f} ms, "
-            f"{point['tokens_per_s_per_user']:,.1f} tok/s per user, {point['tokens_per_s_per_gpu']:,.0f} tok/s per GPU")
+            f"{point['tokens_per_s_per_user']:,.1f} tok/s per user, "
+            f"{point['tokens_per_s_per_gpu']:,.0f} tok/s per GPU")

@@ -104,7 +104,8 @@ def _checked_file(
 
 
 def _file_id_ok(
-    value: str, rel: str, field: str, lines: dict[str, int], first_of: dict[str, tuple[str, str]], out: Collector
+    value: str, rel: str, field: str, lines: dict[str, int], first_of: dict[str, tuple[str, str]],
+    out: Collector
 ) -> bool:
     """An id read from ``field`` that names an output file: the identifier pattern, and unique
     (also case-folded) among the files of its folder."""
@@ -224,7 +225,8 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
     site: dict[str, Any] = {}
     if (root / "site.yaml").is_file():
         loaded = read_mapping(root, "site.yaml", out)
-        if loaded is not None and check_model(schemas.Site, loaded[0], "site.yaml", _where_in("site.yaml", loaded[1]), out):
+        if (loaded is not None
+            and check_model(schemas.Site, loaded[0], "site.yaml", _where_in("site.yaml", loaded[1]), out)):
             site = loaded[0]
     quickstarts: list[dict[str, Any]] = []
     if (root / "quickstart").is_dir():

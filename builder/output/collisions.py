@@ -86,7 +86,8 @@ class _Clashes:
                 "refused": f"output {a!r}{more} of {first.what} is refused: {b}",
                 "case": f"outputs {a} ({first.what}) and {b} ({second.what}){more} differ only in case: "
                 "one would overwrite the other on a case-insensitive disk",
-                "folder": f"output {a} ({first.what}) is a file{more}, but {b} ({second.what}) needs a folder there",
+                "folder": f"output {a} ({first.what}) is a file{more}, but {b} ({second.what}) "
+                          "needs a folder there",
             }[kind]
             found.append(Problem(second.file or first.file or "models", 0, "", message))
         return found
@@ -150,7 +151,8 @@ def api_overwrites(api: ApiBuilder, origins: Origins) -> list[Problem]:
     return clashes.problems()
 
 
-def check_outputs(parts: Iterable[tuple[Mapping[str, bytes], str]], content: Content, api: ApiBuilder) -> None:
+def check_outputs(parts: Iterable[tuple[Mapping[str, bytes], str]], content: Content,
+                  api: ApiBuilder) -> None:
     """Raise :class:`ContentError` listing every collision of the outputs (see the module docstring)."""
     origins = Origins(content, api)
     problems = api_overwrites(api, origins) + output_problems(parts, origins)

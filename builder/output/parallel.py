@@ -14,7 +14,8 @@ from builder.site.pages import SitePages
 
 
 def site_pages_parallel(
-    content: Content, output: BuildOutput, base_url: str | None = None, into: MutableMapping[str, bytes] | None = None
+    content: Content, output: BuildOutput, base_url: str | None = None,
+    into: MutableMapping[str, bytes] | None = None
 ) -> MutableMapping[str, bytes]:
     """:func:`site_pages` on two cores: a forked child builds half of the recipe pages.
 

@@ -4,9 +4,10 @@
 dict: setting a path writes its bytes at once, deleting one removes the file again; only the paths
 stay in memory, so the collision checks still see every output.  (No writer thread: each file
 call releases the GIL, and a thread waiting to take it back from the rendering one waits a
-switch interval, up to 5 ms, per call; that convoy made writing 5-10x slower than writing inline.) A write that fails (a refused path, a full disk) is
-kept and stops the writing; :meth:`Staging.commit` raises it, after the collision checks have
-had their say, and the staging folder is dropped: the previous site stays untouched.
+switch interval, up to 5 ms, per call; that convoy made writing 5-10x slower than writing inline.) A write
+that fails (a refused path, a full disk) is kept and stops the writing; :meth:`Staging.commit` raises it,
+after the collision checks have had their say, and the staging folder is dropped: the previous site stays
+untouched.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ from builder.output.writer_process import Writers
 
 MARKER = ".vllm-recipes-site"
 MARKER_PREFIX = b"vllm-recipes site"
-MARKER_TEXT = MARKER_PREFIX + b": written by `python -m builder build`; every build replaces this whole folder\n"
+MARKER_TEXT = (MARKER_PREFIX
+               + b": written by `python -m builder build`; every build replaces this whole folder\n")
 LEGACY_STALE_SECONDS = 3600  # staging folders of builds before pid names: removed once this old
 
 AT_FDCWD = -100
@@ -82,7 +83,8 @@ def check_out(out: Path, content: Path | None = None) -> None:
         raise UnsafeOutput(out, f"it cannot be listed ({exc.strerror})") from exc
     if entries and not has_marker(Path(target)):
         raise UnsafeOutput(
-            out, f"it is not empty and has no {MARKER} marker from an earlier build (delete it or choose another --out)"
+            out, f"it is not empty and has no {MARKER} marker from an earlier build (delete it or "
+                 "choose another --out)"
         )
 
 
@@ -288,7 +290,8 @@ class Staging:
         mode = 0o777 & ~current_umask()
         self.out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_staging(self.out)
-        self.folder = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.new-{os.getpid()}-", dir=self.out.parent))
+        self.folder = Path(
+            tempfile.mkdtemp(prefix=f".{self.out.name}.new-{os.getpid()}-", dir=self.out.parent))
         self._base = os.path.normpath(self.folder)
         os.chmod(self.folder, mode)  # mkdtemp makes 0700 whatever the umask
         (self.folder / MARKER).write_bytes(MARKER_TEXT)

@@ -218,7 +218,8 @@ def _candidates(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[
 _BRAND_RANK: dict[object, int] = {"NVIDIA": 0, "AMD": 1}
 
 
-def _default_from(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any], cands: list[str]) -> str:
+def _default_from(recipe: dict[str, Any], taxonomy: dict[str, Any], variant: dict[str, Any],
+                  cands: list[str]) -> str:
     """The authored default, else the candidate of lowest ``default_rank``, else NVIDIA before AMD before
     the other brands, then by id; without candidates the taxonomy's best-ranked profile."""
     authored = as_dict(recipe.get("meta")).get("default_hardware")
@@ -240,8 +241,8 @@ def default_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_k
     return _default_from(recipe, taxonomy, variant, _candidates(recipe, taxonomy, variant))
 
 
-def initial_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str, query: str | None = None,
-                     preference: str | None = None) -> str:
+def initial_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_key: str,
+                     query: str | None = None, preference: str | None = None) -> str:
     """§3.7 builder landing hardware: query parameter, stored NVIDIA preference, else §3.6."""
     variant = variant_of(recipe, variant_key)
     declared = declared_hardware(recipe)
@@ -254,7 +255,8 @@ def initial_hardware(recipe: dict[str, Any], taxonomy: dict[str, Any], variant_k
     if query is not None and usable(query):
         return query
     prof = profile_of(taxonomy, preference)
-    if preference is not None and usable(preference) and is_nvidia(prof) and (prof.get("restricted") is not True or preference in declared):
+    if (preference is not None and usable(preference) and is_nvidia(prof)
+        and (prof.get("restricted") is not True or preference in declared)):
         return preference
     return default_hardware(recipe, taxonomy, variant_key)
 
@@ -283,7 +285,8 @@ def runs_on(profile: dict[str, Any], variant: dict[str, Any], hw: str | None = N
     return is_scalable(profile) or fits_single_node(profile, variant)
 
 
-def pick_fitting_variant(recipe: dict[str, Any], profile: dict[str, Any], hw: str | None = None) -> str | None:
+def pick_fitting_variant(recipe: dict[str, Any], profile: dict[str, Any],
+                         hw: str | None = None) -> str | None:
     """§4.3: the running variant with the largest ``vram_minimum_gb`` (stable order)."""
     best: str | None = None
     best_need: float = 0

@@ -62,7 +62,8 @@ class RecipePage:
     issues_url: str
     memory: dict[str, str] | None = None  # the memory line under the default command
     performance: PanelView | None = None  # the default command's predicted speed
-    deploy: list[DeployView] = field(default_factory=list)  # the default configuration's Kubernetes/Compose files
+    # the default configuration's Kubernetes/Compose files
+    deploy: list[DeployView] = field(default_factory=list)
 
 
 def default_record(index: SiteIndex, rc: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -79,11 +80,12 @@ def memory_note(r: RecipeView, record: dict[str, Any] | None) -> dict[str, str] 
     memory = record.get("memory")
     if isinstance(memory, dict) and isinstance(memory.get("summary"), str):
         verdict = memory.get("verdict")
-        kind = "bad" if verdict == "wont_start" or "error" in memory else "tight" if verdict == "tight" else ""
+        kind = ("bad" if verdict == "wont_start" or "error" in memory else "tight" if verdict == "tight"
+                else "")
         return {"text": memory["summary"], "kind": kind, "command": ""}
     variant = r.variants.get(text(record.get("variant")))
-    return {"text": resolver.memory_fallback(variant if isinstance(variant, dict) else {}), "kind": "fallback",
-            "command": resolver.import_command(r.hf_id)}
+    return {"text": resolver.memory_fallback(variant if isinstance(variant, dict) else {}),
+            "kind": "fallback", "command": resolver.import_command(r.hf_id)}
 
 
 def spec_line(r: RecipeView) -> str:
@@ -124,7 +126,8 @@ def preset_view(index: SiteIndex, key: str, preset: dict[str, Any]) -> dict[str,
     href = text(src.get("href"))
     pointer = preset.get("json") if isinstance(preset.get("json"), str) else None
     published = index.record(pointer) if pointer else None
-    published_points = published.get("points") if published and isinstance(published.get("points"), dict) else {}
+    published_points = (published.get("points") if published and isinstance(published.get("points"), dict)
+                        else {})
     sample: tuple[str, list[tuple[str, str]], str] | None = None
     if published_points:
         first_key, first = next(iter(published_points.items()))
@@ -226,7 +229,8 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
     slugger.seen.update(p["id"] for p in presets)
     # Markdown: presets and notes first reserve their ids; the guide gets the rest
     for view, (_, raw) in zip(presets, raw_presets, strict=True):
-        view["runbook"] = Markup(render_markdown(text(raw.get("runbook")), slugger, resolve, heading_offset=3))
+        view["runbook"] = Markup(
+            render_markdown(text(raw.get("runbook")), slugger, resolve, heading_offset=3))
     notes = []
     for n in doc.get("notes") or [] if isinstance(doc.get("notes"), list) else []:
         if not isinstance(n, dict):

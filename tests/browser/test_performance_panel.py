@@ -25,7 +25,8 @@ def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str)
     panel = page_nojs.locator("section.perf")
     assert panel.locator("h3").text_content() == "Performance (predicted)"
     assert panel.locator(".perf-for").inner_text() == "For this selection: H200 · Tensor Parallel · BF16"
-    assert panel.locator(".perf-source").inner_text().startswith("Predicted by aiconfigurator-core 0.12.0 from ")
+    assert panel.locator(".perf-source").inner_text().startswith(
+        "Predicted by aiconfigurator-core 0.12.0 from ")
     assert panel.locator("svg[role=img]").is_visible()
     stored = json.loads((ROOT / "recipes/models/Qwen/Qwen3-8B.performance.json").read_text())
     [h200] = [e for e in stored["predictions"]
@@ -46,7 +47,8 @@ def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, axe_source: str, scheme: str) -> None:
+def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, axe_source: str,
+                                      scheme: str) -> None:
     ctx = chromium.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844})
     page = ctx.new_page()
     errors: list[str] = []

@@ -28,7 +28,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
-def edited(tmp_path: Path, change: Callable[[Path], None], source: Path = RECIPES, name: str = "head") -> Path:
+def edited(tmp_path: Path, change: Callable[[Path], None], source: Path = RECIPES,
+           name: str = "head") -> Path:
     """A copy of ``source`` with ``change`` applied to it."""
     root = tmp_path / name
     shutil.copytree(source, root)
@@ -72,7 +73,8 @@ def test_one_flag_changed_in_upstream_names_the_recipe_the_endpoints_and_the_fla
     assert [r["recipe"] for r in report["recipes"]] == ["Qwen/Qwen3-8B"]
     shell = report["recipes"][0]["commands"][0]
     assert shell["form"] == "shell"
-    assert shell["endpoints"] == ["/Qwen/Qwen3-8B/hw/xeon6.json", "/Qwen/Qwen3-8B/hw/xeon6/strategies/multi_node_tp.json"]
+    assert (shell["endpoints"]
+            == ["/Qwen/Qwen3-8B/hw/xeon6.json", "/Qwen/Qwen3-8B/hw/xeon6/strategies/multi_node_tp.json"])
     assert shell["flags"] == ["--max-num-batched-tokens 16384 → 32768"]
     assert "-  --max-num-batched-tokens 16384 \\\n+  --max-num-batched-tokens 32768 \\" in shell["diff"]
     assert list(dict.fromkeys(c["form"] for c in report["recipes"][0]["commands"])) == [
@@ -83,7 +85,8 @@ def test_one_flag_changed_in_upstream_names_the_recipe_the_endpoints_and_the_fla
     markdown = render(report)
     assert "### `Qwen/Qwen3-8B` · `models/Qwen/Qwen3-8B.yaml`" in markdown
     assert "- Flags (2 endpoints): `--max-num-batched-tokens 16384 → 32768`" in markdown
-    assert "<details><summary>Shell command · 2 endpoints: <code>/Qwen/Qwen3-8B/hw/xeon6.json</code> and 1 more" in markdown
+    assert ("<details><summary>Shell command · 2 endpoints: "
+            "<code>/Qwen/Qwen3-8B/hw/xeon6.json</code> and 1 more") in markdown
 
 
 # ── exit status and formats ──
@@ -94,7 +97,8 @@ def test_equal_trees_exit_0_and_say_so(tmp_path: Path, capsys: pytest.CaptureFix
     copy = edited(tmp_path, lambda root: None)
     status, out, err = run(capsys, str(RECIPES), str(copy))
     assert (status, err) == (0, "")
-    assert out == f"## vLLM recipes: what this change publishes\n\n`{RECIPES}` → `{copy}`\n\nNothing published changes.\n"
+    assert out == (f"## vLLM recipes: what this change publishes\n\n`{RECIPES}` → `{copy}`\n\nNothing "
+                   "published changes.\n")
 
 
 def test_a_change_exits_1_unless_told_otherwise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,13 +119,16 @@ def test_rename_and_removal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
     status, report = diff_json(capsys, RECIPES, edited(tmp_path, change))
     assert status == 1
-    assert report["renamed"] == [{"before": "Qwen/Qwen3-8B", "after": "Qwen/Qwen3-8B-Base", "similarity": 1.0}]
-    assert [(r["recipe"], r["file"]) for r in report["removed"]] == [("Google/gemma-2-9b-it", "models/Google/gemma-2-9b-it.yaml")]
+    assert (report["renamed"]
+            == [{"before": "Qwen/Qwen3-8B", "after": "Qwen/Qwen3-8B-Base", "similarity": 1.0}])
+    assert ([(r["recipe"], r["file"]) for r in report["removed"]]
+            == [("Google/gemma-2-9b-it", "models/Google/gemma-2-9b-it.yaml")])
     assert report["added"] == []
     renamed = next(r for r in report["recipes"] if r["recipe"] == "Qwen/Qwen3-8B-Base")
     assert renamed["renamed_from"] == "Qwen/Qwen3-8B"
     assert renamed["commands"] == [] and renamed["endpoints_added"] == renamed["endpoints_removed"] == []
-    assert [r["recipe"] for r in report["recipes"]] == ["Qwen/Qwen3-8B-Base"]  # the others' pages: other files
+    # the others' pages: other files
+    assert [r["recipe"] for r in report["recipes"]] == ["Qwen/Qwen3-8B-Base"]
     assert "Google/index.html" in report["other_files"]["removed"]
     assert "models.json" in report["other_files"]["changed"]
 
@@ -141,7 +148,8 @@ def test_added_recipe_shows_its_default_command(tmp_path: Path, capsys: pytest.C
 
 def test_memory_verdict_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
-    head = edited(tmp_path, replace_in(QWEN8, "  base_args: []", '  base_args: ["--gpu-memory-utilization", "0.1"]'))
+    head = edited(tmp_path,
+                  replace_in(QWEN8, "  base_args: []", '  base_args: ["--gpu-memory-utilization", "0.1"]'))
     _, report = diff_json(capsys, RECIPES, head)
     memory = {m["endpoints"][0]: m for m in report["recipes"][0]["memory"]}
     h200 = memory["/Qwen/Qwen3-8B/hw/h200.json"]
@@ -157,12 +165,14 @@ def test_new_warning_with_its_file_and_line(tmp_path: Path, capsys: pytest.Captu
     line = (head / rel).read_text().splitlines().index("    h20: verified") + 1
     status, out, _ = run(capsys, str(RECIPES), str(head))
     assert status == 1
-    assert f"### New warnings\n\n- `{rel}:{line}: meta.hardware.h20: warning: unknown hardware 'h20'`\n" in out
+    assert (f"### New warnings\n\n- `{rel}:{line}: meta.hardware.h20: warning: unknown hardware 'h20'`\n"
+            in out)
 
 
 def test_errors_of_the_head_are_listed_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
-    head = edited(tmp_path, replace_in(QWEN8, "compatible_strategies:\n", "compatible_strategies:\n  - single_node_xx\n"))
+    head = edited(tmp_path, replace_in(QWEN8, "compatible_strategies:\n",
+                                       "compatible_strategies:\n  - single_node_xx\n"))
     line = (head / QWEN8).read_text().splitlines().index("  - single_node_xx") + 1
     status, out, _ = run(capsys, str(RECIPES), str(head))
     assert status == 1
@@ -225,9 +235,12 @@ def test_bad_input(tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str
         (("--git", str(repo), "HEAD", "nope"), f"error: unknown revision 'nope' in {repo}\n"),
         (("--git", str(repo), "--", "HEAD", "--upload-pack=x"),
          "error: '--upload-pack=x' is not a revision (a branch, tag or commit id, with ~N or ^N)\n"),
-        (("--git", str(tmp_path / "elsewhere"), "a", "b"), f"error: --git {tmp_path / 'elsewhere'}: not a git repository\n"),
-        (("--git", str(repo), "--content", "../x", "HEAD", "HEAD"), "error: --content ../x: must be a folder inside the repository\n"),
-        (("--content", "x", str(RECIPES), str(RECIPES)), "error: --content names the content folder inside the repository of --git\n"),
+        (("--git", str(tmp_path / "elsewhere"), "a", "b"),
+         f"error: --git {tmp_path / 'elsewhere'}: not a git repository\n"),
+        (("--git", str(repo), "--content", "../x", "HEAD", "HEAD"),
+         "error: --content ../x: must be a folder inside the repository\n"),
+        (("--content", "x", str(RECIPES), str(RECIPES)),
+         "error: --content names the content folder inside the repository of --git\n"),
         (("--git", str(repo), "--content", "nowhere", "HEAD", "HEAD"),
          f"error: HEAD ({git(repo, 'rev-parse', 'HEAD')[:12]}): not a content root (no taxonomy.yaml)\n"),
     ]
@@ -236,7 +249,8 @@ def test_bad_input(tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str
         assert (status, out, err) == (2, "", message), argv
 
 
-def test_an_internal_failure_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_internal_failure_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
     def broken(base: Tree, head: Tree) -> None:
         raise KeyError("hf_id")
 

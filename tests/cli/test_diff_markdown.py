@@ -38,7 +38,8 @@ def hostile_report(value: str) -> DiffReport:
     change: RecipeChange = {
         "recipe": value, "file": value, "renamed_from": value, "endpoints_added": [value],
         "endpoints_removed": [value],
-        "commands": [{"form": "shell", "endpoints": [value, value], "flags": [value], "diff": f"--- a\n+++ b\n+{value}"},
+        "commands": [{"form": "shell", "endpoints": [value, value], "flags": [value],
+                      "diff": f"--- a\n+++ b\n+{value}"},
                      {"form": "docker", "endpoints": [value], "flags": [], "diff": value}],
         "memory": [{"endpoints": [value], "before": value, "after": value}],
         "results": [{"change": "changed", "point": value, "source": value, "figures": [value]}],
@@ -56,18 +57,21 @@ def test_every_value_stays_inert_text() -> None:
         markdown = render(hostile_report(value))
         assert live_markup(markdown) == [], value
         shown = controls_escaped(value) or "␣"
-        assert headings(markdown) == ["vLLM recipes: what this change publishes", "New warnings", f"Added {shown} · {shown}",
+        assert headings(markdown) == ["vLLM recipes: what this change publishes", "New warnings",
+                                      f"Added {shown} · {shown}",
                                       "Removed", "Renamed", f"{shown} · {shown}"], value
         tokens = markdown_tokens(markdown)
         spans = [t.content for t in tokens if t.type == "code_inline"]
         expected = 27 if value else 25  # an empty memory verdict and renamed_from are left out
         assert spans.count(shown) == expected, (value, spans)  # every value shown whole, as one line of code
         summaries = [t.content for t in tokens if t.type == "html_block" and "<code>" in t.content]
-        assert len(summaries) == 2 and all(f"<code>{html.escape(shown)}</code>" in s for s in summaries), value
+        assert (len(summaries) == 2
+                and all(f"<code>{html.escape(shown)}</code>" in s for s in summaries)), value
         fences = [t for t in tokens if t.type == "fence"]
         commands = 1 if value else 0  # an added recipe without a default command has no block for it
         assert [f.info for f in fences] == ["sh"] * commands + ["diff", "diff"], value
-        lines = "".join(f"{controls_escaped(line)}\n" for line in value.split("\n"))  # a command's lines stay lines
+        # a command's lines stay lines
+        lines = "".join(f"{controls_escaped(line)}\n" for line in value.split("\n"))
         assert fences[-1].content == lines and (not commands or fences[0].content == lines), value
         blocks = [t.content[:18] for t in tokens if t.type == "html_block"]
         assert blocks == ["<details><summary>", "</details>\n"] * (3 + commands), value
@@ -103,7 +107,8 @@ def test_a_long_report_is_cut_under_githubs_comment_limit() -> None:
     for number in range(400):
         diff = "\n".join(f"+  --flag-{line} {'v' * 300}" for line in range(60))
         big.append(change | {"recipe": f"Org/model-{number}",
-                             "commands": [{"form": "shell", "endpoints": ["/e.json"], "flags": [], "diff": diff}]})
+                             "commands": [
+                                 {"form": "shell", "endpoints": ["/e.json"], "flags": [], "diff": diff}]})
     report = hostile_report("x") | {"recipes": big}
     markdown = render(report, max_lines=100_000)
     assert len(markdown) <= MARKDOWN_CHARS < 65_536
@@ -119,8 +124,8 @@ def test_hostile_flag_values_from_a_recipe(tmp_path: Path, capsys: pytest.Captur
     """Flag values are quoted in commands, so the shell rules let them hold any visible text: through
     ``vllm-recipes diff`` they reach the report only as code."""
     need_runtime()
-    values = ["x` ![pixel](https://evil.example/p.png) `y", "</code></summary></details><img src=x> @maintainers",
-              "```", "#123 <https://evil.example>"]
+    values = ["x` ![pixel](https://evil.example/p.png) `y",
+              "</code></summary></details><img src=x> @maintainers", "```", "#123 <https://evil.example>"]
     head = tmp_path / "head"
     shutil.copytree(RECIPES, head)
     recipe = head / "models" / "Qwen" / "Qwen3-8B.yaml"
@@ -130,7 +135,8 @@ def test_hostile_flag_values_from_a_recipe(tmp_path: Path, capsys: pytest.Captur
     assert main(["diff", str(RECIPES), str(head)]) == 1
     markdown = capsys.readouterr().out
     assert live_markup(markdown) == []
-    assert headings(markdown) == ["vLLM recipes: what this change publishes", "Qwen/Qwen3-8B · models/Qwen/Qwen3-8B.yaml"]
+    assert (headings(markdown)
+            == ["vLLM recipes: what this change publishes", "Qwen/Qwen3-8B · models/Qwen/Qwen3-8B.yaml"])
     spans = [t.content for t in markdown_tokens(markdown) if t.type == "code_inline"]
     assert sorted(f"added {flag} {value}" for flag, value in zip(flags, values, strict=True)) == [
         span for span in spans if span.startswith("added ")]

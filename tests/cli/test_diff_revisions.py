@@ -57,7 +57,8 @@ def unchanged(repo: Path, head: str) -> bool:
 def test_export_ignore_hides_nothing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     copy = (repo / QWEN8).read_text().replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "Qwen/Hidden"')
-    commit(repo, {".gitattributes": "models/Qwen/Hidden.yaml export-ignore\n/models/Qwen/Qwen3-8B.yaml export-ignore\n",
+    commit(repo, {".gitattributes": "models/Qwen/Hidden.yaml "
+                                    "export-ignore\n/models/Qwen/Qwen3-8B.yaml export-ignore\n",
                   "models/Qwen/Hidden.yaml": copy, QWEN8: with_flags(repo, '"--max-num-seqs", "64"')})
     status, out, err = diff(capsys, repo, "HEAD~1", "HEAD")
     assert (status, err) == (1, "")
@@ -91,7 +92,8 @@ def test_filters_never_run(repo: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert unchanged(repo, head)
 
 
-def test_links_stay_inside_and_large_files_are_not_read(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_links_stay_inside_and_large_files_are_not_read(repo: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     os.symlink("/etc/passwd", repo / "models/Qwen/Passwd.yaml")
     os.symlink("../../../outside.yaml", repo / "models/Qwen/Up.yaml")
@@ -99,13 +101,14 @@ def test_links_stay_inside_and_large_files_are_not_read(repo: Path, capsys: pyte
     status, out, err = diff(capsys, repo, "HEAD~1", "HEAD")
     assert (status, err) == (0, "")  # two new warnings; nothing published changes
     assert out.endswith("Nothing published changes.\n\n### New warnings\n\n"
-                        "- `models/Qwen/Passwd.yaml: warning: a link to a file outside the content root, skipped`\n"
-                        "- `models/Qwen/Up.yaml: warning: not a regular file, skipped`\n")
+                        "- `models/Qwen/Passwd.yaml: warning: a link to a file outside the content "
+                        "root, skipped`\n- `models/Qwen/Up.yaml: warning: not a regular file, skipped`\n")
     commit(repo, {"models/Qwen/Huge.yaml": b"#" * 3_000_001})
     status, out, _ = diff(capsys, repo, "HEAD~1", "HEAD")
     assert status == 1
     assert ("### HEAD does not build: 1 error(s)\n\n```text\n"
-            "models/Qwen/Huge.yaml: file is too large: 3,000,001 bytes (the limit is 2,000,000)\n```\n") in out
+            "models/Qwen/Huge.yaml: file is too large: 3,000,001 bytes (the limit is "
+            "2,000,000)\n```\n") in out
 
 
 @pytest.mark.parametrize("revision", [
@@ -126,19 +129,22 @@ def test_revisions_git_would_misread_are_refused(repo: Path, tmp_path: Path, rev
     assert not out_file.exists() and unchanged(repo, head)
 
 
-def test_links_inside_the_root_are_read_as_in_a_checkout(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_links_inside_the_root_are_read_as_in_a_checkout(repo: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     copy = (repo / QWEN8).read_text().replace('model_id: "Qwen/Qwen3-8B"', 'model_id: "Qwen/Linked"')
     commit(repo, {"docs/linked.yaml": copy})
-    os.symlink("../../docs/linked.yaml", repo / "models/Qwen/Linked.yaml")  # a file outside what the loader lists
+    # a file outside what the loader lists
+    os.symlink("../../docs/linked.yaml", repo / "models/Qwen/Linked.yaml")
     commit(repo, {})
     status, out, _ = diff(capsys, repo, "HEAD~2", "HEAD")
     assert status == 1 and "### Added `Qwen/Linked` · `models/Qwen/Linked.yaml`" in out
     os.symlink("../docs", repo / "models/Docs")  # a folder link: never followed, an error as in a checkout
     commit(repo, {})
     status, out, _ = diff(capsys, repo, "HEAD~1", "HEAD")
-    assert status == 1 and ("### HEAD does not build: 1 error(s)\n\n```text\nmodels/Docs: a symbolic link to a folder "
-                            "is not followed: recipes must be real files under models/\n```\n") in out
+    assert status == 1 and ("### HEAD does not build: 1 error(s)\n\n```text\nmodels/Docs: a symbolic "
+                            "link to a folder is not followed: recipes must be real files "
+                            "under models/\n```\n") in out
 
 
 def test_a_revision_too_large_to_read_is_refused(repo: Path, monkeypatch: pytest.MonkeyPatch,
@@ -146,7 +152,8 @@ def test_a_revision_too_large_to_read_is_refused(repo: Path, monkeypatch: pytest
     monkeypatch.setattr(revision, "MAX_FILES", 10)
     status, out, err = diff(capsys, repo, "HEAD", "HEAD")
     count = len([p for p in repo.rglob("*.yaml") if ".git" not in p.parts])
-    assert (status, out, err) == (2, "", f"error: the content root holds {count} files the loader reads (the limit is 10)\n")
+    assert ((status, out, err)
+            == (2, "", f"error: the content root holds {count} files the loader reads (the limit is 10)\n"))
     monkeypatch.setattr(revision, "MAX_FILES", 50_000)
     monkeypatch.setattr(revision, "MAX_TOTAL_BYTES", 1000)
     status, out, err = diff(capsys, repo, "HEAD", "HEAD")

@@ -28,8 +28,8 @@ from tests.support.paths import ROOT
 RECIPES = ROOT / "recipes"
 HF_ID = "Qwen/Qwen3-8B"
 STORED = f"models/{HF_ID}.performance.json"
-COVERAGE = ("performance: 26 of 40 commands predictable, 14 with a named reason (8 the predictor has no AMD data; "
-            "6 the predictor has no kernel measurements of this GPU)")
+COVERAGE = ("performance: 26 of 40 commands predictable, 14 with a named reason (8 the predictor "
+            "has no AMD data; 6 the predictor has no kernel measurements of this GPU)")
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +49,8 @@ def run(hub: HubServer | None, *argv: str, pythonpath: str | None = None) -> tup
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "builder", *argv], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-m", "builder", *argv], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
     return done.returncode, done.stdout, done.stderr, time.perf_counter() - started
 
 
@@ -70,16 +70,19 @@ def test_predict_stores_every_command_beside_the_recipe(predicted: tuple[Path, s
     root, out = predicted
     lines = out.splitlines()
     assert len(lines) == 2
-    assert re.fullmatch(rf"{HF_ID}: 14 predictions \(14 new, 0 the predictor could not make\) in \d+\.\d s", lines[0])
+    assert re.fullmatch(rf"{HF_ID}: 14 predictions \(14 new, 0 the predictor could not make\) in \d+\.\d s",
+                        lines[0])
     assert lines[1] == COVERAGE
     stored = json.loads((root / STORED).read_text())
     assert stored["predictor"] == {"name": "aiconfigurator-core", "version": "0.12.0"}
     entries = stored["predictions"]
     systems = sorted({(e["database"]["system"], e["database"]["version"]) for e in entries})
-    assert systems == [(s, "0.24.0") for s in ["b200_sxm", "b300_sxm", "gb200", "gb300", "h100_sxm", "h200_sxm",
-                                               "rtx_pro_6000_server"]]
+    assert systems == [(s, "0.24.0")
+                       for s in ["b200_sxm", "b300_sxm", "gb200", "gb300", "h100_sxm", "h200_sxm",
+                                 "rtx_pro_6000_server"]]
     assert sorted(e["inputs"]["gemm_quant"] for e in entries) == ["bfloat16"] * 7 + ["fp8"] * 7
-    h100 = next(e for e in entries if e["inputs"]["system"] == "h100_sxm" and e["inputs"]["gemm_quant"] == "bfloat16")
+    h100 = next(e for e in entries if e["inputs"]["system"] == "h100_sxm"
+                and e["inputs"]["gemm_quant"] == "bfloat16")
     # the sweep stops where the memory model's KV cache (389,920 tokens) no longer holds a full request
     assert [p["concurrency"] for p in h100["workloads"]["1k/1k"]] == [1, 2, 4, 8, 16, 32, 64, 128]
     assert [p["concurrency"] for p in h100["workloads"]["8k/1k"]] == [1, 2, 4, 8, 16, 32]
@@ -87,7 +90,8 @@ def test_predict_stores_every_command_beside_the_recipe(predicted: tuple[Path, s
                                              "tokens_per_s_per_user": 135.68, "tokens_per_s_per_gpu": 1074.91}
 
 
-def test_a_rerun_with_nothing_changed_is_quick_and_writes_nothing(hub: HubServer, predicted: tuple[Path, str]) -> None:
+def test_a_rerun_with_nothing_changed_is_quick_and_writes_nothing(hub: HubServer,
+                                                                  predicted: tuple[Path, str]) -> None:
     root, _ = predicted
     before = (root / STORED).read_bytes()
     status, out, _, seconds = run(hub, "predict", HF_ID, "--content", str(root))
@@ -113,8 +117,8 @@ def test_check_lists_stale_predictions_without_writing(predicted: tuple[Path, st
     before = (root / STORED).read_bytes()
     status, out, err, _ = run(None, "predict", "--check", HF_ID, "--content", str(root))
     assert status == 1
-    assert out.splitlines()[0] == (f"{HF_ID}: stale: 7 command input(s) without a stored prediction (recipe or facts "
-                                   "changed); 7 stored prediction(s) no command uses")
+    assert out.splitlines()[0] == (f"{HF_ID}: stale: 7 command input(s) without a stored prediction "
+                                   "(recipe or facts changed); 7 stored prediction(s) no command uses")
     assert err == "1 recipe(s) with stale predictions: run vllm-recipes predict\n"
     assert (root / STORED).read_bytes() == before
 
@@ -123,8 +127,8 @@ def test_a_recipe_without_predictable_commands_is_not_stale(predicted: tuple[Pat
     status, out, _, _ = run(None, "predict", "--check", "zai-org/GLM-4.5-Air", "--content", str(predicted[0]))
     assert (status, out.splitlines()) == (0, [
         "zai-org/GLM-4.5-Air: nothing to predict",
-        "performance: 0 of 100 commands predictable, 100 with a named reason (60 the predictor has no model of the "
-        "'glm4_moe' architecture; 40 the predictor has no AMD data)"])
+        "performance: 0 of 100 commands predictable, 100 with a named reason (60 the predictor has "
+        "no model of the 'glm4_moe' architecture; 40 the predictor has no AMD data)"])
 
 
 def test_without_the_extra_predict_says_what_to_install(tmp_path: Path) -> None:
@@ -152,8 +156,8 @@ def test_api_records_carry_the_block_and_it_validates(predicted: tuple[Path, str
     objects = ApiBuilder(content).build().objects
     blocks = performance_blocks(objects)
     hardware = sorted(path.split("/")[3][:-5] for path in blocks if path.count("/") == 3 and "/hw/" in path)
-    assert hardware == ["b200", "b300", "dgx_spark_gb10", "gb200", "gb300", "h100", "h200", "mi300x", "mi325x", "mi350x",
-                        "mi355x", "rtx_5090", "rtx_pro_6000"]
+    assert hardware == ["b200", "b300", "dgx_spark_gb10", "gb200", "gb300", "h100", "h200", "mi300x",
+                        "mi325x", "mi350x", "mi355x", "rtx_5090", "rtx_pro_6000"]
     assert len(blocks) == 35  # with the Mooncake alternatives of 11 of them
     assert all(path.startswith(f"{HF_ID}/") for path in blocks)  # no stored data, no block
     schema = performance_schema()
@@ -168,8 +172,10 @@ def test_api_records_carry_the_block_and_it_validates(predicted: tuple[Path, str
         reproducer(HF_ID, record, "8k/1k", p["concurrency"]) for p in h200["workloads"]["8k/1k"]]
     assert "--random-input-len 8192 --random-output-len 1024" in h200["workloads"]["8k/1k"][0]["reproducer"]
     assert blocks[f"{HF_ID}/hw/mi355x.json"] == {"unavailable": "the predictor has no AMD data"}
-    assert blocks[f"{HF_ID}/hw/rtx_5090.json"] == {"unavailable": "the predictor has no kernel measurements of this GPU"}
-    assert "performance" not in objects[f"{HF_ID}.json"]["recommended_command"]  # the document keeps the seed's keys
+    assert (blocks[f"{HF_ID}/hw/rtx_5090.json"]
+            == {"unavailable": "the predictor has no kernel measurements of this GPU"})
+    # the document keeps the seed's keys
+    assert "performance" not in objects[f"{HF_ID}.json"]["recommended_command"]
 
 
 def test_resolve_prints_the_same_block_and_answers_a_target(predicted: tuple[Path, str]) -> None:
@@ -179,22 +185,25 @@ def test_resolve_prints_the_same_block_and_answers_a_target(predicted: tuple[Pat
     content, _ = load_content(root)
     api = ApiBuilder(content).build().objects
     assert json.loads(out)["performance"] == api[f"{HF_ID}/hw/h200.json"]["performance"]
-    status, out, _, _ = run(None, "resolve", HF_ID, "--target", "ttft=0.2,tps_user=100,gpus=1", "--workload", "8k/1k",
-                            "--json", "--content", root)
+    status, out, _, _ = run(None, "resolve", HF_ID, "--target", "ttft=0.2,tps_user=100,gpus=1", "--workload",
+                            "8k/1k", "--json", "--content", root)
     pick = json.loads(out)["pick"]
-    assert status == 0 and (pick["hardware"], pick["variant"], pick["strategy"]) == ("gb300", "fp8", "single_node_tp")
+    assert (status == 0
+            and (pick["hardware"], pick["variant"], pick["strategy"]) == ("gb300", "fp8", "single_node_tp"))
     assert pick["point"]["ttft_ms"] <= 200 and pick["point"]["tokens_per_s_per_user"] >= 100
     status, out, _, _ = run(None, "resolve", HF_ID, "--target", "ttft=0.01", "--content", root)
     assert status == 0 and out.startswith("no command meets ttft (target 0.01); closest: ")
     status, _, err, _ = run(None, "resolve", HF_ID, "--target", "speed=3", "--content", root)
-    assert (status, err) == (2, "error: --target: expected NAME=VALUE items with NAME one of ttft, tps_user, gpus, "
-                                "got 'speed=3'\n")
+    assert (status,
+            err) == (2, "error: --target: expected NAME=VALUE items with NAME one of ttft, tps_user, gpus, "
+                        "got 'speed=3'\n")
 
 
 def test_a_predictor_failure_is_one_line_without_this_machines_paths() -> None:
     from builder.cli.predictor import _first_line
 
-    error = RuntimeError("perf database error: no MHC module rows loaded (first: /work/x/.venv/lib/python3.11/"
-                         "site-packages/aiconfigurator_core/systems/data/gb200/vllm/0.24.0/mhc.parquet)\ndetails")
+    error = RuntimeError("perf database error: no MHC module rows loaded (first: "
+                         "/work/x/.venv/lib/python3.11/site-packages/aiconfigurator_core/systems/data/gb200/"
+                         "vllm/0.24.0/mhc.parquet)\ndetails")
     assert _first_line(error) == ("RuntimeError: perf database error: no MHC module rows loaded (first: "
                                   "aiconfigurator_core/systems/data/gb200/vllm/0.24.0/mhc.parquet)")

@@ -30,7 +30,8 @@ FIGURES = {"ttft_ms": "ttft", "tpot_ms": "tpot", "tokens_per_s_per_user": "token
 
 def stored_entry(hf_id: str, system: str, gemm: str) -> dict[str, Any]:
     stored = json.loads((ROOT / "recipes" / "models" / f"{hf_id}.performance.json").read_text())
-    [entry] = [e for e in stored["predictions"] if e["inputs"]["system"] == system and e["inputs"]["gemm_quant"] == gemm]
+    [entry] = [e for e in stored["predictions"] if e["inputs"]["system"] == system
+               and e["inputs"]["gemm_quant"] == gemm]
     return entry
 
 
@@ -46,21 +47,26 @@ def own_run(entry: dict[str, Any], folder: Path) -> dict[tuple[str, int], dict[s
     model = get_model(str(folder), config.ModelConfig(
         tp_size=inputs["tp"], pp_size=inputs["pp"], attention_dp_size=inputs["attention_dp"],
         moe_tp_size=inputs["moe_tp"], moe_ep_size=inputs["moe_ep"],
-        gemm_quant_mode=common.GEMMQuantMode[inputs["gemm_quant"]], moe_quant_mode=common.MoEQuantMode[inputs["moe_quant"]],
+        gemm_quant_mode=common.GEMMQuantMode[inputs["gemm_quant"]],
+        moe_quant_mode=common.MoEQuantMode[inputs["moe_quant"]],
         kvcache_quant_mode=common.KVCacheQuantMode[inputs["kv_cache_quant"]]), "vllm")
     backend = get_backend("vllm")
     figures = {}
     for name, points in entry["workloads"].items():
         isl, osl = WORKLOADS[name]
         for point in points:
-            runtime = config.RuntimeConfig(batch_size=point["concurrency"] // inputs["attention_dp"], isl=isl, osl=osl)
-            row = backend.run_agg(model, db, runtime, ctx_tokens=min(isl, inputs["max_num_batched_tokens"])).get_result_dict()
+            runtime = config.RuntimeConfig(batch_size=point["concurrency"] // inputs["attention_dp"], isl=isl,
+                                           osl=osl)
+            row = backend.run_agg(model, db, runtime,
+                                  ctx_tokens=min(isl, inputs["max_num_batched_tokens"])).get_result_dict()
             figures[name, point["concurrency"]] = {key: float(row[column]) for key, column in FIGURES.items()}
     return figures
 
 
-@pytest.mark.parametrize(("hf_id", "system", "gemm"), COMMANDS, ids=[f"{c[0]}@{c[1]}-{c[2]}" for c in COMMANDS])
-def test_stored_figures_match_the_predictors_own_run(hf_id: str, system: str, gemm: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("hf_id", "system", "gemm"), COMMANDS,
+                         ids=[f"{c[0]}@{c[1]}-{c[2]}" for c in COMMANDS])
+def test_stored_figures_match_the_predictors_own_run(hf_id: str, system: str, gemm: str,
+                                                     tmp_path: Path) -> None:
     entry = stored_entry(hf_id, system, gemm)
     assert entry["inputs"]["model"] == hf_id and entry["inputs"]["revision"] is None
     folder = tmp_path / hf_id.replace("/", "__")

@@ -20,7 +20,8 @@ from builder.output.discard import wait_for_discards
 from builder.output.writer import MARKER, MARKER_TEXT, UnsafeOutput, UnsafePath, update_tree, write_tree
 from tests.support.paths import RECIPES
 
-NOT_EMPTY = f"it is not empty and has no {MARKER} marker from an earlier build (delete it or choose another --out)"
+NOT_EMPTY = (f"it is not empty and has no {MARKER} marker from an earlier build (delete it or "
+             "choose another --out)")
 
 
 @dataclass
@@ -63,7 +64,8 @@ def snapshot(folder: Path) -> dict[str, object]:
 
 def tree(folder: Path) -> dict[str, bytes]:
     """The files of a site, by relative path."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
 
 
 def build(capsys: pytest.CaptureFixture[str], content: Path, out: Path | str) -> tuple[int, str, str]:
@@ -176,7 +178,8 @@ REFUSALS = [
 def test_build_refuses(place: Place, case: str, nothing_read: None, capsys) -> None:
     out, reason = refusal_case(place, case)
     before = snapshot(place.root)
-    assert build(capsys, place.content, out) == (2, "", f"error: refusing to write the site to {out}: {reason}\n")
+    assert (build(capsys, place.content, out)
+            == (2, "", f"error: refusing to write the site to {out}: {reason}\n"))
     assert snapshot(place.root) == before
 
 
@@ -186,7 +189,8 @@ def test_serve_refuses(place: Place, case: str, nothing_read: None, capsys) -> N
     before = snapshot(place.root)
     status = main(["serve", "--content", str(place.content), "--out", out, "--no-watch", "--port", "0"])
     captured = capsys.readouterr()
-    assert (status, captured.out, captured.err) == (2, "", f"error: refusing to write the site to {out}: {reason}\n")
+    assert ((status, captured.out, captured.err)
+            == (2, "", f"error: refusing to write the site to {out}: {reason}\n"))
     assert snapshot(place.root) == before
 
 
@@ -209,9 +213,9 @@ def test_a_new_or_empty_out_gets_the_site_and_the_marker(place: Place, existing:
         out.mkdir(parents=True)
     status, stdout, err = build(capsys, place.content, out)
     assert (status, err) == (0, "")
-    assert stdout == (f"built 11 recipes, 20 documents, 870 files into {out}\nmemory facts: 10 of 10 recipes, 21 of 21 "
-                      "variants\nperformance: 56 of 193 records predicted, 137 with a named reason, in 8 recipes with "
-                      "stored predictions\n")
+    assert stdout == (f"built 11 recipes, 20 documents, 870 files into {out}\nmemory facts: 10 of 10 "
+                      "recipes, 21 of 21 variants\nperformance: 56 of 193 records predicted, 137 with a "
+                      "named reason, in 8 recipes with stored predictions\n")
     assert (out / MARKER).read_bytes() == MARKER_TEXT
     assert (out / "models.json").is_file()
     assert beside(out) == ["site"]  # no staging folder left
@@ -227,7 +231,8 @@ def test_a_second_build_replaces_a_marked_site(place: Place, capsys) -> None:
     assert beside(out) == ["site"]
 
 
-def test_the_default_site_folder_is_refused_when_unmarked_and_accepted_once_deleted(place: Place, capsys) -> None:
+def test_the_default_site_folder_is_refused_when_unmarked_and_accepted_once_deleted(place: Place,
+                                                                                    capsys) -> None:
     shutil.copytree(place.content, place.cwd / "recipes")
     (place.cwd / "site").mkdir()
     (place.cwd / "site" / "index.html").write_text("built before markers")
@@ -287,14 +292,17 @@ def test_stale_staging_folders_are_removed_and_live_ones_kept(place: Place, live
             f".site.new-{dead}-fileabcd",
         ]
     )
-    assert (place.root / f".sites.new-{dead}-ab12cd34" / "site" / "models.json").read_text() == "another output's name"
-    assert (place.root / f".site.new-{live_pid}-ab12cd34" / "site" / "models.json").read_text() == "live build"
+    assert ((place.root / f".sites.new-{dead}-ab12cd34" / "site" / "models.json").read_text()
+            == "another output's name")
+    assert ((place.root / f".site.new-{live_pid}-ab12cd34" / "site" / "models.json").read_text()
+            == "live build")
 
 
 def test_staging_folders_carry_the_pid(place: Place) -> None:
     staging = writer.Staging(place.root / "site")
     with staging:
-        assert writer.staging_name_pattern(staging.out).fullmatch(staging.folder.name)["pid"] == str(os.getpid())
+        assert (writer.staging_name_pattern(staging.out).fullmatch(staging.folder.name)["pid"]
+                == str(os.getpid()))
         assert (staging.folder / MARKER).read_bytes() == MARKER_TEXT
     assert not staging.folder.exists()
 
@@ -309,7 +317,8 @@ def inodes(folder: Path) -> set[int]:
     return found
 
 
-def test_the_swap_exchanges_atomically_on_linux(place: Place, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_the_swap_exchanges_atomically_on_linux(place: Place, monkeypatch: pytest.MonkeyPatch,
+                                                capsys) -> None:
     out = place.root / "site"
     assert build(capsys, place.content, out)[0] == 0
     old_inode = out.stat().st_ino
@@ -377,8 +386,10 @@ def test_the_fallback_puts_the_old_site_back_when_the_second_rename_fails(
 # ── modes ──
 
 
-@pytest.mark.parametrize(("umask", "folder_mode", "file_mode"), [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)])
-def test_folders_and_files_follow_the_umask(place: Place, umask: int, folder_mode: int, file_mode: int, capsys) -> None:
+@pytest.mark.parametrize(("umask", "folder_mode", "file_mode"),
+                         [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)])
+def test_folders_and_files_follow_the_umask(place: Place, umask: int, folder_mode: int, file_mode: int,
+                                            capsys) -> None:
     out = place.root / "site"
     previous = os.umask(umask)
     try:
@@ -401,7 +412,8 @@ def test_a_content_error_leaves_the_previous_site_byte_identical(place: Place, c
     assert build(capsys, place.content, out)[0] == 0
     before = snapshot(place.root / "site")
     recipe = place.content / "models" / "Qwen" / "Qwen3-14B.yaml"
-    recipe.write_text(recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
+    recipe.write_text(
+        recipe.read_text().replace("compatible_strategies:\n", "compatible_strategies:\n  - nope\n", 1))
     status, _, err = build(capsys, place.content, out)
     assert status == 1
     assert err.splitlines()[-1] == f"build failed: 1 error(s); {out} left unchanged"
@@ -427,7 +439,8 @@ def test_a_failed_write_leaves_the_previous_site_byte_identical(
     monkeypatch.setattr(writer.Staging, "write_file", disk_full)
     status, stdout, err = build(capsys, place.content, out)
     assert (status, stdout) == (1, "")
-    assert err == f"error: cannot write the site to {out} ([Errno 28] No space left on device); it is left unchanged\n"
+    assert err == (f"error: cannot write the site to {out} ([Errno 28] No space left on device); it is "
+                   "left unchanged\n")
     assert snapshot(place.root / "site") == before
     assert beside(out) == ["site"]
 

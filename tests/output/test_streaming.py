@@ -29,10 +29,12 @@ def test_set_files_are_written_deleted_ones_removed_and_paths_kept_in_order(tmp_
         assert list(files) == ["b/one.json", "a.json", "c.json"]
         assert (staging.folder / "c.json").read_bytes() == b"4"
         staging.commit()
-    assert sorted(p.name for p in (tmp_path / "site").iterdir()) == [".vllm-recipes-site", "a.json", "b", "c.json"]
+    assert (sorted(p.name for p in (tmp_path / "site").iterdir())
+            == [".vllm-recipes-site", "a.json", "b", "c.json"])
 
 
-def test_a_failed_write_stops_the_writing_and_is_raised_by_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_stops_the_writing_and_is_raised_by_commit(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     real_write = writer.Staging.write_file
     written: list[str] = []
 

@@ -19,15 +19,16 @@ from tests.resolver.test_performance_mapping import H100, QWEN3_8B, recipe
 
 
 def point(concurrency: int, ttft: float, tps_user: float, tps_gpu: float) -> Point:
-    return Point(concurrency=concurrency, ttft_ms=ttft, tpot_ms=1000 / tps_user, tokens_per_s_per_user=tps_user,
-                 tokens_per_s_per_gpu=tps_gpu)
+    return Point(concurrency=concurrency, ttft_ms=ttft, tpot_ms=1000 / tps_user,
+                 tokens_per_s_per_user=tps_user, tokens_per_s_per_gpu=tps_gpu)
 
 
 def candidate(hardware: str, strategy: str, gpus: int, *points: Point) -> Candidate:
     return Candidate(hardware, "default", strategy, gpus, Performance(workloads={"1k/1k": list(points)}))
 
 
-TP1 = candidate("h100", "single_node_tp", 1, point(1, 50, 150, 150), point(8, 80, 130, 1000), point(64, 400, 70, 4000))
+TP1 = candidate("h100", "single_node_tp", 1, point(1, 50, 150, 150), point(8, 80, 130, 1000),
+                point(64, 400, 70, 4000))
 TP8 = candidate("h200", "single_node_tp", 8, point(1, 30, 300, 40), point(32, 900, 120, 600))
 
 
@@ -44,8 +45,10 @@ def test_unmet_names_the_constraint_and_the_closest_miss() -> None:
     assert answer["unmet"]["constraint"] == "ttft" and answer["unmet"]["target"] == 0.02
     assert (answer["unmet"]["closest"]["hardware"], answer["unmet"]["closest"]["concurrency"]) == ("h200", 1)
     answer = pick([TP1, TP8], "1k/1k", {"ttft": 1, "tps_user": 400})
-    assert answer["unmet"]["constraint"] == "tps_user" and answer["unmet"]["closest"]["point"]["tokens_per_s_per_user"] == 300
-    assert pick([TP1], "8k/1k", {"ttft": 1}) == {"unmet": {"constraint": "workload", "target": 0.0, "closest": None}}
+    assert (answer["unmet"]["constraint"] == "tps_user"
+            and answer["unmet"]["closest"]["point"]["tokens_per_s_per_user"] == 300)
+    assert (pick([TP1], "8k/1k", {"ttft": 1})
+            == {"unmet": {"constraint": "workload", "target": 0.0, "closest": None}})
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -77,17 +80,20 @@ def test_a_record_finds_its_stored_prediction_by_its_inputs() -> None:
 
     inputs: Any = record_inputs(record, data, {"precision": "bf16"}, H100)
     stored: Any = {"predictor": tool, "predictions": [
-        {"inputs": {**inputs, "nextn_accepted": 0}, "database": database, "workloads": {"1k/1k": [point(1, 50, 150, 150)]}}]}
+        {"inputs": {**inputs, "nextn_accepted": 0}, "database": database,
+         "workloads": {"1k/1k": [point(1, 50, 150, 150)]}}]}
     assert inputs_key({**inputs, "nextn_accepted": 0}) == inputs_key(inputs)  # the file is read as YAML 1.2
     bench = reproducer("Qwen/Qwen3-8B", record, "1k/1k", 1)
     assert performance_for_record(record, data, {"precision": "bf16"}, H100, stored, "Qwen/Qwen3-8B") == {
         "predictor": {**tool, "database": database},
         "workloads": {"1k/1k": [{**point(1, 50, 150, 150), "reproducer": bench}]}}
-    assert stored["predictions"][0]["workloads"]["1k/1k"] == [point(1, 50, 150, 150)]  # the stored point is kept
+    # the stored point is kept
+    assert stored["predictions"][0]["workloads"]["1k/1k"] == [point(1, 50, 150, 150)]
     other = {**record, "argv": [*record["argv"], "--max-num-seqs", "8"]}
     assert performance_for_record(other, data, {"precision": "bf16"}, H100, stored, "Qwen/Qwen3-8B") == {
         "unavailable": "no stored prediction for this command: run vllm-recipes predict Qwen/Qwen3-8B"}
     assert performance_for_record(record, data, {"precision": "bf16"}, H100, None, "Qwen/Qwen3-8B") is None
-    failed: Any = {"predictor": tool, "predictions": [{"inputs": inputs, "unavailable": "the predictor failed: X"}]}
+    failed: Any = {"predictor": tool,
+                   "predictions": [{"inputs": inputs, "unavailable": "the predictor failed: X"}]}
     assert performance_for_record(record, data, {"precision": "bf16"}, H100, failed, "Qwen/Qwen3-8B") == {
         "unavailable": "the predictor failed: X"}

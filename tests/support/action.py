@@ -58,7 +58,8 @@ def recipes_repo(folder: Path, content: str = ".") -> tuple[Path, str]:
     git(folder, "commit", "-q", "-m", "recipes")
     base = git(folder, "rev-parse", "HEAD")
     recipe = folder / content / "models" / "Qwen" / "Qwen3-8B.yaml"
-    recipe.write_text(recipe.read_text().replace("  base_args: []", '  base_args: ["--max-num-seqs", "64"]', 1))
+    recipe.write_text(
+        recipe.read_text().replace("  base_args: []", '  base_args: ["--max-num-seqs", "64"]', 1))
     git(folder, "commit", "-q", "-am", "one flag")
     return folder, base
 
@@ -75,8 +76,8 @@ def run_step(script: Path, repo: Path, tmp_path: Path, **env: str) -> StepRun:
                 "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                 "VLLM_RECIPES": str(tool_command(tmp_path / "tool")),
                 "INPUT_CONTENT": ".", "INPUT_HEAD": "HEAD", "INPUT_STRICT": "true"}
-    done = subprocess.run(["bash", str(script)], cwd=repo, env={**base_env, **env}, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(["bash", str(script)], cwd=repo, env={**base_env, **env}, capture_output=True,
+                          text=True, timeout=300)
     pairs = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
     return StepRun(done.returncode, done.stdout + done.stderr, pairs, summary.read_text())
 

@@ -29,7 +29,8 @@ def kubernetes_validator(kind: str, api_version: str) -> jsonschema.protocols.Va
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     schema = schema_contents(f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group_version}.json",
                              KUBERNETES_VERSION)
-    definitions = schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", KUBERNETES_VERSION)
+    definitions = schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json",
+                                  KUBERNETES_VERSION)
     registry = Resource.from_contents(definitions) @ (Resource.from_contents(schema) @ Registry())
     return jsonschema.validators.Draft202012Validator(schema, registry=registry)
 
@@ -62,7 +63,8 @@ def _pod(template: dict[str, Any]) -> dict[str, Any]:
 
 
 def validate_kubernetes(document: dict[str, Any]) -> None:
-    """Raise unless ``document`` is a valid object (a LeaderWorkerSet's pod templates strictly as Pods too)."""
+    """Raise unless ``document`` is a valid object (a LeaderWorkerSet's pod templates strictly as Pods
+    too)."""
     if document["kind"] == "LeaderWorkerSet":
         lws_validator().validate(document)
         template = document["spec"]["leaderWorkerTemplate"]

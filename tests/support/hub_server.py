@@ -60,7 +60,8 @@ class Repo:
 
 
 # the block's comment, its key and its more-indented lines, up to the next line that is not more indented
-BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 .*\n|\n)*?(?=(?!\1 ) *\S|\Z)", re.M)
+BLOCK = re.compile(r"^( *)# config\.json facts for the memory model.*\n\1architecture_config:\n(?:\1 "
+                   r".*\n|\n)*?(?=(?!\1 ) *\S|\Z)", re.M)
 
 
 def strip_blocks(text: str) -> str:
@@ -98,8 +99,8 @@ def shared_hub() -> FakeHub:
 
 
 def corpus_hub() -> FakeHub:
-    """A hub holding the configs of ``../shared/hub/configs`` (with the ``hf_quant_config.json`` their publishers
-    ship) and of ``../shared/memory/configs``, each under its repository."""
+    """A hub holding the configs of ``../shared/hub/configs`` (with the ``hf_quant_config.json`` their
+    publishers ship) and of ``../shared/memory/configs``, each under its repository."""
     hub = shared_hub()
     for path in sorted(HUB_CONFIGS.glob("*.json")):
         if path.name.endswith(QUANT_SUFFIX):
@@ -137,15 +138,16 @@ class Handler(BaseHTTPRequestHandler):
             self._error(404, "RepoNotFound", "Repository not found")
             return None
         if repo.gated and self.headers.get("Authorization") != f"Bearer {TOKEN}":
-            message = f"Access to model {repo_id} is restricted. You must have access to it and be authenticated to access it. Please log in."
+            message = (f"Access to model {repo_id} is restricted. You must have access to it and be "
+                       "authenticated to access it. Please log in.")
             self._error(401, "GatedRepo", message)
             return None
         return repo
 
     def _file(self, repo: Repo, name: str) -> None:
         data = repo.files[name]
-        headers = {"X-Repo-Commit": repo.sha, "ETag": f'"{blob_sha(data)}"', "Content-Type": "text/plain; charset=utf-8",
-                   "Accept-Ranges": "bytes"}
+        headers = {"X-Repo-Commit": repo.sha, "ETag": f'"{blob_sha(data)}"',
+                   "Content-Type": "text/plain; charset=utf-8", "Accept-Ranges": "bytes"}
         self.send_response(200)
         for key, value in {**headers, **self.hub.headers}.items():
             self.send_header(key, value)

@@ -26,12 +26,15 @@ LLAMA = MEMORY / "configs" / "meta-llama__Llama-3.1-8B-Instruct.json"
 # "Model loading took", "Available KV cache memory", "GPU KV cache size", "Maximum concurrency for 8,192
 # tokens per request", with max_model_len 8192 and gpu_memory_utilization 0.95 ("Requested memory: 0.950000").
 # The architecture facts are those of google/gemma-3-{4b,12b}-it's config.json (text_config, vision_config).
-SIGLIP = {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304, "num_hidden_layers": 27, "patch_size": 14}
+SIGLIP = {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304, "num_hidden_layers": 27,
+          "patch_size": 14}
 
 
-def gemma3(hidden: int, intermediate: int, layers: int, heads: int, kv_heads: int, head_dim: int = 256) -> dict[str, Any]:
+def gemma3(hidden: int, intermediate: int, layers: int, heads: int, kv_heads: int,
+           head_dim: int = 256) -> dict[str, Any]:
     text = {"model_type": "gemma3_text", "hidden_size": hidden, "intermediate_size": intermediate,
-            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv_heads, "head_dim": head_dim,
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv_heads,
+            "head_dim": head_dim,
             "vocab_size": 262208, "sliding_window": 1024, "max_position_embeddings": 131072,
             "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
     return {"model_type": "gemma3", "torch_dtype": "bfloat16", "text_config": text, "vision_config": SIGLIP}
@@ -39,11 +42,11 @@ def gemma3(hidden: int, intermediate: int, layers: int, heads: int, kv_heads: in
 
 GEMMA3 = {
     "google/gemma-3-4b-it": (gemma3(2560, 10240, 34, 8, 4),
-                             {"model_loading_gib": 8.58, "available_kv_cache_gib": 62.51, "kv_cache_tokens": 468144,
-                              "max_concurrency": 57.05}),
+                             {"model_loading_gib": 8.58, "available_kv_cache_gib": 62.51,
+                              "kv_cache_tokens": 468144, "max_concurrency": 57.05}),
     "google/gemma-3-12b-it": (gemma3(3840, 15360, 48, 16, 8),
-                              {"model_loading_gib": 23.31, "available_kv_cache_gib": 47.72, "kv_cache_tokens": 130304,
-                               "max_concurrency": 15.88}),
+                              {"model_loading_gib": 23.31, "available_kv_cache_gib": 47.72,
+                               "kv_cache_tokens": 130304, "max_concurrency": 15.88}),
 }
 MULTIMODAL_SETTINGS = {"gpu_memory_gib": 79.19, "gpu_memory_utilization": 0.95, "max_model_len": 8192}
 
@@ -57,8 +60,10 @@ EAGLE3_REPO = "RedHatAI/Llama-3.1-8B-Instruct-speculator.eagle3"
 EAGLE3 = {"speculators_model_type": "eagle3", "draft_vocab_size": 32000,
           "transformer_layer_config": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
                                        "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
-                                       "num_hidden_layers": 1, "vocab_size": 128256, "max_position_embeddings": 131072}}
-EAGLE3_PARAMS = (8192 * 6144 + 4096 * 4096 + 3 * 4096 * 14336 + 3 * 4096) + 3 * 4096 * 4096 + 32000 * 4096 + 4096
+                                       "num_hidden_layers": 1, "vocab_size": 128256,
+                                       "max_position_embeddings": 131072}}
+EAGLE3_PARAMS = ((8192 * 6144 + 4096 * 4096 + 3 * 4096 * 14336 + 3 * 4096) + 3 * 4096 * 4096 + 32000 * 4096
+                 + 4096)
 
 
 def config(name: str) -> dict[str, Any]:
@@ -81,27 +86,36 @@ HYBRID_CASES: list[dict[str, Any]] = (
     [json.loads(line) for line in (HYBRID_LOGS / "cases.jsonl").read_text().splitlines() if line.strip()]
     if HYBRID_LOGS.is_dir() else []
 )
-# Qwen/Qwen3-Next-80B-A3B-Instruct's config.json (the Hugging Face Hub; no copy in ../shared): the keys the model
-# reads. Its start-up log confirms them: "Setting attention block size to 544 tokens" and "Padding mamba page size
+# Qwen/Qwen3-Next-80B-A3B-Instruct's config.json (the Hugging Face Hub; no copy in ../shared): the keys the
+# model
+# reads. Its start-up log confirms them: "Setting attention block size to 544 tokens" and "Padding mamba
+# page size
 # by 1.49%" follow from exactly these head counts and widths at TP 2.
-QWEN3_NEXT = {"model_type": "qwen3_next", "torch_dtype": "bfloat16", "hidden_size": 2048, "num_hidden_layers": 48,
-              "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "full_attention_interval": 4,
+QWEN3_NEXT = {"model_type": "qwen3_next", "torch_dtype": "bfloat16", "hidden_size": 2048,
+              "num_hidden_layers": 48,
+              "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+              "full_attention_interval": 4,
               "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
-              "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "num_experts": 512, "num_experts_per_tok": 10,
+              "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "num_experts": 512,
+              "num_experts_per_tok": 10,
               "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "intermediate_size": 5120,
-              "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936, "max_position_embeddings": 262144,
-              "tie_word_embeddings": False, "partial_rotary_factor": 0.25}
+              "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936,
+              "max_position_embeddings": 262144, "tie_word_embeddings": False, "partial_rotary_factor": 0.25}
 
 
-# google/gemma-3-27b-it's config.json (the Hugging Face Hub; no copy in ../shared): 62 layers, every sixth full
-# attention, head_dim 128. Its ROCm start-up log confirms them: "Add 8 padding layers" (10 full, 52 sliding layers
-# in groups of 10) and num_gpu_blocks 89,994 at 109.86 GiB (16 KV heads × 128 × 2 × 2 bytes × 10 layers a block).
+# google/gemma-3-27b-it's config.json (the Hugging Face Hub; no copy in ../shared): 62 layers, every sixth
+# full
+# attention, head_dim 128. Its ROCm start-up log confirms them: "Add 8 padding layers" (10 full, 52 sliding
+# layers
+# in groups of 10) and num_gpu_blocks 89,994 at 109.86 GiB (16 KV heads × 128 × 2 × 2 bytes × 10 layers a
+# block).
 GEMMA3_27B = gemma3(5376, 21504, 62, 32, 16, head_dim=128)
 INLINE_CONFIGS = {"Qwen/Qwen3-Next-80B-A3B-Instruct": QWEN3_NEXT, "google/gemma-3-27b-it": GEMMA3_27B}
 
 
 def hub_config(name: str) -> dict[str, Any]:
-    """One ``../shared/hub/configs`` file by its stem, with its ``hf_quant_config.json`` precision when it has one."""
+    """One ``../shared/hub/configs`` file by its stem, with its ``hf_quant_config.json`` precision when it has
+    one."""
     from builder.resolver.memory import with_quant_file
 
     loaded: dict[str, Any] = json.loads((HUB_CONFIGS / f"{name}.json").read_text())
@@ -137,7 +151,8 @@ HYBRID_UNCHECKED = {
 
 # logged weights that are not comparable with the config at hand
 HYBRID_WEIGHTS_UNCHECKED = {
-    "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "a compressed-tensors WNA16 checkpoint whose quantization_config is not at hand",
+    "qwen3next-80b-ct-wna16-tp2-l40s-v0.13.0": "a compressed-tensors WNA16 checkpoint whose "
+                                               "quantization_config is not at hand",
 }
 
 
@@ -151,7 +166,8 @@ def hybrid_case_settings(case: dict[str, Any]) -> dict[str, Any]:
     """A hybrid-logs case's logged settings and KV budget as memory-model settings (None where not logged)."""
     version = (case.get("vllm_version") or "").split(" ")[0].split("+")[0] or None
     spec = case.get("speculative")
-    return {"tp": case.get("tp"), "max_model_len": case.get("max_model_len"), "kv_cache_dtype": case.get("kv_cache_dtype"),
+    return {"tp": case.get("tp"), "max_model_len": case.get("max_model_len"),
+            "kv_cache_dtype": case.get("kv_cache_dtype"),
             "max_num_batched_tokens": case.get("max_num_batched_tokens"), "vllm_version": version,
             "kv_cache_gib": case["measured"]["available_kv_cache_gib"],
             "speculative": spec if isinstance(spec, dict) else None}

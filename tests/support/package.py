@@ -15,14 +15,16 @@ from tests.support.paths import ROOT
 
 def run(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``argv`` in ``cwd`` (with ``env`` added); fails with its output when it exits non-zero."""
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, env={**os.environ, **env})
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **env})
     if done.returncode != 0:
         raise AssertionError(f"{argv}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
     return done
 
 
 def checkout_copy(target: Path) -> Path:
-    """The checkout's files as a fresh clone has them (tracked and new, not ignored), with node_modules linked."""
+    """The checkout's files as a fresh clone has them (tracked and new, not ignored), with node_modules
+    linked."""
     listed = run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], ROOT).stdout
     for rel in filter(None, listed.split("\0")):
         source = ROOT / rel
@@ -35,7 +37,8 @@ def checkout_copy(target: Path) -> Path:
 
 def build_wheel(source: Path, dist: Path) -> Path:
     """``pip wheel`` of ``source`` (its build backend packs the runtime) into ``dist``; the wheel's path."""
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist), "."], source)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
+         "."], source)
     return next(dist.glob("*.whl"))
 
 
@@ -47,6 +50,7 @@ def install(wheel: Path, venv: Path) -> Path:
                        venv.parent).stdout.strip())
     # this environment's dependencies, as a path: its own .pth files (our editable install) are not read
     (purelib / "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q",
+         str(wheel)],
         venv.parent)
     return venv / "bin"

@@ -54,7 +54,8 @@ def click_event(view: dict[str, Any], click: Click) -> tuple[dict[str, Any], dic
     "Prefill parallelism"). Where a radio row has several pills of one label (gpt-oss-120b's two
     "MXFP4" variants, gemma-4's two "NVFP4"), the recording clicked the last one not already selected."""
     for row in view["rows"]:
-        if row["label"] != click["row"] and not (row["id"].endswith("_pool") and click["row"].startswith(row["label"])):
+        if (row["label"] != click["row"]
+            and not (row["id"].endswith("_pool") and click["row"].startswith(row["label"]))):
             continue
         same = [p for p in row.get("pills") or [] if p["label"] == click["pill"]]
         if len(same) > 1 and row["id"] != "features":
@@ -92,8 +93,8 @@ def replay(facts: BuilderFacts, case: Case) -> Replay:
         row, event = click_event(view, click)
         events.append((row["id"], event))
         view = builder_state(facts.recipe, facts.vocab, view["state"], event, facts=facts)
-    views = {mode: builder_state(facts.recipe, facts.vocab, view["state"], {"type": "install", "value": INSTALL[mode]},
-                                 facts=facts) for mode in MODES}
+    views = {mode: builder_state(facts.recipe, facts.vocab, view["state"],
+                                 {"type": "install", "value": INSTALL[mode]}, facts=facts) for mode in MODES}
     return Replay(facts, events, views)
 
 

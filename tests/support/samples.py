@@ -31,7 +31,8 @@ def random_selection(recipe: dict[str, Any], vocab: dict[str, Any], rng: random.
     kv_options = ["off", *(taxonomy.get("kv_offload") or {}), *resolver.kv_store_ids(vocab)]
 
     def pool() -> Any:
-        return rng.randint(0, 4) if rng.random() < 0.5 else {"nodes": rng.randint(0, 4), "rank": rng.randint(0, 4)}
+        return (rng.randint(0, 4) if rng.random() < 0.5
+                else {"nodes": rng.randint(0, 4), "rank": rng.randint(0, 4)})
 
     bundles = resolver.advanced_presets(recipe, strategy or "single_node_tp")
     return {

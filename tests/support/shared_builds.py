@@ -25,7 +25,8 @@ def run_folder(factory: pytest.TempPathFactory) -> Path | None:
     return factory.getbasetemp().parent
 
 
-def once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+def once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], dict[str, Any]]) -> dict[str,
+                                                                                                      Any]:
     """``build(folder)`` run once per test run for ``name``; its result, from a pickle after the first."""
     shared = run_folder(factory)
     if shared is None:

@@ -59,9 +59,11 @@ def check(parser: Any, case: dict[str, Any], folder: Path) -> dict[str, Any]:
         return {"ok": False, "error": f"config refused (exit {e.code})"}
     except Exception as e:  # noqa: BLE001
         return {"ok": False, "error": f"{type(e).__name__}: {e}"}
-    differ = sorted(k for k in set(direct) | set(from_file) if _comparable(direct.get(k)) != _comparable(from_file.get(k)))
+    differ = sorted(k for k in set(direct) | set(from_file)
+                    if _comparable(direct.get(k)) != _comparable(from_file.get(k)))
     if differ:
-        return {"ok": False, "error": "; ".join(f"{k}: {direct.get(k)!r} != {from_file.get(k)!r}" for k in differ[:5])}
+        return {"ok": False,
+                "error": "; ".join(f"{k}: {direct.get(k)!r} != {from_file.get(k)!r}" for k in differ[:5])}
     return {"ok": True, "error": None}
 
 

@@ -5,9 +5,9 @@ stdin: a JSON list of argv lists; stdout: one ``{"ok": bool | null, "error": str
 argv (``ok`` null when the real parser rejects the argv, when a parser plugin is loaded, whose
 names cannot be known without importing it, or when a name is a ``$PLACEHOLDER``). Nothing is
 started: each argv is parsed by the real parser (tools/vllm_flags.py), then the names are looked
-up the way the server does when it starts: ``validate_api_server_args`` (tool-call parser, with ``--enable-auto-tool-choice``
-assumed, and the reasoning parser of ``--reasoning-parser`` / ``--structured-outputs-config``),
-``ReasoningParserManager`` for ``--reasoning-config``, ``AttentionConfig`` /
+up the way the server does when it starts: ``validate_api_server_args`` (tool-call parser, with
+``--enable-auto-tool-choice`` assumed, and the reasoning parser of ``--reasoning-parser`` /
+``--structured-outputs-config``), ``ReasoningParserManager`` for ``--reasoning-config``, ``AttentionConfig`` /
 ``SpeculativeConfig`` validators for attention backends, and ``ModelConfig``'s lower-casing plus
 ``QUANTIZATION_METHODS`` for quantization.
 """

@@ -32,7 +32,8 @@ from builder.checks import vllm_lint  # noqa: E402
 
 VENV = os.environ.get("VLLM_VENV", "")
 pytestmark = pytest.mark.skipif(
-    not VENV, reason="set VLLM_VENV to a venv with vLLM 0.33.0 (make test-vllm) to compare with the real parser")
+    not VENV,
+    reason="set VLLM_VENV to a venv with vLLM 0.33.0 (make test-vllm) to compare with the real parser")
 
 # Golden argvs the lint flags although vLLM's parser accepts them: argv label -> reason.
 # None today; add an entry (with why the lint is right) if a recipe starts relying on, e.g.,
@@ -42,7 +43,8 @@ GOLDEN_LINT_ONLY: dict[str, str] = {}
 
 def _unit_cases() -> ModuleType:
     """tests/checks/test_vllm_lint.py, loaded by path (CASES and LINT_ONLY)."""
-    spec = importlib.util.spec_from_file_location("_vllm_lint_unit_cases", ROOT / "tests" / "checks" / "test_vllm_lint.py")
+    spec = importlib.util.spec_from_file_location("_vllm_lint_unit_cases",
+                                                  ROOT / "tests" / "checks" / "test_vllm_lint.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -133,7 +135,8 @@ def _startup_disagreements(argvs: list[tuple[str, ...]], labels: list[str]) -> t
         compared += 1
         flagged = [p.message() for p in vllm_lint.lint_argv(argv) if p.startup]
         if verdict["ok"] == bool(flagged):
-            wrong.append(f"{label}: lint: {flagged or 'no start-up problem'}; vLLM: {verdict['error'] or 'ok'}")
+            wrong.append(
+                f"{label}: lint: {flagged or 'no start-up problem'}; vLLM: {verdict['error'] or 'ok'}")
     return wrong, compared
 
 
@@ -176,7 +179,8 @@ CONFIG_SCRIPT = Path(__file__).resolve().parent / "config_files.py"
 
 def test_vllm_config_form_parses_like_the_command(golden: tuple[dict, dict]) -> None:
     """Every golden argv the parser accepts, written in the ``vllm-config`` form (the YAML file plus the
-    tokens left on the command line), parses through vLLM's own ``--config`` handling to the same namespace."""
+    tokens left on the command line), parses through vLLM's own ``--config`` handling to the same
+    namespace."""
     from builder.resolver.deploy.vllm_config import split_argv
     from builder.resolver.deploy.yaml_text import dump
 

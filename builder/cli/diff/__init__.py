@@ -20,7 +20,8 @@ MARKDOWN_CHARS = 56_000  # GitHub comments hold 65,536 characters; the Action ad
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``diff`` to the top-level subparsers."""
-    d = sub.add_parser("diff", help="what a change of the content publishes: recipes, endpoints, commands, memory, "
+    d = sub.add_parser("diff",
+                       help="what a change of the content publishes: recipes, endpoints, commands, memory, "
                                     "warnings")
     d.add_argument("base", metavar="BASE", help="the content root before the change (with --git: a revision)")
     d.add_argument("head", metavar="HEAD", help="the content root after the change (with --git: a revision)")
@@ -35,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--max-lines", type=int, default=MARKDOWN_LINES, metavar="N",
                    help=f"cap of the Markdown (whole sections; default {MARKDOWN_LINES})")
     d.add_argument("--max-chars", type=int, default=MARKDOWN_CHARS, metavar="N",
-                   help=f"cap of the Markdown in characters (whole sections; default {MARKDOWN_CHARS:,}, under "
+                   help="cap of the Markdown in characters (whole sections; default "
+                        f"{MARKDOWN_CHARS:,}, under "
                         "GitHub's 65,536 for a comment)")
 
 

@@ -2,10 +2,10 @@
 Kubernetes, Compose) as unified diffs, the flags that changed, and the memory verdict.
 
 The shell and docker texts are what ``vllm-recipes resolve`` prints (every node and role, with the
-environment exports); Kubernetes and Compose are the files of :func:`~builder.resolver.deploy.deployment_output`
-for the record (a prefill/decode pool's follower ranks are not rendered: they follow the pool's first
-node). Deployment files are built from the record's argv, env and docker form, so they are compared
-only when the shell or docker text changed.
+environment exports); Kubernetes and Compose are the files of
+:func:`~builder.resolver.deploy.deployment_output` for the record (a prefill/decode pool's follower ranks are
+not rendered: they follow the pool's first node). Deployment files are built from the record's argv, env and
+docker form, so they are compared only when the shell or docker text changed.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ def flag_changes(before: Any, after: Any) -> list[str]:
             elif name not in was:
                 changes.append(f"{where}added {_shown(name, now[name])}")
             elif was[name] != now[name]:
-                changes.append(f"{where}{name} {' '.join(was[name]) or '(switch)'} → {' '.join(now[name]) or '(switch)'}")
+                changes.append(f"{where}{name} {' '.join(was[name]) or '(switch)'} → "
+                               f"{' '.join(now[name]) or '(switch)'}")
     return changes
 
 

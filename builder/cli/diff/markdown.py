@@ -42,7 +42,8 @@ def _longest_backticks(text: str) -> int:
 
 
 def _one_line(text: str) -> str:
-    """A value as one line: control characters shown escaped, cut, never empty or blank (it would not show)."""
+    """A value as one line: control characters shown escaped, cut, never empty or blank (it would not
+    show)."""
     shown = _cut(controls_escaped(text), MAX_VALUE)
     return shown if shown.strip(" ") else f"{shown}␣"
 
@@ -90,7 +91,8 @@ def _summary(report: DiffReport) -> str:
     parts = []
     for count, noun in ((len(report["recipes"]), "recipe(s) changed"), (len(report["added"]), "added"),
                         (len(report["removed"]), "removed"), (len(report["renamed"]), "renamed"),
-                        (len(report["new_warnings"]), "new warning(s)"), (report["fixed_warnings"], "warning(s) gone"),
+                        (len(report["new_warnings"]), "new warning(s)"),
+                        (report["fixed_warnings"], "warning(s) gone"),
                         (_other_count(report), "other published file(s) changed")):
         if count:
             parts.append(f"{count} {noun}")
@@ -134,7 +136,8 @@ def _recipe_blocks(change: RecipeChange) -> list[Block]:
         count = len(group["endpoints"])
         lines.append(f"- Flags ({count} endpoint{'s' if count > 1 else ''}): {_listed(group['flags'])}")
     for memory in change["memory"][:MAX_LIST]:
-        lines.append(f"- Memory ({_listed(memory['endpoints'], 2)}): {code(memory['before'])} → **{code(memory['after'])}**")
+        lines.append(f"- Memory ({_listed(memory['endpoints'], 2)}): {code(memory['before'])} → "
+                     f"**{code(memory['after'])}**")
     if len(change["memory"]) > MAX_LIST:
         lines.append(f"- Memory: {len(change['memory']) - MAX_LIST} more changes")
     lines.extend(_result_lines(change))
@@ -170,19 +173,21 @@ def blocks(report: DiffReport) -> list[Block]:
             block += _details("Default command", fenced(added["command"].split("\n"), "sh"))
         out.append(block)
     if report["removed"]:
-        out.append(["### Removed", "", *(f"- {code(r['recipe'])} · {code(r['file'])}, {r['endpoints']} endpoints"
-                                        for r in report["removed"]), ""])
+        out.append(
+            ["### Removed", "", *(f"- {code(r['recipe'])} · {code(r['file'])}, {r['endpoints']} endpoints"
+                                 for r in report["removed"]), ""])
     if report["renamed"]:
         out.append(["### Renamed", "", *(f"- {code(r['before'])} → {code(r['after'])} "
-                                        f"({round(100 * r['similarity'])}% alike)" for r in report["renamed"]), ""])
+                                        f"({round(100 * r['similarity'])}% alike)"
+                                         for r in report["renamed"]), ""])
     for change in report["recipes"]:
         out.extend(_recipe_blocks(change))
     other = report["other_files"]
     if _other_count(report):
         listed = [f"- {kind}: {_listed(paths)}" for kind, paths in (("added", other["added"]),
                   ("removed", other["removed"]), ("changed", other["changed"])) if paths]
-        out.append(_details(f"Other published files: {_other_count(report)} (listings, catalogues, search, feeds, "
-                            "pages showing what every page shares)", listed))
+        out.append(_details(f"Other published files: {_other_count(report)} (listings, "
+                            "catalogues, search, feeds, pages showing what every page shares)", listed))
     return out
 
 

@@ -114,7 +114,8 @@ def renames(base: Side, head: Side, removed: list[str], added: list[str]) -> lis
     for old in removed:
         before = _source(base, base.recipes[old]["file"])
         for new in added:
-            matcher = difflib.SequenceMatcher(None, before, _source(head, head.recipes[new]["file"]), autojunk=False)
+            matcher = difflib.SequenceMatcher(None, before, _source(head, head.recipes[new]["file"]),
+                                              autojunk=False)
             if matcher.real_quick_ratio() >= RENAME_SIMILARITY and matcher.quick_ratio() >= RENAME_SIMILARITY:
                 ratio = matcher.ratio()
                 if ratio >= RENAME_SIMILARITY:
@@ -190,7 +191,8 @@ class RecipeDiff:
             return
         old, new = _json(before), _json(after)
         if path.count("/") == 1 and isinstance(old, dict) and isinstance(new, dict):
-            keys = [k for k in dict.fromkeys([*old, *new]) if k != "recommended_command" and old.get(k) != new.get(k)]
+            keys = [k for k in dict.fromkeys([*old, *new]) if k != "recommended_command"
+                    and old.get(k) != new.get(k)]
             self.change["fields"].extend(f"{path.removesuffix('.json')}: {k}" for k in keys)
             return
         was, now = _records(path, old), _records(path, new)
@@ -215,14 +217,16 @@ class RecipeDiff:
                 self.groups[key] = {"form": form, "endpoints": [endpoint], "flags": flags, "diff": diff}
         if memory_changed(before, after):
             was, now = memory_line(before), memory_line(after)
-            self.memory.setdefault((was, now), {"endpoints": [], "before": was, "after": now})["endpoints"].append(endpoint)
+            self.memory.setdefault((was, now), {"endpoints": [], "before": was, "after": now})[
+                "endpoints"].append(endpoint)
         for result in result_changes(before, after):  # listed once however many records show it
             if result not in self.change["results"]:
                 self.change["results"].append(result)
 
     def result(self) -> RecipeChange:
         order = {form: i for i, form in enumerate(FORMS)}
-        self.change["commands"] = sorted(self.groups.values(), key=lambda g: (order[g["form"]], -len(g["endpoints"])))
+        self.change["commands"] = sorted(self.groups.values(),
+                                         key=lambda g: (order[g["form"]], -len(g["endpoints"])))
         self.change["memory"] = list(self.memory.values())
         return self.change
 
@@ -238,17 +242,18 @@ def _reference(side: Side, hf_id: str) -> RecipeRef:
     command = command_forms(default, side.vocab, deploy=False).get("shell", "") if default else ""
     by_hardware = default.get("by_hardware") if isinstance(default, dict) else None
     url = by_hardware.get(default.get("hardware")) if isinstance(by_hardware, dict) and default else None
-    record = _json(side.files.get(url.lstrip("/"))) if isinstance(url, str) else None  # it holds the memory block
+    # it holds the memory block
+    record = _json(side.files.get(url.lstrip("/"))) if isinstance(url, str) else None
     memory = memory_line(record or default) if default else ""
-    return {"recipe": hf_id, "file": recipe["file"], "endpoints": len(recipe["endpoints"]), "command": command,
-            "memory": "" if memory == "no estimate" else memory}
+    return {"recipe": hf_id, "file": recipe["file"], "endpoints": len(recipe["endpoints"]),
+            "command": command, "memory": "" if memory == "no estimate" else memory}
 
 
 def compare(base: Side, head: Side) -> DiffReport:
     """Everything that differs between what ``base`` and ``head`` publish."""
     report: DiffReport = {"base": base.label, "head": head.label, "changed": False, "errors": {}, "added": [],
-                          "removed": [], "renamed": [], "recipes": [], "new_warnings": [], "fixed_warnings": 0,
-                          "other_files": {"added": [], "removed": [], "changed": []}}
+                          "removed": [], "renamed": [], "recipes": [], "new_warnings": [],
+                          "fixed_warnings": 0, "other_files": {"added": [], "removed": [], "changed": []}}
     if base.failed or head.failed:
         report["errors"] = {name: [str(p) for p in side.problems if not p.warning]
                             for name, side in (("base", base), ("head", head)) if side.failed}
@@ -264,7 +269,9 @@ def compare(base: Side, head: Side) -> DiffReport:
     for change in (d.result() for d in diffs.values()):
         if _has_news(change):
             report["recipes"].append(change)
-        else:  # only its page changed, with what every page shares (the sidebar, counts): not news of the recipe
+        # only its page changed, with what every page shares (the sidebar, counts): not news of the
+        # recipe
+        else:
             other["changed"].extend(change["files"])
     other["changed"].sort()
     _compare_warnings(report, base, head, pairs)
@@ -282,8 +289,8 @@ def _match_recipes(report: DiffReport, base: Side, head: Side) -> dict[str, str]
     return pairs
 
 
-def _compare_files(report: DiffReport, base: Side, head: Side, diffs: dict[str, RecipeDiff], pairs: dict[str, str],
-                   moves: dict[str, str]) -> None:
+def _compare_files(report: DiffReport, base: Side, head: Side, diffs: dict[str, RecipeDiff],
+                   pairs: dict[str, str], moves: dict[str, str]) -> None:
     """Every published path whose bytes differ: to its recipe's diff, or to the other files."""
     mapped = {renamed_path(p, moves): p for p in base.files}  # base paths as the head names them
     head_ids, base_ids = owner_ids(head), owner_ids(base)

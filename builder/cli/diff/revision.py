@@ -183,16 +183,20 @@ def write_revision(repo: Path, entries: dict[str, Entry], folder: str, into: Pat
     prefix = "" if folder == "." else f"{folder}/"
     inside = {path.removeprefix(prefix): entry for path, entry in entries.items() if path.startswith(prefix)}
     blobs = _Blobs(repo)
-    link_paths = [rel for rel, entry in inside.items() if entry.mode == _SYMLINK and entry.size <= MAX_LINK_BYTES]
+    link_paths = [rel for rel, entry in inside.items() if entry.mode == _SYMLINK
+                  and entry.size <= MAX_LINK_BYTES]
     targets = blobs.read(sorted({inside[rel].oid for rel in link_paths})) if link_paths else {}
     links = {rel: targets[inside[rel].oid] for rel in link_paths}
     chosen = sorted(_selected(inside, links))
     if len(chosen) > MAX_FILES:
-        raise RevisionError(f"the content root holds {len(chosen):,} files the loader reads (the limit is {MAX_FILES:,})")
-    readable = [rel for rel in chosen if inside[rel].mode not in (_SYMLINK, _GITLINK) and inside[rel].size <= MAX_FILE_BYTES]
+        raise RevisionError(
+            f"the content root holds {len(chosen):,} files the loader reads (the limit is {MAX_FILES:,})")
+    readable = [rel for rel in chosen if inside[rel].mode not in (_SYMLINK, _GITLINK)
+                and inside[rel].size <= MAX_FILE_BYTES]
     total = sum(inside[rel].size for rel in readable)
     if total > MAX_TOTAL_BYTES:
-        raise RevisionError(f"the content root's files hold {total:,} bytes (the limit is {MAX_TOTAL_BYTES:,})")
+        raise RevisionError(
+            f"the content root's files hold {total:,} bytes (the limit is {MAX_TOTAL_BYTES:,})")
     data = blobs.read(sorted({inside[rel].oid for rel in readable})) if readable else {}
     root = into / "tree"
     root.mkdir()

@@ -37,7 +37,8 @@ class Side:
 
     label: str
     root: Path
-    files: dict[str, bytes]  # every published file but the tool's own (runtime, resolver zip) and the builder data
+    # every published file but the tool's own (runtime, resolver zip) and the builder data
+    files: dict[str, bytes]
     recipes: dict[str, RecipeSide]  # by recipe id
     problems: list[Problem]  # the warnings; with ``failed``, every problem
     unlocated: list[str]  # warnings without a file (variants not promoted...)
@@ -60,7 +61,8 @@ def build_side(tree: Tree) -> Side:
         endpoints = sorted(owned.get(recipe.hf_id, set()))
         promoted = [p.removesuffix(".json") for p in endpoints
                     if p.count("/") == 1 and p.endswith(".json") and p != f"{recipe.hf_id}.json"]
-        recipes[recipe.hf_id] = {"file": recipe.rel_path, "ids": [recipe.hf_id, *promoted], "endpoints": endpoints}
+        recipes[recipe.hf_id] = {"file": recipe.rel_path, "ids": [recipe.hf_id, *promoted],
+                                 "endpoints": endpoints}
     return Side(tree.label, tree.root, files, recipes, result.problems, list(result.output.warnings), False,
                 result.content.vocab.resolver_vocab())
 

@@ -37,4 +37,5 @@ def performance_schema() -> dict[str, Any]:
         PerformanceBlock.json_schema(mode="serialization"), "/schema/performance.json",
         "Predicted performance of a command",
         "A JSON API rendering record's performance block: predicted TTFT, TPOT, tokens/s per user and "
-        "per GPU per workload and concurrency, with the predictor and its kernel database; or why there is none.")
+        "per GPU per workload and concurrency, with the predictor and its kernel database; or "
+        "why there is none.")

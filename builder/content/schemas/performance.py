@@ -120,7 +120,8 @@ class StoredEntry(Strict):
     @model_validator(mode="after")
     def _one_answer(self) -> StoredEntry:
         answered = self.database is not None and self.workloads is not None
-        if answered == (self.unavailable is not None) or (self.unavailable is not None and self.database is not None):
+        if (answered == (self.unavailable is not None)
+            or (self.unavailable is not None and self.database is not None)):
             raise ValueError("an entry has database and workloads, or unavailable")
         return self
 

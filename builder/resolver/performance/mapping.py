@@ -92,7 +92,8 @@ ONLINE_QUANT: dict[str, tuple[str, str] | None] = {
     "bitsandbytes": None,
 }
 KV_MODES = {"auto": "bfloat16", "bfloat16": "bfloat16", "fp8": "fp8", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
-SPECULATIVE_METHODS = {"eagle", "eagle3", "mtp", "deepseek_mtp", "qwen3_next_mtp", "ernie_mtp", "glm4_moe_mtp"}
+SPECULATIVE_METHODS = {"eagle", "eagle3", "mtp", "deepseek_mtp", "qwen3_next_mtp", "ernie_mtp",
+                       "glm4_moe_mtp"}
 
 
 class Acceptance(TypedDict):
@@ -109,8 +110,8 @@ ACCEPTANCE: dict[str, Acceptance] = {
     "Inferact/MiniMax-M3-EAGLE3-GQA": Acceptance(
         length=2.78,
         tokens=3,
-        source="InferenceX golden EAGLE3-GQA acceptance length for MiniMax-M3, three draft tokens, thinking on "
-        "(inferencex-e2e/infx/golden_al_distribution/minimaxm3_eagle3_gqa.yaml)",
+        source="InferenceX golden EAGLE3-GQA acceptance length for MiniMax-M3, three draft "
+        "tokens, thinking on (inferencex-e2e/infx/golden_al_distribution/minimaxm3_eagle3_gqa.yaml)",
     ),
 }
 
@@ -165,7 +166,8 @@ def checkpoint_quant(facts: Mapping[str, Any], precision: Any, system: str) -> t
             if block:
                 return "fp8_block", "fp8_block"
             if quant.get("strategy") == "channel":
-                return "the checkpoint's per-channel FP8 scales (the predictor has per-tensor and block FP8 only)"
+                return ("the checkpoint's per-channel FP8 scales (the predictor has per-tensor "
+                        "and block FP8 only)")
             return "fp8", "fp8"
         if fmt == "nvfp4":
             return nvfp4, nvfp4
@@ -183,7 +185,8 @@ def checkpoint_quant(facts: Mapping[str, Any], precision: Any, system: str) -> t
         return "bfloat16", "w4a16_mxfp4"
     if precision == "int4":
         return "int4_wo", "int4_wo"
-    return f"a {str(precision)[:20]} checkpoint without its own facts (the scaling of its weights is not recorded)"
+    return (f"a {str(precision)[:20]} checkpoint without its own facts (the scaling of its weights "
+            "is not recorded)")
 
 
 def _speculation(spec: Any) -> tuple[int, float, str | None] | str:
@@ -210,7 +213,8 @@ def _speculation(spec: Any) -> tuple[int, float, str | None] | str:
 
 
 def predictor_inputs(
-    argv: list[Any], hardware: str, profile: Mapping[str, Any], variant: Mapping[str, Any], recipe: Mapping[str, Any]
+    argv: list[Any], hardware: str, profile: Mapping[str, Any], variant: Mapping[str, Any],
+    recipe: Mapping[str, Any]
 ) -> PredictorInputs | Unavailable:
     """The predictor's inputs for one ``vllm serve`` argv, or why it has none."""
     system = system_of(hardware, profile)
@@ -218,12 +222,14 @@ def predictor_inputs(
         return system
     architecture = architecture_of(recipe, variant)
     if architecture is None:
-        return Unavailable(unavailable="no architecture facts in this recipe (vllm-recipes import-config --from-hub)")
+        return Unavailable(
+            unavailable="no architecture facts in this recipe (vllm-recipes import-config --from-hub)")
     source, facts = architecture
     model_type = facts.get("model_type")
     family = MODEL_FAMILIES.get(model_type) if isinstance(model_type, str) else None
     if family is None:
-        return Unavailable(unavailable=f"the predictor has no model of the {str(model_type)[:40]!r} architecture")
+        return Unavailable(
+            unavailable=f"the predictor has no model of the {str(model_type)[:40]!r} architecture")
     origin = facts.get("source")
     origin = origin if isinstance(origin, Mapping) else {}
     owner = variant if source == "variant" else recipe.get("model")
@@ -235,7 +241,8 @@ def predictor_inputs(
     method = settings.pop("quantization", None)
     precision = variant.get("precision") if source == "model" else None
     checkpoint = variant.get("model_id")
-    other = source == "model" and isinstance(checkpoint, str) and checkpoint != repo  # its precision says, not the facts
+    # its precision says, not the facts
+    other = source == "model" and isinstance(checkpoint, str) and checkpoint != repo
     if isinstance(method, str):
         quant = ONLINE_QUANT.get(method)
         if quant is None:
@@ -248,7 +255,8 @@ def predictor_inputs(
     kv_dtype = settings.get("kv_cache_dtype", "auto")
     kv_mode = KV_MODES.get(kv_dtype) if isinstance(kv_dtype, str) else None
     if kv_mode is None:
-        return Unavailable(unavailable=f"the predictor has no KV cache mode for --kv-cache-dtype {str(kv_dtype)[:30]}")
+        return Unavailable(
+            unavailable=f"the predictor has no KV cache mode for --kv-cache-dtype {str(kv_dtype)[:30]}")
     speculation = _speculation(settings.get("speculative"))
     if isinstance(speculation, str):
         return Unavailable(unavailable=speculation)
@@ -261,9 +269,11 @@ def predictor_inputs(
     try:
         estimate = estimate_memory(facts, {**settings, "weight_bits": bits, "gpu_memory_gib": gpu_gib})
     except (ArchitectureError, SettingsError) as err:
-        return Unavailable(unavailable=f"the memory model cannot size this command: {err.field}: {err.message}")
+        return Unavailable(
+            unavailable=f"the memory model cannot size this command: {err.field}: {err.message}")
     if estimate["verdict"] == "wont_start" or estimate["kv_tokens"] <= 0:
-        return Unavailable(unavailable=f"the memory model says this command won't start: {estimate['reason']}")
+        return Unavailable(
+            unavailable=f"the memory model says this command won't start: {estimate['reason']}")
     resolved = estimate["settings"]
     tp, pp, dp = resolved["tp"], resolved["pp"], resolved["dp"]
     moe = family not in DENSE_FAMILIES
@@ -292,7 +302,8 @@ def predictor_inputs(
 
 
 def record_inputs(
-    record: Mapping[str, Any], recipe: Mapping[str, Any], variant: Mapping[str, Any], profile: Mapping[str, Any]
+    record: Mapping[str, Any], recipe: Mapping[str, Any], variant: Mapping[str, Any],
+    profile: Mapping[str, Any]
 ) -> PredictorInputs | Unavailable:
     """The predictor's inputs for a rendering record's command (aggregated serving only)."""
     if record.get("deploy_type") == "pd_cluster":
@@ -301,4 +312,5 @@ def record_inputs(
     if not commands:
         return Unavailable(unavailable="the record has no vllm serve command")
     hardware = record.get("hardware")
-    return predictor_inputs(commands[0][1], hardware if isinstance(hardware, str) else "", profile, variant, recipe)
+    return predictor_inputs(commands[0][1], hardware if isinstance(hardware, str) else "", profile, variant,
+                            recipe)

@@ -74,7 +74,8 @@ def parse_target(text: str) -> Target | str:
         name, equals, value = item.strip().partition("=")
         kind = TARGET_KEYS.get(name)
         if kind is None or not equals:
-            return f"expected NAME=VALUE items with NAME one of {', '.join(TARGET_KEYS)}, got {item.strip()[:40]!r}"
+            return (f"expected NAME=VALUE items with NAME one of {', '.join(TARGET_KEYS)}, got "
+                    f"{item.strip()[:40]!r}")
         try:
             number = kind(value)
         except ValueError:
@@ -115,7 +116,8 @@ def _choice(option: Option) -> Choice:
 
 def pick(candidates: Iterable[Candidate], workload: str, target: Target) -> Choice | Unmet:
     """The point meeting ``target`` with the most tok/s per GPU (fewer users on a tie), or what is unmet."""
-    options = [Option(c, point) for c in candidates for point in (c.performance.get("workloads") or {}).get(workload, [])]
+    options = [Option(c, point) for c in candidates
+               for point in (c.performance.get("workloads") or {}).get(workload, [])]
     if not options:
         return Unmet(unmet=Miss(constraint="workload", target=0.0, closest=None))
     for name in CONSTRAINTS:
@@ -123,7 +125,8 @@ def pick(candidates: Iterable[Candidate], workload: str, target: Target) -> Choi
         if not kept:
             closest = min(options, key=lambda o: _distance(o, name), default=None)
             wanted = float(target[name])  # type: ignore[literal-required]
-            return Unmet(unmet=Miss(constraint=name, target=wanted, closest=None if closest is None else _choice(closest)))
+            return Unmet(unmet=Miss(constraint=name, target=wanted,
+                                    closest=None if closest is None else _choice(closest)))
         options = kept
     best = max(options, key=lambda o: (o.point["tokens_per_s_per_gpu"], -o.point["concurrency"]))
     return _choice(best)

@@ -158,8 +158,9 @@ def with_reproducers(block: Performance, hf_id: str, record: Mapping[str, Any]) 
 def block_coverage(records: Iterable[Any], recipes: int) -> str:
     """The build's coverage line: predicted and unavailable blocks among the records it keeps (each hardware's
     recommended record and the preset points; alternatives are counted by ``predict``)."""
-    blocks = [r["performance"] for r in records if isinstance(r, Mapping) and isinstance(r.get("performance"), Mapping)]
+    blocks = [r["performance"] for r in records if isinstance(r, Mapping)
+              and isinstance(r.get("performance"), Mapping)]
     blocks = [b for b in blocks if "predictor" in b or "unavailable" in b]  # not results alone
     predicted = sum(1 for block in blocks if "predictor" in block)
-    return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with a named reason, "
-            f"in {recipes} recipes with stored predictions")
+    return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with "
+            f"a named reason, in {recipes} recipes with stored predictions")

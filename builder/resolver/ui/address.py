@@ -17,7 +17,8 @@ def _encode(value: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.~:,-]", lambda m: "".join(f"%{x:02X}" for x in m.group(0).encode()), value)
 
 
-def canonical_query(facts: BuilderFacts, state: dict[str, Any], sid: str | None, initial_tab: str | None) -> str:
+def canonical_query(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
+                    initial_tab: str | None) -> str:
     """§7.1 canonical query string (defaults omitted; install/cuda/preset/point added)."""
     q: list[tuple[str, str]] = []
     if state["preset"]:
@@ -25,14 +26,17 @@ def canonical_query(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
     else:
         if state["variant"] != "default":
             q.append(("variant", state["variant"]))
-        if state.get("hw_pinned") or state["hardware"] != default_hardware(facts.recipe, facts.taxonomy, state["variant"]):
+        if (state.get("hw_pinned")
+            or state["hardware"] != default_hardware(facts.recipe, facts.taxonomy, state["variant"])):
             q.append(("hardware", state["hardware"]))
         if not facts.omni:
-            if state["strategy"] and state["strategy"] == sid and sid != facts.recommended(state["hardware"], state["nodes"]):
+            if (state["strategy"] and state["strategy"] == sid
+                and sid != facts.recommended(state["hardware"], state["nodes"])):
                 q.append(("strategy", state["strategy"]))
             if state["nodes"] != 1:
                 q.append(("nodes", str(state["nodes"])))
-            if state["features"] is not None and set(state["features"]) != set(facts.defaults(state["hardware"], state["variant"])):
+            if (state["features"] is not None
+                and set(state["features"]) != set(facts.defaults(state["hardware"], state["variant"]))):
                 q.append(("features", ",".join(state["features"]) or "none"))
             p = facts.profile(state["hardware"])
             fm = [f"{k}:{m}" for k, m in state["fmode"].items()

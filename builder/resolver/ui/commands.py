@@ -38,9 +38,10 @@ def curl_command(host: str, port: Any, model: str) -> str:
 
 
 def bench_command(host: str, port: Any, model: str) -> str:
-    return " \\\n  ".join([f"vllm bench serve --model {quote_value(model)}", f"--host {host} --port {js_str(port)}",
-                          "--dataset-name random --random-input-len 1024 --random-output-len 1024",
-                          "--num-prompts 100 --max-concurrency 32"])
+    return " \\\n  ".join(
+        [f"vllm bench serve --model {quote_value(model)}", f"--host {host} --port {js_str(port)}",
+        "--dataset-name random --random-input-len 1024 --random-output-len 1024",
+        "--num-prompts 100 --max-concurrency 32"])
 
 
 def _pool_comment(role: dict[str, Any], g: int) -> str:
@@ -53,12 +54,14 @@ def _pool_comment(role: dict[str, Any], g: int) -> str:
         cur = role.get("currentNode") or 0
         rank = (f"start rank {js_str(role.get('startRank'))}" if role.get("parallelism") == "dep"
                 else f"node rank {cur}")
-        text += f"\n# Node {cur + 1} of {n}: {rank}, " + ("head (serves HTTP)" if cur == 0 else "headless follower")
+        text += (f"\n# Node {cur + 1} of {n}: {rank}, "
+                 + ("head (serves HTTP)" if cur == 0 else "headless follower"))
     return text
 
 
-MULTI_NODE_FOOTER = ("# Set $HEAD_IP to the rank-0 node's IP before launch, then run each tab on its own node —\n"
-                     "# they differ only by --node-rank (TP/TEP) or --data-parallel-start-rank (DEP).")
+MULTI_NODE_FOOTER = ("# Set $HEAD_IP to the rank-0 node's IP before launch, then run each tab on "
+                     "its own node —\n# they differ only by --node-rank (TP/TEP) or "
+                     "--data-parallel-start-rank (DEP).")
 
 _CONFIG_NOTE = {
     True: "# Run once on every node (instances + store node) before the steps to the right — they read these "
@@ -105,7 +108,8 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
         if kind == "router" and deploy == "pd_cluster":
             notes.append(f"# Install: {record['router']['install']}")
         if kind == "router" and deploy == "kv_store_lb" and record.get("router"):
-            notes.append(f"# LB across {record['instances']} vLLM instances. Install: {record['router'].get('install')}")
+            notes.append(f"# LB across {record['instances']} vLLM instances. Install: "
+                         f"{record['router'].get('install')}")
         if kind == "serve" and deploy == "kv_store_lb":
             notes.append(_requires("# One per instance node.", record.get("vllm_install")))
         if deploy == "pd_cluster" and label in POOL_TAB_ROLES:
@@ -116,7 +120,8 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
             cur = (record.get("current_instance") or 0) + 1
             notes.append(f"# Instance {cur} of {record['instances']}: runs on $VLLM_INSTANCE_{cur}")
         use_docker = docker and "docker" in t
-        prelude = "" if use_docker or t["env"] is None or kind != "serve" else t["pip"][: -len(t["command"])].rstrip("\n")
+        prelude = ("" if use_docker or t["env"] is None or kind != "serve"
+                   else t["pip"][: -len(t["command"])].rstrip("\n"))
         body = t["docker"] if use_docker else t["command"]
         if deploy == "multi_node" or (deploy == "kv_store_lb" and record.get("vllm_worker_commands")):
             if kind == "serve":

@@ -27,7 +27,8 @@ class DeployView(TypedDict):
 def deploy_tabs(deploy_type: Any) -> list[dict[str, Any]]:
     """The deployment entries of the install strip (``reason`` set when they are unavailable)."""
     reason = refusal({"deploy_type": deploy_type})
-    return [{"id": fmt, "label": FORMAT_LABELS[fmt], "command": "", "note": None, "reason": reason} for fmt in FORMATS]
+    return [{"id": fmt, "label": FORMAT_LABELS[fmt], "command": "", "note": None, "reason": reason}
+            for fmt in FORMATS]
 
 
 def unavailable_note(tabs: list[dict[str, Any]]) -> str | None:
@@ -41,12 +42,17 @@ def unavailable_note(tabs: list[dict[str, Any]]) -> str | None:
     return f"{named}: {'; '.join(reasons)}."
 
 
-def deploy_view(facts: BuilderFacts, fmt: str, record: dict[str, Any], selection: Selection | None) -> DeployView:
-    """``fmt``'s files for the shown record (``selection`` None: a preset point, whose followers are not rendered)."""
-    if selection is not None and record.get("deploy_type") == "kv_store_lb" and record.get("current_instance"):
+def deploy_view(facts: BuilderFacts, fmt: str, record: dict[str, Any],
+                selection: Selection | None) -> DeployView:
+    """``fmt``'s files for the shown record (``selection`` None: a preset point, whose followers are not
+    rendered)."""
+    if (selection is not None and record.get("deploy_type") == "kv_store_lb"
+        and record.get("current_instance")):
         kv = selection.get("kv_instances")
-        first: Selection = {**selection, "kv_instances": {**kv, "current": 0}} if isinstance(kv, dict) else selection
-        record = resolve(facts.recipe, facts.vocab, first, with_views=False)  # the documents start from instance 1
+        first: Selection = ({**selection, "kv_instances": {**kv, "current": 0}} if isinstance(kv, dict)
+                            else selection)
+        # the documents start from instance 1
+        record = resolve(facts.recipe, facts.vocab, first, with_views=False)
     ranks = pd_ranks(facts.recipe, facts.vocab, selection, record) if selection is not None else None
     out = deployment_output(record, facts.vocab, fmt, ranks)
     return {"format": fmt, "label": FORMAT_LABELS[fmt], "files": out["files"],

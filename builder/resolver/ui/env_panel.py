@@ -68,10 +68,11 @@ def _example(name: str, target: dict[str, Any]) -> str:
 
 
 _ENV_TIPS = {
-    "IFACE_NAME": "IFACE_NAME is the NIC on the fabric the nodes share: `ip -br addr` lists them; pick the one "
-                  "holding the address the other nodes reach (often bond0 or an InfiniBand ib0, not docker0 or lo).",
-    "HEAD_IP": "HEAD_IP is the head node's address on that network: run `hostname -I` on the head node and use the "
-               "address the workers can reach.",
+    "IFACE_NAME": "IFACE_NAME is the NIC on the fabric the nodes share: `ip -br addr` lists "
+                  "them; pick the one holding the address the other nodes reach (often bond0 or an "
+                  "InfiniBand ib0, not docker0 or lo).",
+    "HEAD_IP": "HEAD_IP is the head node's address on that network: run `hostname -I` on the head "
+               "node and use the address the workers can reach.",
 }
 
 

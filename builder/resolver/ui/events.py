@@ -103,7 +103,8 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
         state["nodes"] = max(2, state["nodes"])
     elif _single_node_default(facts):
         state["nodes"] = 1
-    # the reader's strategy stays while the new hardware offers it at this node count (else the recommended one)
+    # the reader's strategy stays while the new hardware offers it at this node count (else the
+    # recommended one)
     if state["strategy"] not in facts.row_strategies(hw, state["nodes"]) or not strategy_supported(
             facts.recipe, state["strategy"], p, hw):
         state["strategy"] = None
@@ -135,7 +136,8 @@ def _on_variant(facts: BuilderFacts, state: dict[str, Any], vkey: str) -> None:
     state["fmode"] = {}
     if state["features"] is not None:
         normal = set(facts.defaults(state["hardware"], "default")) - facts.forced("default")
-        feats = [f for f in state["features"] if not (f in facts.forced(old) - facts.forced(vkey) and f not in normal)]
+        feats = [f for f in state["features"]
+                 if not (f in facts.forced(old) - facts.forced(vkey) and f not in normal)]
         feats += [f for f in facts.forced(vkey) if f not in feats]
         state["features"] = [f for f in facts.features if f in feats]
 
@@ -150,12 +152,13 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
     sel = preset_point_selection(facts.recipe, preset, as_dict(points.get(point)))
     fresh = fresh_state()
     fresh.update(perf_workload=state["perf_workload"], perf_price=state["perf_price"])
-    fresh.update(install=state["install"], cuda=state["cuda"], preset=pkey, point=point, variant=sel["variant"],
+    fresh.update(install=state["install"], cuda=state["cuda"], preset=pkey, point=point,
+                 variant=sel["variant"],
                  hardware=sel["hardware"], strategy=sel["strategy"], features=sel["features"],
                  fmode=dict(sel["modes"]), kv_offload=sel["kv_offload"])
     nodes = node_count_value(sel["nodes"])
-    fresh["nodes"] = nodes or nodes_for(facts.recipe, facts.vocab, sel["strategy"], facts.profile(sel["hardware"]),
-                                        sel["hardware"])
+    fresh["nodes"] = nodes or nodes_for(facts.recipe, facts.vocab, sel["strategy"],
+                                        facts.profile(sel["hardware"]), sel["hardware"])
     state.clear()
     state.update(fresh)
 

@@ -36,8 +36,8 @@ from ..types import Vocab
 from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
-                  "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode", "decode_mode",
-                  "prefill_rank", "decode_rank", "task", "install", "cuda", "preset", "point",
+                  "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode",
+                  "decode_mode", "prefill_rank", "decode_rank", "task", "install", "cuda", "preset", "point",
                   "perf_workload", "perf_concurrency", "perf_price")
 """URL query parameters of a recipe page, in canonical order (§7.1 + install/cuda/preset/point + the
 Performance panel's workload, point and GPU-hour price)."""
@@ -48,15 +48,17 @@ BUILDER_ADVANCED: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "Larger prefill chunks: better throughput for long prompts, slightly higher latency."),
     ("max_num_seqs_256", ("--max-num-seqs", "256"), "Cap concurrent sequences per engine at 256."),
     ("gpu_mem_095", ("--gpu-memory-utilization", "0.95"), "Give 95% of GPU memory to weights and KV cache."),
-    ("max_model_len_auto", ("--max-model-len", "auto"), "Let vLLM pick the longest context that fits in memory."),
+    ("max_model_len_auto", ("--max-model-len", "auto"),
+     "Let vLLM pick the longest context that fits in memory."),
     ("dcp_8", ("--decode-context-parallel-size", "8"), "Shard the KV cache across 8 ranks during decode."),
-    ("no_flashinfer_autotune", ("--no-enable-flashinfer-autotune",), "Skip FlashInfer autotuning at start-up."),
+    ("no_flashinfer_autotune", ("--no-enable-flashinfer-autotune",),
+     "Skip FlashInfer autotuning at start-up."),
     ("ep_weight_filter", ("--enable-ep-weight-filter",), "Load only the expert weights this rank serves."),
 )
 
 
-ORIENTATION_LABELS = {"latency": "Latency oriented", "balanced": "Balanced", "production": "Production deployment",
-                "throughput": "Throughput oriented"}
+ORIENTATION_LABELS = {"latency": "Latency oriented", "balanced": "Balanced",
+                      "production": "Production deployment", "throughput": "Throughput oriented"}
 
 
 FEATURE_ICONS = {"spec_decoding": "bolt", "tool_calling": "wrench", "reasoning": "brain"}
@@ -162,7 +164,8 @@ class BuilderFacts:
         self.features = declared_features(recipe)
         self.declared = declared_hardware(recipe)
         self.omni = is_omni(recipe)
-        self.kv_ids = sorted(kv_store_ids(vocab), key=lambda k: as_dict(self.strategies.get(k)).get("order") or 0)
+        self.kv_ids = sorted(kv_store_ids(vocab),
+                             key=lambda k: as_dict(self.strategies.get(k)).get("order") or 0)
         self.comp = effective_compatible_strategies(recipe)
         # Answers remembered for the life of these facts (one builder_state call, or all the build's
         # stored clicks of one recipe): pure functions of (recipe, vocab), asked per pill and per step.
@@ -202,7 +205,8 @@ class BuilderFacts:
         key = (hw, vkey)
         found = self._runs.get(key) if isinstance(hw, str) and isinstance(vkey, str) else None
         if found is None:
-            found = self.declared.get(hw) != "unsupported" and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw)
+            found = (self.declared.get(hw) != "unsupported"
+                     and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw))
             if isinstance(hw, str) and isinstance(vkey, str):
                 self._runs[key] = found
         return found

@@ -37,19 +37,22 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
         tabs.append({"id": "docker", "label": f"Docker{suffix}", **info["docker"]})
     tabs += deploy_tabs(deploy_type)
     ids = [t["id"] for t in tabs if not t.get("reason")]
-    active = state["install"] if state["install"] in ids else info["initial_tab"] if info["initial_tab"] in ids else (
-        ids[0] if ids else "pip")
+    active = state["install"] if state["install"] in ids else info["initial_tab"] if info[
+        "initial_tab"] in ids else (
+ids[0] if ids else "pip")
     _, cuda_map = image_sources(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw)
     single = isinstance(cuda_map, dict) and len(cuda_map) == 1
     pip_override = truthy(get_key(install_cfg.get("pip"), "command"))
     toggle = (is_nvidia(p) and not single and not docker_override and preset is None
-              and (active in ("docker", *FORMATS) or (active == "pip" and info["nightly"] and not pip_override)))
+              and (active in ("docker", *FORMATS)
+                   or (active == "pip" and info["nightly"] and not pip_override)))
     entries = [e for e in info["extras"] if active in e["tabs"]]
     extras = {"entries": [{k: e[k] for k in ("command", "note", "optional")} for e in entries],
               "required": sum(1 for e in entries if not e["optional"]),
               "optional": sum(1 for e in entries if e["optional"]),
               "copy_all": copy_all_installs(entries, active)}
     return {"header": info["header"], "min_version": info["min_version"], "nightly": info["nightly"],
-            "tabs": tabs, "active": active, "summary": " / ".join(t["label"].split(" (")[0] for t in tabs if t["id"] in ids),
+            "tabs": tabs, "active": active,
+            "summary": " / ".join(t["label"].split(" (")[0] for t in tabs if t["id"] in ids),
             "unavailable": unavailable_note(tabs),
             "cuda_toggle": toggle, "cuda": state["cuda"], "image": image, "extras": extras}

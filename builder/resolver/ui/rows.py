@@ -48,8 +48,9 @@ def node_reason(facts: BuilderFacts, state: dict[str, Any], n: int) -> str | Non
     variant = variant_of(facts.recipe, state["variant"])
     if n == 1:
         if not fits_single_node(p, variant):
-            return (f"{variant_label(state['variant'], variant)} needs {js_str(variant.get('vram_minimum_gb'))} GB; "
-                    f"one {name} node has {js_str(int_if_integral(node_vram_gb(p)))} GB. Use multi-node.")
+            return (f"{variant_label(state['variant'], variant)} needs "
+                    f"{js_str(variant.get('vram_minimum_gb'))} GB; one {name} node has "
+                    f"{js_str(int_if_integral(node_vram_gb(p)))} GB. Use multi-node.")
         return None
     if not facts.multi_capable():
         return "This model fits in one node; the recipe has no multi-node strategy."
@@ -92,12 +93,15 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         mark = facts.declared.get(hw)
         reason = None
         if mark == "unsupported":
-            reason = f"{hardware_name(facts.taxonomy, hw)} is not yet supported for this model; it may be enabled later."
+            reason = (f"{hardware_name(facts.taxonomy, hw)} is not yet supported for this model; it may "
+                      "be enabled later.")
         elif facts.omni:
             if not precision_ok(cur_v, p):
-                reason = f"{variant_label(state['variant'], cur_v)} needs {precision_hardware_name(cur_v)} hardware."
+                reason = (f"{variant_label(state['variant'], cur_v)} needs "
+                          f"{precision_hardware_name(cur_v)} hardware.")
             elif not allowlisted(cur_v, hw):
-                names = ", ".join(hardware_name(facts.taxonomy, h) for h in as_list(cur_v.get("supported_hardware")))
+                names = ", ".join(hardware_name(facts.taxonomy, h)
+                                  for h in as_list(cur_v.get("supported_hardware")))
                 reason = f"This variant runs only on: {names}."
         elif not facts.any_variant_runs(hw):
             reason = f"No variant of this model runs on {hardware_name(facts.taxonomy, hw)}."
@@ -107,12 +111,14 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         if reason is None and not facts.omni and not facts.runs(hw, state["variant"]):
             alt = pick_fitting_variant(facts.recipe, p, hw)
             if alt:
-                tip.append(f"Choosing it also switches Variant to {variant_label(alt, variant_of(facts.recipe, alt))}.")
+                tip.append("Choosing it also switches Variant to "
+                           f"{variant_label(alt, variant_of(facts.recipe, alt))}.")
         brand = js_str(p.get("brand") or "Other")
         if not groups or groups[-1]["label"] != brand:
             groups.append({"label": brand, "pills": []})
-        groups[-1]["pills"].append(make_pill(hw, hardware_name(facts.taxonomy, hw), hw == state["hardware"], reason,
-                                         "\n\n".join(tip), sub=per_gpu_label(p), verified=mark == "verified"))
+        groups[-1]["pills"].append(
+            make_pill(hw, hardware_name(facts.taxonomy, hw), hw == state["hardware"], reason,
+                  "\n\n".join(tip), sub=per_gpu_label(p), verified=mark == "verified"))
     pills = [pill for g in groups for pill in g["pills"]]
     return make_row("hardware", "Hardware", pills, groups=groups, event={"type": "hardware"})
 
@@ -144,11 +150,12 @@ def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | 
     omni = as_dict(facts.recipe.get("omni"))
     hint = ("The GB figure is the minimum to load the weights (about params × bytes × 1.2), not a serving "
             "budget: long contexts and big batches need roughly 1.5-2× more for the KV cache.")
-    return make_row("variant", js_str(omni.get("variant_label") or "Variant") if facts.omni else "Variant", pills,
-                event={"type": "variant"},
+    return make_row("variant", js_str(omni.get("variant_label") or "Variant") if facts.omni else "Variant",
+                    pills, event={"type": "variant"},
                 hint=js_str(omni.get("variant_hint")) if facts.omni and omni.get("variant_hint") else hint,
                 below=js_str(v.get("description")) if v.get("description") else None,
-                link=f"https://huggingface.co/{served_model_id(facts.recipe, v)}" if served_model_id(facts.recipe, v) != "unknown"
+                link=f"https://huggingface.co/{served_model_id(facts.recipe, v)}"
+                    if served_model_id(facts.recipe, v) != "unknown"
                 else None)
 
 
@@ -171,10 +178,12 @@ def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) ->
     orient = st.get("orientation")
     return make_row("strategy", "Strategy", pills, below=below or None, suffix=suffix,
                     event={"type": "strategy"},
-                badge={"value": orient, "label": ORIENTATION_LABELS.get(orient, js_str(orient))} if orient else None)
+                badge={"value": orient, "label": ORIENTATION_LABELS.get(orient, js_str(orient))} if orient
+                    else None)
 
 
-def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effective: str | None) -> list[dict[str, Any]]:
+def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
+            effective: str | None) -> list[dict[str, Any]]:
     hw = state["hardware"]
     options = as_dict(facts.taxonomy.get("kv_offload"))
     groups = as_dict(facts.taxonomy.get("kv_offload_groups"))
@@ -197,8 +206,9 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
         if kind == "option":
             opt = as_dict(options[key])
             reason = facts.kv_reason(key, hw, sid)
-            pills.append(make_pill(key, js_str(opt.get("label") or opt.get("display_name") or key), effective == key,
-                               reason, js_str(opt.get("description") or "")))
+            pills.append(
+                make_pill(key, js_str(opt.get("label") or opt.get("display_name") or key), effective == key,
+                      reason, js_str(opt.get("description") or "")))
             if effective == key:
                 below, docs = opt.get("description"), opt.get("docs_url")
         elif kind == "group":
@@ -212,17 +222,20 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                                js_str(grp.get("tooltip") or grp.get("description") or "")))
             if active:
                 below, docs = grp.get("description"), grp.get("docs_url")
-                mpills = [make_pill(m, js_str(as_dict(options[m]).get("label") or m), m == effective, reasons[m],
-                                js_str(as_dict(options[m]).get("description") or "")) for m in members]
-                sub_rows.append(make_row("kv_member", js_str(grp.get("sub_row_label") or "Offload Tiers"), mpills,
-                                     nested=True, event={"type": "kv_member"},
-                                     below=js_str(as_dict(get_key(options, effective)).get("description")
-                                                  or "")))
+                mpills = [
+                    make_pill(m, js_str(as_dict(options[m]).get("label") or m), m == effective, reasons[m],
+                          js_str(as_dict(options[m]).get("description") or "")) for m in members]
+                sub_rows.append(
+                    make_row("kv_member", js_str(grp.get("sub_row_label") or "Offload Tiers"), mpills,
+                         nested=True, event={"type": "kv_member"},
+                         below=js_str(as_dict(get_key(options, effective)).get("description")
+                                      or "")))
         else:
             reason = facts.mooncake_reason(hw)
             active = effective in facts.kv_ids
             pills.append(make_pill("mooncake", "Mooncake", active, reason,
-                               "Mooncake distributed KV store: a shared CPU-DRAM cache pool across vLLM instances."))
+                               "Mooncake distributed KV store: a shared CPU-DRAM cache pool "
+                               "across vLLM instances."))
             if active:
                 below = ("Mooncake pools CPU DRAM across instances as a shared KV cache; a master process "
                          "coordinates it and a cache-aware router shares it between instances.")
@@ -230,11 +243,13 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                 tpills = []
                 for t in facts.kv_ids:
                     dep = as_dict(facts.strategies.get(t))
-                    tpills.append(make_pill(t, js_str(dep.get("label") or dep.get("display_name") or t), t == effective,
-                                        facts.mooncake_reason(hw, t), js_str(dep.get("description") or "").strip()))
+                    tpills.append(
+                        make_pill(t, js_str(dep.get("label") or dep.get("display_name") or t), t == effective,
+                              facts.mooncake_reason(hw, t), js_str(dep.get("description") or "").strip()))
                 sub_rows.append(make_row("topology", "Store Topology", tpills, nested=True,
                                      event={"type": "topology"},
-                                     below=js_str(as_dict(get_key(facts.strategies, effective)).get("description") or "")
+                                     below=js_str(as_dict(get_key(facts.strategies, effective)).get(
+                                         "description") or "")
                                      .strip()))
                 if sid != "pd_cluster":
                     dep = as_dict(get_key(facts.strategies, effective))
@@ -246,7 +261,8 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None, effecti
                         "instances", "Instances", [], kind="number", nested=True, value=count, min=1,
                         max=MAX_INSTANCES, input_label="Number of vLLM instances",
                         input_event={"type": "kv_instances"},
-                        text=f"× {counted(n, 'node')} × {counted(g, noun)} = {counted(count * n * g, noun)} total",
+                        text=f"× {counted(n, 'node')} × {counted(g, noun)} = "
+                             f"{counted(count * n * g, noun)} total",
                         hint="At 2 or more instances a cache-aware router appears in front of them."))
     row = make_row("kv_offload", "KV Offload", pills, below=js_str(below).strip() if below else None,
                    docs=docs, event={"type": "kv_offload"})
@@ -265,19 +281,22 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
         total_gpus = total_nodes = 0
         for role in ("prefill", "decode"):
             pool = pools[role]
-            mpills = [make_pill(m, m.upper(), m == pool["parallelism"], None, POOL_MODE_TIPS[m]) for m in pool["modes"]]
-            rows.append(make_row(f"{role}_pool", role.capitalize(), mpills if len(mpills) > 1 else [], kind="pool",
-                             nested=True, role=role, value=pool["nodes"], min=1, max=MAX_NODES,
-                             input_label=f"{role.capitalize()} node count",
-                             event={"type": "pool_mode", "role": role},
-                             input_event={"type": "pool_nodes", "role": role},
-                             text=f"× {g} = {counted(pool['nodes'] * g, noun)}"))
+            mpills = [make_pill(m, m.upper(), m == pool["parallelism"], None, POOL_MODE_TIPS[m])
+                      for m in pool["modes"]]
+            rows.append(
+                make_row(f"{role}_pool", role.capitalize(), mpills if len(mpills) > 1 else [], kind="pool",
+                     nested=True, role=role, value=pool["nodes"], min=1, max=MAX_NODES,
+                     input_label=f"{role.capitalize()} node count",
+                     event={"type": "pool_mode", "role": role},
+                     input_event={"type": "pool_nodes", "role": role},
+                     text=f"× {g} = {counted(pool['nodes'] * g, noun)}"))
             total_gpus += pool["nodes"] * g
             total_nodes += pool["nodes"]
         rows[-1]["after"] = f"total {counted(total_gpus, noun)} · {counted(total_nodes, 'node')}"
         rows[0]["hint"] = "Prefill and decode run as independent pools, each sized on its own."
         return rows
-    count = (state["kv_instances"] or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1) \
+    count = (state["kv_instances"]
+             or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1) \
         if mooncake else 1
     pills = []
     for n in node_pills(facts.recipe, facts.vocab, hw):
@@ -313,7 +332,8 @@ def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -
             avail = available_modes(f, state["variant"], p, hw)
             mode = effective_mode(facts.recipe, key, state["variant"], p, hw, state["fmode"].get(key))
             variant_modes = [m for m, md in as_dict(f.get("modes")).items()
-                             if not (isinstance(as_dict(md).get("variants"), list) and as_dict(md).get("variants")
+                             if not (isinstance(as_dict(md).get("variants"), list)
+                                     and as_dict(md).get("variants")
                                      and state["variant"] not in as_dict(md)["variants"])]
             if len(variant_modes) >= 2:
                 mp = []
@@ -322,7 +342,8 @@ def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -
                     mp.append(make_pill(m, js_str(md.get("label") or title_key(m)), m == mode,
                                     None if m in avail else "Not supported on this hardware.",
                                     js_str(md.get("description") or "")))
-                rows.append(make_row(f"mode_{key}", "Spec method" if key == "spec_decoding" else f"{label} method", mp,
+                rows.append(make_row(f"mode_{key}",
+                                     "Spec method" if key == "spec_decoding" else f"{label} method", mp,
                                  nested=True, feature=key, event={"type": "mode", "feature": key}))
             note = get_key(get_key(as_dict(f.get("modes")), mode), "note")
             if truthy(note):
@@ -331,7 +352,8 @@ def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -
                      event={"type": "feature"}), *rows]
 
 
-def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] | None) -> list[dict[str, Any]]:
+def omni_rows(facts: BuilderFacts, state: dict[str, Any],
+              task: dict[str, Any] | None) -> list[dict[str, Any]]:
     omni = as_dict(facts.recipe.get("omni"))
     tasks = [omni_task_for_hardware(t, state["hardware"]) for t in omni_tasks(facts.recipe)]
     axes = as_list(omni.get("task_axes"))
@@ -346,7 +368,8 @@ def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] |
                 opt = as_dict(opt)
                 want: dict[Any, Any] = {**cur, aid: opt.get("id")}
                 ok = any(all(as_dict(t.get("axes")).get(k) == v for k, v in want.items()) for t in tasks)
-                pills.append(make_pill(opt.get("id"), js_str(opt.get("label") or opt.get("id")), get_key(cur, aid) == opt.get("id"),
+                pills.append(make_pill(opt.get("id"), js_str(opt.get("label") or opt.get("id")),
+                                       get_key(cur, aid) == opt.get("id"),
                                    None if ok else "This combination is not available.", ""))
             extra = {}
             if i == len(axes) - 1:
@@ -355,16 +378,18 @@ def omni_rows(facts: BuilderFacts, state: dict[str, Any], task: dict[str, Any] |
                                                                           if need is not None else "")
             rows.append(make_row(f"axis_{aid}", js_str(axis.get("label") or aid), pills, axis=aid,
                                  event={"type": "axis", "axis": aid},
-                             hint=js_str(omni.get("task_hint")) if i == 0 and omni.get("task_hint") else None, **extra))
+                             hint=js_str(omni.get("task_hint")) if i == 0 and omni.get("task_hint") else None,
+                                 **extra))
         return rows
     if len(tasks) <= 1:
         return []
     pills = []
     for t in tasks:
         need = t.get("vramMinimumGb")
-        pills.append(make_pill(t["key"], js_str(t["label"]), task is not None and t["key"] == task["key"], None,
-                           (js_str(t.get("description") or "") + f"\n\n{t['endpoint']}").strip(),
-                           sub=f"{js_str(need)} GB" if need is not None else None))
+        pills.append(
+            make_pill(t["key"], js_str(t["label"]), task is not None and t["key"] == task["key"], None,
+                  (js_str(t.get("description") or "") + f"\n\n{t['endpoint']}").strip(),
+                  sub=f"{js_str(need)} GB" if need is not None else None))
     return [make_row("task", js_str(omni.get("task_label") or "Task"), pills, event={"type": "task"},
                  hint=js_str(omni.get("task_hint")) if omni.get("task_hint") else None,
                  below=js_str(task.get("description")) if task and task.get("description") else None)]

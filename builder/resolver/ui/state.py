@@ -29,8 +29,8 @@ from .perf_state import PERF_DEFAULTS, perf_state
 
 
 def fresh_state() -> dict[str, Any]:
-    return {"variant": "default", "hardware": None, "strategy": None, "nodes": 1, "features": None, "fmode": {},
-            "advanced": [], "kv_offload": None, "kv_instances": None, "kv_instance": 0,
+    return {"variant": "default", "hardware": None, "strategy": None, "nodes": 1, "features": None,
+            "fmode": {}, "advanced": [], "kv_offload": None, "kv_instances": None, "kv_instance": 0,
             "prefill_nodes": None, "decode_nodes": None, "prefill_mode": None, "decode_mode": None,
             "prefill_rank": 0, "decode_rank": 0, "task": None, "install": None, "cuda": "default",
             "preset": None, "point": None, **PERF_DEFAULTS}
@@ -52,7 +52,8 @@ def parse_state(facts: BuilderFacts, raw: dict[str, Any]) -> dict[str, Any]:
     state = fresh_state()
     state["variant"] = raw.get("variant") if isinstance(raw.get("variant"), str) else "default"
     state["hardware"] = raw.get("hardware") if isinstance(raw.get("hardware"), str) else None
-    state["strategy"] = raw.get("strategy") if isinstance(raw.get("strategy"), str) and raw.get("strategy") else None
+    state["strategy"] = (raw.get("strategy") if isinstance(raw.get("strategy"), str) and raw.get("strategy")
+                         else None)
     state["nodes"] = int_or(raw.get("nodes"), 1)
     feats = raw.get("features")
     if isinstance(feats, list):  # a previous canonical state ([] = every feature off)
@@ -64,7 +65,8 @@ def parse_state(facts: BuilderFacts, raw: dict[str, Any]) -> dict[str, Any]:
     state["advanced"] = parse_csv(raw.get("advanced")) or []
     kv = raw.get("kv_offload")
     state["kv_offload"] = kv if isinstance(kv, str) and kv not in ("", "off") else None
-    state["kv_instances"] = int_or(raw.get("kv_instances"), 1 if raw.get("kv_instances") not in (None, "") else None)
+    state["kv_instances"] = int_or(raw.get("kv_instances"),
+                                   1 if raw.get("kv_instances") not in (None, "") else None)
     state["kv_instance"] = int_or(raw.get("kv_instance"), 0)
     for role in ("prefill", "decode"):
         n = raw.get(f"{role}_nodes")
@@ -87,18 +89,21 @@ def clamp(value: object, lo: int, hi: int, default: int) -> int:
     return min(max(number, lo), hi)
 
 
-def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any], stored: dict[str, Any]) -> dict[str, Any]:
+def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any],
+                  stored: dict[str, Any]) -> dict[str, Any]:
     """CB-INIT-01..10: the state a page opens on."""
     state = parse_state(facts, raw)
     explicit_variant = isinstance(raw.get("variant"), str) and raw.get("variant") in facts.variants
-    if not explicit_variant and isinstance(stored.get("variant"), str) and stored["variant"] in facts.variants:
+    if (not explicit_variant and isinstance(stored.get("variant"), str)
+        and stored["variant"] in facts.variants):
         state["variant"], explicit_variant = stored["variant"], True  # GAP-08: remembered per recipe
     state["variant"] = facts.vkey(state["variant"])
     query_hw = state["hardware"]
     pref = prefs.get("hardware") if isinstance(prefs.get("hardware"), str) else None
     state["hardware"] = initial_hardware(facts.recipe, facts.taxonomy, state["variant"], query_hw, pref)
     hw, p = state["hardware"], facts.profile(state["hardware"])
-    if not explicit_variant and not is_scalable(p) and not fits_single_node(p, variant_of(facts.recipe, state["variant"])):
+    if (not explicit_variant and not is_scalable(p)
+        and not fits_single_node(p, variant_of(facts.recipe, state["variant"]))):
         state["variant"] = pick_fitting_variant(facts.recipe, p, hw) or state["variant"]
     if facts.omni:
         return state
@@ -114,7 +119,8 @@ def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any
     # strategy (CB-INIT-06): Mooncake ids are ignored here
     if state["strategy"] in facts.kv_ids:
         state["strategy"] = None
-    if state["strategy"] is None and isinstance(stored.get("strategy"), str) and stored["strategy"] in facts.comp:
+    if (state["strategy"] is None and isinstance(stored.get("strategy"), str)
+        and stored["strategy"] in facts.comp):
         state["strategy"] = stored["strategy"]
     # features / modes (CB-INIT-07/08)
     if raw.get("features") is not None:
@@ -122,7 +128,8 @@ def initial_state(facts: BuilderFacts, raw: dict[str, Any], prefs: dict[str, Any
     elif isinstance(stored.get("features"), list):
         state["features"] = known_features(facts, stored["features"])
     if isinstance(stored.get("featureModes"), dict):
-        state["fmode"] = {**{js_str(k): js_str(v) for k, v in stored["featureModes"].items()}, **state["fmode"]}
+        state["fmode"] = {**{js_str(k): js_str(v) for k, v in stored["featureModes"].items()},
+                          **state["fmode"]}
     # KV (CB-INIT-09)
     if state["kv_offload"] is None and isinstance(stored.get("kvOffload"), str):
         state["kv_offload"] = stored["kvOffload"]
@@ -160,7 +167,8 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     state["cuda"] = state["cuda"] if state["cuda"] == "cu129" and is_nvidia(p) else "default"
     if state["features"] is not None:
         state["features"] = [f for f in facts.features if f in state["features"]]
-    state["fmode"] = {k: m for k, m in state["fmode"].items() if k in facts.features and m in as_dict(facts.features[k].get("modes"))}
+    state["fmode"] = {k: m for k, m in state["fmode"].items() if k in facts.features
+                      and m in as_dict(facts.features[k].get("modes"))}
     adv_ids = [a["id"] for a in advanced_options(facts, None)]
     state["advanced"] = [a for a in adv_ids if a in state["advanced"]]
     if facts.omni:
@@ -170,7 +178,8 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         for key in ("strategy", "kv_offload", "kv_instances", "prefill_nodes", "decode_nodes", "prefill_mode",
                     "decode_mode", "preset", "point"):
             state[key] = None
-        state.update(nodes=1, features=None, fmode={}, advanced=[], kv_instance=0, prefill_rank=0, decode_rank=0)
+        state.update(nodes=1, features=None, fmode={}, advanced=[], kv_instance=0, prefill_rank=0,
+                     decode_rank=0)
         return state
     state["task"] = None
     if not facts.multi_capable() or not facts.clusterable(hw):
@@ -185,7 +194,8 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         elif state["nodes"] > 2 and state["nodes"] not in pills:
             state["nodes"] = min(MAX_NODES, max(2, floor))
         sid = facts.active_strategy(hw, state["nodes"], state["strategy"])
-    if state["strategy"] is not None and state["strategy"] not in facts.row_strategies(hw, state["nodes"]) + facts.comp:
+    if (state["strategy"] is not None
+        and state["strategy"] not in facts.row_strategies(hw, state["nodes"]) + facts.comp):
         state["strategy"] = None
     if not _kv_valid(facts, state, sid):
         state["kv_offload"] = None
@@ -194,7 +204,8 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     else:
         if state["kv_instances"] is not None:
             state["kv_instances"] = clamp(state["kv_instances"], 1, MAX_INSTANCES, 1)
-        count = state["kv_instances"] or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1
+        count = (state["kv_instances"]
+                 or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1)
         state["kv_instance"] = clamp(state["kv_instance"], 0, count - 1, 0)
     state.pop("_kv_from_storage", None)
     if sid == "pd_cluster":
@@ -229,8 +240,8 @@ def pd_pools(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         floor = nodes_for_strategy(facts.recipe, mode, p.get("gpu_count"), hw)
         nodes = state[f"{role}_nodes"] if state[f"{role}_nodes"] is not None else defaults[role]["nodes"]
         nodes = max(clamp(nodes, 1, MAX_NODES, 1), floor)
-        out[role] = {"nodes": nodes, "rank": clamp(state[f"{role}_rank"], 0, nodes - 1, 0), "parallelism": mode,
-                     "modes": modes}
+        out[role] = {"nodes": nodes, "rank": clamp(state[f"{role}_rank"], 0, nodes - 1, 0),
+                     "parallelism": mode, "modes": modes}
     return out
 
 

@@ -57,14 +57,17 @@ from .rows import (
 from .state import enabled_features, initial_state, parse_state, pd_pools, reconcile
 
 
-def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: str | None, ctx: RenderContext | None, task: dict[str, Any] | None) -> dict[str, Any]:
+def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: str | None,
+             ctx: RenderContext | None, task: dict[str, Any] | None) -> dict[str, Any]:
     hw, p = state["hardware"], facts.profile(state["hardware"])
     name = hardware_name(facts.taxonomy, hw)
-    precision = js_str(variant_of(facts.recipe, state["variant"]).get("precision") or state["variant"]).upper()
+    precision = js_str(variant_of(facts.recipe, state["variant"]).get("precision")
+                       or state["variant"]).upper()
     verified = {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
     if facts.omni:  # CMD-01: an omni command runs on one node, with no KV offload
         parts = [name, js_str(task["label"]) if task else "Omni", precision]
-        return verified if facts.declared.get(hw) == "verified" else {"verified": False, "text": " · ".join(parts)}
+        return (verified if facts.declared.get(hw) == "verified"
+                else {"verified": False, "text": " · ".join(parts)})
     single = state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
     if facts.declared.get(hw) == "verified" and kv is None and state["preset"] is None and single:
         # the author verified the hardware's single-node command, not a cluster of it
@@ -95,16 +98,18 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
     return {"verified": False, "text": " · ".join(parts)}
 
 
-def omni_command(facts: BuilderFacts, hw: str, res: dict[str, Any], install: dict[str, Any]) -> tuple[str, str]:
+def omni_command(facts: BuilderFacts, hw: str, res: dict[str, Any], install: dict[str, Any]) -> tuple[str,
+                                                                                                      str]:
     """The omni command card as (prelude, command): in Docker mode the ``docker run`` form with the install
     tab's image (a weights path bind-mounted read-only, ``model.docker_source`` mounted and prepended to
     ``PYTHONPATH``), else the env exports and ``vllm serve``."""
     p = facts.profile(hw)
     if install["active"] == "docker" and install["image"] is not None:
         port = get_key(facts.recipe.get("omni"), "port")
-        return "", docker_run(res["command"], res["env"], install["image"], p, port if type(port) is int else 8000,
-                              source=source_checkout(facts.recipe))
-    prelude = pip_view(res["command"], res["env"], p)[: -len(res["command"])].rstrip("\n") if res["env"] else ""
+        return "", docker_run(res["command"], res["env"], install["image"], p,
+                              port if type(port) is int else 8000, source=source_checkout(facts.recipe))
+    prelude = (pip_view(res["command"], res["env"], p)[: -len(res["command"])].rstrip("\n") if res["env"]
+               else "")
     return prelude, res["command"]
 
 
@@ -124,7 +129,8 @@ def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
     """The record's memory block (as ``resolve --json`` shows it), or the vram_minimum_gb fallback note."""
     variant_key = str(record.get("variant") or "default")
     variant = variant_of(facts.recipe, variant_key)
-    memory = record.get("memory") or memory_for_record(record, facts.recipe, variant, facts.profile(str(record.get("hardware"))))
+    memory = (record.get("memory")
+              or memory_for_record(record, facts.recipe, variant, facts.profile(str(record.get("hardware")))))
     if memory is not None:
         return dict(memory)
     fallback: JSON = {"fallback": memory_fallback(variant)}
@@ -168,7 +174,8 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     return step_view(facts, builder_step(facts, state, event))
 
 
-def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None, event: dict[str, Any] | None = None) -> Step:
+def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None,
+                 event: dict[str, Any] | None = None) -> Step:
     """The first half of :func:`builder_state`: ``event`` applied to ``state`` and reconciled."""
     recipe, vocab = facts.recipe, facts.vocab
     raw = as_dict(state)
@@ -182,7 +189,8 @@ def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None, event
             current["nodes"] = max(2, facts.floor_nodes(raw["strategy"], current["hardware"]))
         if raw.get("nodes") not in (None, "") and int_or(raw.get("nodes"), 1) in node_pills(
                 recipe, vocab, current["hardware"]) and not facts.omni:
-            current["nodes"] = int_or(raw.get("nodes"), 1) if facts.clusterable(current["hardware"]) and facts.multi_capable() else 1
+            current["nodes"] = (int_or(raw.get("nodes"), 1)
+                                if facts.clusterable(current["hardware"]) and facts.multi_capable() else 1)
         if current["preset"]:
             apply_preset(facts, current, current["preset"], current["point"])
             current["install"] = raw.get("install") if raw.get("install") in INSTALL_CHOICES else None
@@ -216,15 +224,18 @@ def _apply_commands(install: dict[str, Any], deploy: DeployView) -> None:
     started = [f for f in deploy["files"] if f["apply"]]
     tab["command"] = "\n".join(f["apply"] for f in started)
     if len(started) > 1:
-        tab["note"] = "Each file runs on its own host: copy it there with the .env lines it names, then start it."
+        tab["note"] = ("Each file runs on its own host: copy it there with the .env lines it "
+                       "names, then start it.")
     elif started:
         tab["note"] = f"Download {' and '.join(f['filename'] for f in deploy['files'])} below, then start it."
 
 
-def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], endpoints: dict[str, Any]) -> View:
+def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
+          endpoints: dict[str, Any]) -> View:
     hw, p = state["hardware"], facts.profile(state["hardware"])
     rows: list[dict[str, Any]] = [hardware_row(facts, state)]
-    view: View = {"omni": facts.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None, "notes": [],
+    view: View = {"omni": facts.omni, "hardware_note": None, "vram_warning": None, "tp_hint": None,
+                  "notes": [],
                   "preset": None, "presets": [], "curl": None, "bench": None, "target": None, "deploy": None,
                   "performance": None}
     presets = as_dict(facts.recipe.get("presets"))
@@ -239,9 +250,10 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         install = install_view(facts, state, None, None, "omni")
         prelude, command = omni_command(facts, hw, res, install)
         prelude, command = substitute_endpoints(prelude, endpoints), substitute_endpoints(command, endpoints)
-        tabs = [{"id": "tab-0", "label": "vLLM Serve", "name": "vLLM Serve", "kind": "serve", "prelude": prelude,
-                 "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command,
-                 "client": True, "inputs": []}]
+        tabs = [
+            {"id": "tab-0", "label": "vLLM Serve", "name": "vLLM Serve", "kind": "serve", "prelude": prelude,
+             "command": command, "copy": f"{prelude}\n\n{command}" if prelude else command,
+             "client": True, "inputs": []}]
         numbered = False
         host = js_str(endpoints.get("VLLM_HOST") or "localhost")
         port = endpoints.get("VLLM_PORT") or 8000
@@ -263,11 +275,13 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         rows += features_rows(facts, state, sid)
         adv = advanced_options(facts, sid)
         rows.append(make_row("advanced", "Advanced", [
-            make_pill(a["id"], a["label"], a["id"] in state["advanced"], None, a["description"], shown=a["shown"])
+            make_pill(a["id"], a["label"], a["id"] in state["advanced"], None, a["description"],
+                      shown=a["shown"])
             for a in adv], kind="checkbox", event={"type": "advanced"},
             count=sum(1 for a in adv if a["id"] in state["advanced"] and a["shown"])))
         enabled = [f for f in enabled_features(facts, state) if feature_reason(facts, state, f, sid) is None]
-        effective = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k)) for k in facts.features}
+        effective = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k))
+                     for k in facts.features}
         modes = {k: m for k, m in effective.items() if m is not None}
         advanced_args = [a for o in adv if o["id"] in state["advanced"] and o["shown"] for a in o["args"]]
         if preset is not None:
@@ -281,19 +295,21 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         selection: Selection | None = None
         if record is None:
             selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
-                         "nodes": state["nodes"], "features": enabled, "modes": modes, "advanced_args": advanced_args,
-                         "kv_offload": kv, "cuda": state["cuda"]}
+                         "nodes": state["nodes"], "features": enabled, "modes": modes,
+                         "advanced_args": advanced_args, "kv_offload": kv, "cuda": state["cuda"]}
             if sid == "pd_cluster":
                 selection["pd_nodes"] = {r: {k: v for k, v in pool.items() if k != "modes"}
                                          for r, pool in pd_pools(facts, state).items()}
             if kv in facts.kv_ids:
-                count = state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances") or 1
+                count = (state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances")
+                         or 1)
                 selection["kv_instances"] = {"count": count, "current": state["kv_instance"]}
             record = resolve(facts.recipe, facts.vocab, selection, with_views=False)
             kv = record.get("kv_offload")
         view["memory"] = memory_view(facts, record)
         view["performance"] = performance_view(facts, state, sid, record, selection)
-        install = install_view(facts, state, kv if preset is None else None, preset, record.get("deploy_type"))
+        install = install_view(facts, state, kv if preset is None else None, preset,
+                               record.get("deploy_type"))
         docker = install["active"] == "docker"
         if install["active"] not in ("pip", "docker"):
             view["deploy"] = deploy_view(facts, install["active"], record, selection)
@@ -305,7 +321,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         if preset is not None:
             point_cfg = as_dict(as_dict(preset.get("points")).get(state["point"]))
             tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
-        ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args, tp)
+        ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args,
+                            tp)
         summary = _summary(facts, state, sid, kv, ctx, None)
         host, port = client_endpoint(target, endpoints)
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
@@ -314,25 +331,30 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
         view.update({"curl": curl_command(host, port, model), "bench": bench, "target": target})
         variant = variant_of(facts.recipe, state["variant"])
         need = variant.get("vram_minimum_gb")
-        if state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node" and not fits_single_node(p, variant):
+        if (state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
+            and not fits_single_node(p, variant)):
             view["vram_warning"] = (
-                f"{hardware_name(facts.taxonomy, hw)} provides {gpu_count_of(p)} × {round(node_vram_gb(p) / max(1, gpu_count_of(p)))} GB = "
-                f"{js_str(int_if_integral(node_vram_gb(p)))} GB, but {variant_label(state['variant'], variant)} needs at least "
-                f"{js_str(need)} GB for the weights alone (more for the KV cache). Pick a bigger GPU, multi-node "
-                "Tensor Parallel, or a lower --max-model-len.")
+                f"{hardware_name(facts.taxonomy, hw)} provides {gpu_count_of(p)} × "
+                f"{round(node_vram_gb(p) / max(1, gpu_count_of(p)))} GB = "
+                f"{js_str(int_if_integral(node_vram_gb(p)))} GB, but "
+                f"{variant_label(state['variant'], variant)} needs at least {js_str(need)} GB for the "
+                "weights alone (more for the KV cache). Pick a bigger GPU, multi-node Tensor Parallel, or a "
+                "lower --max-model-len.")
         if state["nodes"] == 1 and sid == "single_node_tp" and preset is None:
             tp = single_parallel_size(ctx, sid)
             cpu = raw_generation(p) == "cpu"
             if cpu or (is_num(tp) and tp < gpu_count_of(p)):
                 unit = "NUMA nodes" if cpu else f"{device_noun(p)}s"
-                view["tp_hint"] = (f"This command uses {js_str(tp)} of the node's {gpu_count_of(p)} {unit}. Raise "
-                                   "--tensor-parallel-size in the command to use more.")
+                view["tp_hint"] = (
+                    f"This command uses {js_str(tp)} of the node's {gpu_count_of(p)} {unit}. Raise "
+                    "--tensor-parallel-size in the command to use more.")
                 rows[0]["note"] = view["tp_hint"]  # shown under the Hardware row
     view["hardware_note"] = hardware_note(facts, hw)
     sel = {"hardware": hw, "variant": state["variant"], "strategy": sid}
     all_notes = as_list(facts.recipe.get("notes"))
-    view["notes"] = [{"index": i, "title": js_str(get_key(n, "title") or "Note"), "body": js_str(get_key(n, "body") or "")}
-                     for i, n in enumerate(all_notes) if n in applicable_notes(facts.recipe, sel)]
+    view["notes"] = [
+        {"index": i, "title": js_str(get_key(n, "title") or "Note"), "body": js_str(get_key(n, "body") or "")}
+        for i, n in enumerate(all_notes) if n in applicable_notes(facts.recipe, sel)]
     for key, pr in presets.items():
         pr = as_dict(pr)
         view["presets"].append({"key": key, "label": js_str(pr.get("label") or key),
@@ -343,9 +365,11 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
                                             "selected": key == state["preset"] and k == state["point"]}
                                            for k, pt in as_dict(pr.get("points")).items()]})
     if preset is not None:
-        view["preset"] = {"key": state["preset"], "point": state["point"], "label": js_str(preset.get("label") or state["preset"]),
+        view["preset"] = {"key": state["preset"], "point": state["point"],
+                          "label": js_str(preset.get("label") or state["preset"]),
                           "description": js_str(preset.get("description") or ""),
-                          "workload": js_str(preset.get("workload") or ""), "anchor": f"preset-{state['preset']}"}
+                          "workload": js_str(preset.get("workload") or ""),
+                          "anchor": f"preset-{state['preset']}"}
     names = placeholder_names(tabs)
     target = view["target"] or {}
     for name in (target.get("host_var"), target.get("port_var")):
@@ -355,9 +379,10 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any], e
     install_controls(install)
     view["preset_rows"] = preset_rows(view["presets"], view["preset"])
     view["tabs_numbered"] = numbered
-    view.update({"state": state, "query": canonical_query(facts, state, sid, initial_install_tab(facts.recipe)),
-                 "storage": storage, "rows": rows, "install": install, "summary": summary, "tabs": tabs,
-                 "placeholders": names, "strategy": sid, "kv_offload": kv, "hf_id": facts.recipe.get("hf_id")})
+    view.update(
+        {"state": state, "query": canonical_query(facts, state, sid, initial_install_tab(facts.recipe)),
+         "storage": storage, "rows": rows, "install": install, "summary": summary, "tabs": tabs,
+         "placeholders": names, "strategy": sid, "kv_offload": kv, "hf_id": facts.recipe.get("hf_id")})
     return view
 
 

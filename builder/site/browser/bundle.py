@@ -72,10 +72,12 @@ STDLIB_MODULES: tuple[str, ...] = (
     "_pyodide.docs_argspec", "_pyodide.docstring", "_pyodide.jsbind",
     "pyodide", "pyodide._package_loader", "pyodide._state", "pyodide.code", "pyodide.common", "pyodide.ffi",
     "pyodide.webloop", "pyodide.console", "pyodide.http",
-    "__future__", "_collections_abc", "_colorize", "_opcode_metadata", "_py_warnings", "_sitebuiltins", "_ssl",
+    "__future__", "_collections_abc", "_colorize", "_opcode_metadata", "_py_warnings", "_sitebuiltins",
+    "_ssl",
     "_weakrefset", "abc", "annotationlib", "ast", "base64", "bisect", "bz2", "codecs", "codeop", "contextlib",
     "contextvars", "copy", "copyreg", "dataclasses", "dis", "enum", "fnmatch", "functools", "genericpath",
-    "glob", "heapq", "inspect", "io", "keyword", "linecache", "locale", "lzma", "ntpath", "opcode", "operator",
+    "glob", "heapq", "inspect", "io", "keyword", "linecache", "locale", "lzma", "ntpath", "opcode",
+    "operator",
     "os", "posixpath", "random", "reprlib", "selectors", "shutil", "signal", "site", "socket", "ssl", "stat",
     "struct", "subprocess", "tempfile", "textwrap", "threading", "token", "tokenize", "traceback", "types",
     "typing", "warnings", "weakref", "zipimport",
@@ -114,7 +116,8 @@ import zipfile, importlib._bootstrap_external as be
 zin = zipfile.ZipFile('/tmp/in.zip')
 with zipfile.ZipFile('/tmp/out.zip', 'w', zipfile.ZIP_STORED) as zout:
     for info in zin.infolist():
-        code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True, optimize=${optimize})
+        code = compile(zin.read(info.filename), info.filename, 'exec', dont_inherit=True,
+                       optimize=${optimize})
         data = bytes(be._code_to_timestamp_pyc(code, 0, 0))
         zout.writestr(zipfile.ZipInfo(info.filename + 'c', (1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_STORED)
 `);
@@ -178,7 +181,8 @@ def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path, opt
     contents, so a build that finds them compiled does not zip them); their sources, deflated, when
     Node is unavailable."""
     node = shutil.which("node")
-    key_hash = hashlib.sha256(_COMPILE_JS.encode() + (package / "package.json").read_bytes() + bytes([optimize]))
+    key_hash = hashlib.sha256(
+        _COMPILE_JS.encode() + (package / "package.json").read_bytes() + bytes([optimize]))
     for name in sorted(members):
         key_hash.update(f"{name}\0{hashlib.sha256(members[name]).hexdigest()}\0".encode())
     cached = cache_dir / f"compiled-{key_hash.hexdigest()[:20]}.zip"
@@ -190,8 +194,9 @@ def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path, opt
             src, dst = Path(tmp) / "src.zip", Path(tmp) / "out.zip"
             src.write_bytes(_deterministic_zip(members))
             try:
-                subprocess.run([node, "--input-type=module", "-e", _COMPILE_JS, "--", str(package.resolve()), str(src),
-                                str(dst), str(optimize)], check=True, capture_output=True, timeout=300)
+                subprocess.run(
+                    [node, "--input-type=module", "-e", _COMPILE_JS, "--", str(package.resolve()), str(src),
+                     str(dst), str(optimize)], check=True, capture_output=True, timeout=300)
             except (OSError, subprocess.SubprocessError):
                 return None
             return dst.read_bytes()
@@ -201,7 +206,8 @@ def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path, opt
 
 
 def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
-    """Output-relative ``pyodide/<hash>/...`` files (runtime, reduced stdlib, lock file, ``.br``/``.gz`` twins).
+    """Output-relative ``pyodide/<hash>/...`` files (runtime, reduced stdlib, lock file, ``.br``/``.gz``
+    twins).
 
     Empty when ``node_modules/pyodide`` is absent.
     """
@@ -236,12 +242,12 @@ def browser_files() -> dict[str, bytes]:
     manifest = read_manifest()
     if manifest is None or not PACKED_BROWSER_DIR.is_dir():
         raise BrowserFilesMissing(
-            f"this installation has no packed runtime ({PACKED_BROWSER_DIR} is missing): reinstall vllm-recipes "
-            "from a wheel or sdist built in a checkout where `npm ci` has run")
+            f"this installation has no packed runtime ({PACKED_BROWSER_DIR} is missing): "
+            "reinstall vllm-recipes from a wheel or sdist built in a checkout where `npm ci` has run")
     if manifest["sources_sha256"] != sources_key():
         raise BrowserFilesMissing(
-            f"the packed runtime in {PACKED_BROWSER_DIR} was built from other resolver sources than the installed "
-            "ones: reinstall vllm-recipes from one wheel")
+            f"the packed runtime in {PACKED_BROWSER_DIR} was built from other resolver sources "
+            "than the installed ones: reinstall vllm-recipes from one wheel")
     return {path.relative_to(PACKED_BROWSER_DIR).as_posix(): path.read_bytes()
             for path in sorted(PACKED_BROWSER_DIR.rglob("*")) if path.is_file()}
 

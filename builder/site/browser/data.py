@@ -32,7 +32,8 @@ CACHE = CACHE_DIR / "builder-data"
 CACHE_KEEP_BYTES = 512 * 1024 * 1024  # least recently used entries beyond this go
 # the code whose output the cache holds, besides the resolver (sources_key): this module, the stored
 # clicks and the compression of the twins
-CODE = tuple(Path(module.__file__ or "") for module in (sys.modules[__name__], stored_clicks_module, compression))
+CODE = tuple(Path(module.__file__ or "")
+             for module in (sys.modules[__name__], stored_clicks_module, compression))
 
 
 def _plain(value: Any) -> Any:
@@ -112,8 +113,9 @@ def _recipe_files(hf_id: str, recipe: dict[str, Any], data: bytes, vocab: dict[s
     clicks: Mapping[str, Any] = {"views": {}}  # always published: the recipe page fetches it
     if initial is not None:
         clicks = stored_clicks(recipe, vocab, initial)
-    return with_twins({f"builder-data/{hf_id}.json": data, f"builder-data/{hf_id}.clicks.json": _compact_json(clicks)},
-                      quick=True)
+    return with_twins(
+        {f"builder-data/{hf_id}.json": data, f"builder-data/{hf_id}.clicks.json": _compact_json(clicks)},
+        quick=True)
 
 
 @functools.cache
