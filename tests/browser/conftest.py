@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from builder.cli.static_host import serve_directory
-from tests.support.paths import CHROMIUM, CHROMIUM_ARGS, need_runtime
+from tests.support.paths import CHROMIUM, TEST_CHROMIUM_ARGS, need_runtime
 
 
 @pytest.fixture(scope="session")
@@ -25,7 +25,7 @@ def chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=TEST_CHROMIUM_ARGS)
         try:
             yield browser
         finally:
