@@ -76,6 +76,20 @@ def recipes_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.fixture(scope="session")
+def recipes_json_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Our recipes/ built ``--json-only`` by the command line: the JSON API alone."""
+    from builder.cli.main import main
+
+    def build(folder: Path) -> dict[str, Any]:
+        out = folder / "site"
+        assert main(["build", "--content", str(RECIPES), "--out", str(out), "--json-only"]) == 0
+        return {"dir": out}
+
+    site: Path = once(tmp_path_factory, "recipes-json", build)["dir"]
+    return site
+
+
 def merged_content(tmp: Path) -> Path:
     """The upstream corpus with the project's own recipes laid over it (presets, notes)."""
     root = tmp / "content"
