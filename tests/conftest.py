@@ -7,11 +7,13 @@ read by the tests; a test that changes a site builds its own.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import cpu_profile, run_order
 from tests.support.paths import RECIPES, UPSTREAM, need_runtime, need_shared
 from tests.support.shared_builds import once
 from tests.support.sites import build_for, build_presets_site, build_real
@@ -74,6 +76,20 @@ def recipes_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
+@pytest.fixture(scope="session")
+def recipes_json_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Our recipes/ built ``--json-only`` by the command line: the JSON API alone."""
+    from builder.cli.main import main
+
+    def build(folder: Path) -> dict[str, Any]:
+        out = folder / "site"
+        assert main(["build", "--content", str(RECIPES), "--out", str(out), "--json-only"]) == 0
+        return {"dir": out}
+
+    site: Path = once(tmp_path_factory, "recipes-json", build)["dir"]
+    return site
+
+
 def merged_content(tmp: Path) -> Path:
     """The upstream corpus with the project's own recipes laid over it (presets, notes)."""
     root = tmp / "content"
@@ -124,3 +140,23 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Print the lines tests put in ``run_summary``."""
     for line in terminalreporter.config.stash.get(SUMMARY_KEY, []):
         terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """With ``VLLM_RECIPES_CPU_PROFILE`` set: each test's CPU seconds (its processes included) go to
+    that file (tests/support/cpu_profile.py)."""
+    meter = cpu_profile.meter()
+    if meter is None:
+        return (yield)
+    wall, cpu = meter.measure()
+    try:
+        return (yield)
+    finally:
+        end_wall, end_cpu = meter.measure()
+        meter.record(item.nodeid, end_wall - wall, end_cpu - cpu)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The costliest test files first (tests/support/run_order.py)."""
+    run_order.costliest_first(items)

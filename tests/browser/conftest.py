@@ -11,25 +11,44 @@ from typing import Any
 import pytest
 
 from builder.cli.static_host import serve_directory
-from tests.support.paths import CHROMIUM, CHROMIUM_ARGS, need_runtime
+from tests.support.paths import CHROMIUM, CHROMIUM_ARGS, TEST_CHROMIUM_ARGS, need_runtime
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    """One Debian Chromium for the whole session (never downloads a browser).
-
-    Every browser test shares it: Playwright's sync API allows one driver per process.
-    """
+def driver() -> Iterator[Any]:
+    """The process's Playwright driver (the sync API allows one per process)."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing: apt-get install chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+        yield pw
+
+
+@contextlib.contextmanager
+def launched(driver: Any, args: list[str]) -> Iterator[Any]:
+    """Debian's Chromium (never a downloaded browser) started with ``args``, closed after the block."""
+    browser = driver.chromium.launch(executable_path=CHROMIUM, args=args)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def chromium(driver: Any) -> Iterator[Any]:
+    """One Chromium for the whole session, shared by every browser test; its WebAssembly is compiled by
+    the baseline compiler only (``TEST_CHROMIUM_ARGS``: most tests boot Pyodide and run it briefly)."""
+    with launched(driver, TEST_CHROMIUM_ARGS) as browser:
+        yield browser
+
+
+@pytest.fixture(scope="session")
+def optimising_chromium(driver: Any) -> Iterator[Any]:
+    """Chromium as readers run it (V8 optimises hot WebAssembly), for the tests that run Python in
+    Pyodide for half a minute: there the optimised code saves more than compiling it costs."""
+    with launched(driver, CHROMIUM_ARGS) as browser:
+        yield browser
 
 
 @contextlib.contextmanager

@@ -16,9 +16,17 @@ import pytest
 
 from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view
 from tests.support.builder_page import embedded_view
+from tests.support.paths import need_runtime
 
 QWEN = "/Qwen/Qwen3-8B"
 PREFS_KEY = "vllm-recipes-prefs"
+
+
+@pytest.fixture()
+def browser(optimising_chromium: Any) -> Any:
+    """These tests run thousands of clicks through Pyodide: the optimising Chromium pays off here."""
+    need_runtime()
+    return optimising_chromium
 
 
 def _no_worker(page: Any) -> None:
@@ -90,6 +98,9 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
     recipes = {h: {"recipe": json.dumps(json.loads(files[f"builder-data/{h}.json"])["recipe"]),
                    "initial": embedded_view(files[f"{h}/index.html"]),
                    "clicks": json.loads(files[f"builder-data/{h}.clicks.json"])} for h in hf_ids}
+    # the page's own worker stays unstarted (its script never arrives): this test boots the Pyodide it uses
+    dedicated_worker(page)
+    page.context.route("**/static/builder-worker.js*", lambda route: None)
     page.goto(QWEN)
     result = page.evaluate(
         """async ({runtime, code, vocab, recipes}) => {

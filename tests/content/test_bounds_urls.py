@@ -34,12 +34,10 @@ def tree_bytes(folder: Path) -> dict[str, bytes]:
             if p.is_file()}
 
 
-@pytest.fixture(scope="module")
-def previous_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture()
+def previous_site(recipes_json_site: Path) -> Path:
     """A ``--json-only`` build of ``recipes/``: the site a hostile build must leave alone."""
-    out = tmp_path_factory.mktemp("previous") / "site"
-    assert main(["build", "--content", str(RECIPES), "--out", str(out), "--json-only"]) == 0
-    return out
+    return recipes_json_site
 
 
 class Hostile:

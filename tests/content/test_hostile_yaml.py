@@ -172,16 +172,10 @@ def snapshot(folder: Path, skip: Path | None = None) -> dict[bytes, tuple[str, s
     return found
 
 
-@pytest.fixture(scope="module")
-def previous_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A site built from our recipes, copied into each test as the previous output."""
-    site = tmp_path_factory.mktemp("previous") / "site"
-    done = subprocess.run(
-        [sys.executable, "-m", "builder", "build", "--content", str(RECIPES), "--out", str(site)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    return site
+@pytest.fixture()
+def previous_site(recipes_site: Path) -> Path:
+    """A site built from our recipes (the session's), linked into each test as the previous output."""
+    return recipes_site
 
 
 def write_bytes(data: bytes) -> Callable[[Path], None]:

@@ -45,12 +45,10 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def previous_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture()
+def previous_site(recipes_json_site: Path) -> Path:
     """The JSON API of the untouched ``recipes/``: what ``--out`` holds before each hostile build."""
-    out = tmp_path_factory.mktemp("previous") / "site"
-    assert main(["build", "--content", str(RECIPES), "--out", str(out), "--json-only"]) == 0
-    return out
+    return recipes_json_site
 
 
 @dataclass

@@ -21,6 +21,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# The tests' Chromium: WebAssembly compiled by the baseline compiler only. Every test opens a fresh
+# context, so each builder page boots Pyodide from scratch, and optimising its 10 MB of code in the
+# background costs more CPU (about 1.5 s a boot) than the optimised code saves in a test.
+# (bench/ measures the browser as readers run it, with CHROMIUM_ARGS.)
+TEST_CHROMIUM_ARGS = [*CHROMIUM_ARGS, "--js-flags=--liftoff-only"]
 
 
 def need_shared() -> None:
