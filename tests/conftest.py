@@ -57,7 +57,8 @@ def sub_path_site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (``{"dir", "pages", "files", "host"}``)."""
     def build(host: Path) -> dict[str, Any]:
         info = build_for(RECIPES, host / "recipes", SUB_URL)
-        shutil.copyfile(host / "recipes" / "404.html", host / "404.html")  # GitHub Pages answers with the site's 404
+        # GitHub Pages answers with the site's 404
+        shutil.copyfile(host / "recipes" / "404.html", host / "404.html")
         return {**info, "host": host}
 
     return once(tmp_path_factory, "sub-path", build)

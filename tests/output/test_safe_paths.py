@@ -25,7 +25,8 @@ from tests.support.paths import RECIPES, need_runtime
 from tests.support.trees import linked_copy
 
 QWEN = "models/Qwen/Qwen3-14B.yaml"
-BAD_SEGMENT = "cannot be used in a path: use letters, digits, '.', '_' and '-', starting with a letter or a digit"
+BAD_SEGMENT = ("cannot be used in a path: use letters, digits, '.', '_' and '-', starting with a "
+               "letter or a digit")
 CASE_CLASH = "(their files would overwrite each other on a case-insensitive disk)"
 
 
@@ -80,11 +81,13 @@ class Case:
         ``also_at``: one more error, from a check outside this issue (the shell-safety of model
         ids), is expected at that ``path:line: field:`` location."""
         before = snapshot(self.top)
-        argv = ["build", "--content", str(self.content), "--out", str(self.out)] + ([] if html else ["--json-only"])
+        argv = (["build", "--content", str(self.content), "--out", str(self.out)]
+                + ([] if html else ["--json-only"]))
         capsys.readouterr()
         status = main(argv)
         captured = capsys.readouterr()
-        errors = [line for line in captured.err.splitlines() if ": warning:" not in line and not line.startswith("warning:")]
+        errors = [line for line in captured.err.splitlines() if ": warning:" not in line
+                  and not line.startswith("warning:")]
         if also_at:
             others = [line for line in errors[:-1] if line not in problems]
             assert len(others) == 1 and others[0].startswith(also_at), errors
@@ -140,7 +143,8 @@ def test_hardware_id_with_dot_dot(case: Case, capsys: pytest.CaptureFixture[str]
 
 def test_hardware_ids_equal_case_folded(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     line = case.edit("taxonomy.yaml", "\n  h200:\n", "\n  H100:\n") + 1
-    case.refused(capsys, [f"taxonomy.yaml:{line}: hardware_profiles.H100: 'H100' differs only in case from 'h100' {CASE_CLASH}"])
+    case.refused(capsys, [f"taxonomy.yaml:{line}: hardware_profiles.H100: 'H100' differs only in case from "
+                          f"'h100' {CASE_CLASH}"])
 
 
 def test_strategy_name_with_dot_dot(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
@@ -151,7 +155,8 @@ def test_strategy_name_with_dot_dot(case: Case, capsys: pytest.CaptureFixture[st
 def test_two_strategies_with_one_name(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     line = case.edit("strategies/single_node_tep.yaml", "name: single_node_tep", "name: single_node_tp")
     case.refused(capsys, [
-        f"strategies/single_node_tp.yaml:{line}: name: 'single_node_tp' is also the name of strategies/single_node_tep.yaml"
+        f"strategies/single_node_tp.yaml:{line}: name: 'single_node_tp' is also the name of "
+        "strategies/single_node_tep.yaml"
     ])
 
 
@@ -177,12 +182,14 @@ def test_two_quickstarts_for_one_hardware(case: Case, capsys: pytest.CaptureFixt
     (case.content / "quickstart").mkdir()
     (case.content / "quickstart" / "a.yaml").write_text("hardware_profile: h200\n")
     (case.content / "quickstart" / "b.yaml").write_text("title: again\nhardware_profile: h200\n")
-    case.refused(capsys, ["quickstart/b.yaml:2: hardware_profile: 'h200' is also the hardware_profile of quickstart/a.yaml"])
+    case.refused(capsys, ["quickstart/b.yaml:2: hardware_profile: 'h200' is also the hardware_profile of "
+                          "quickstart/a.yaml"])
 
 
 def test_long_segments_are_refused() -> None:
     assert segment_problem("x" * 100) is None
-    assert segment_problem("x" * 101) == f"{'x' * 20!r}... is 101 characters long; an id used in paths has at most 100"
+    assert (segment_problem("x" * 101)
+            == f"{'x' * 20!r}... is 101 characters long; an id used in paths has at most 100")
 
 
 # ── recipe discovery ──────────────────────────────────────────────────────
@@ -190,21 +197,25 @@ def test_long_segments_are_refused() -> None:
 
 def test_recipe_file_named_dot_dot(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     case.copy(QWEN, "models/Qwen/...yaml")
-    case.refused(capsys, [f"models/Qwen/...yaml: recipe id 'Qwen/..' comes from the file path, and '..' {BAD_SEGMENT}"])
+    case.refused(capsys, ["models/Qwen/...yaml: recipe id 'Qwen/..' comes from the file path, and "
+                          f"'..' {BAD_SEGMENT}"])
 
 
 def test_recipe_file_name_failing_the_pattern(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     case.copy(QWEN, "models/Qwen/Qwen3 14B.yaml")
     case.copy(QWEN, "models/.hidden/Qwen3-14B.yaml")
     case.refused(capsys, [
-        f"models/.hidden/Qwen3-14B.yaml: recipe id '.hidden/Qwen3-14B' comes from the file path, and '.hidden' {BAD_SEGMENT}",
-        f"models/Qwen/Qwen3 14B.yaml: recipe id 'Qwen/Qwen3 14B' comes from the file path, and 'Qwen3 14B' {BAD_SEGMENT}",
+        "models/.hidden/Qwen3-14B.yaml: recipe id '.hidden/Qwen3-14B' comes from the file path, and "
+        f"'.hidden' {BAD_SEGMENT}",
+        "models/Qwen/Qwen3 14B.yaml: recipe id 'Qwen/Qwen3 14B' comes from the file path, and 'Qwen3 "
+        f"14B' {BAD_SEGMENT}",
     ])
 
 
 def test_yaml_beside_yml(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     case.copy(QWEN, "models/Qwen/Qwen3-14B.yml")
-    case.refused(capsys, ["models/Qwen/Qwen3-14B.yml: recipe id 'Qwen/Qwen3-14B' is also the recipe id of " + QWEN])
+    case.refused(capsys,
+                 ["models/Qwen/Qwen3-14B.yml: recipe id 'Qwen/Qwen3-14B' is also the recipe id of " + QWEN])
 
 
 def test_recipe_ids_equal_case_folded(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
@@ -219,7 +230,8 @@ def test_recipe_in_a_subfolder(case: Case, capsys: pytest.CaptureFixture[str]) -
     case.copy(QWEN, "models/Qwen/sub/Qwen3-14B.yaml")
     case.copy(QWEN, "models/Qwen/sub/deeper/Other.yml")
     message = "a recipe file must be directly inside its organisation folder: models/<org>/<repo>.yaml"
-    case.refused(capsys, [f"models/Qwen/sub/Qwen3-14B.yaml: {message}", f"models/Qwen/sub/deeper/Other.yml: {message}"])
+    case.refused(capsys, [f"models/Qwen/sub/Qwen3-14B.yaml: {message}",
+                          f"models/Qwen/sub/deeper/Other.yml: {message}"])
 
 
 def test_folder_links_are_not_followed(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
@@ -241,7 +253,8 @@ def test_recipe_replacing_the_builder_vocabulary(case: Case, capsys: pytest.Capt
 
 
 def test_recipe_named_like_the_pyodide_runtime_folder(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
-    """The runtime lives in a content-hashed folder: a recipe of that name writes beside its files, never over them."""
+    """The runtime lives in a content-hashed folder: a recipe of that name writes beside its files, never over
+    them."""
     from builder.site.browser.bundle import browser_files, runtime_dir
 
     need_runtime()
@@ -257,7 +270,8 @@ def test_recipe_named_like_the_pyodide_runtime_folder(case: Case, capsys: pytest
 def test_promoted_variant_replacing_a_strategy_file(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     case.edit(QWEN, 'model_id: "Qwen/Qwen3-14B-FP8"', 'model_id: "strategies/single_node_tp"')
     case.refused(capsys, [
-        f"{QWEN}: output strategies/single_node_tp.json is written by both the strategies folder and recipe {QWEN}"
+        f"{QWEN}: output strategies/single_node_tp.json is written by both the strategies folder "
+        f"and recipe {QWEN}"
     ])
 
 
@@ -355,7 +369,8 @@ def test_writer_refuses_paths_outside_the_site(tmp_path: Path, previous_site: Pa
 # ── serve's incremental rebuild ───────────────────────────────────────────
 
 
-def serve_edit(case: Case, capsys: pytest.CaptureFixture[str], old: str, new: str, problems: list[str]) -> None:
+def serve_edit(case: Case, capsys: pytest.CaptureFixture[str], old: str, new: str,
+               problems: list[str]) -> None:
     """Start serve's state on the copy, edit the Qwen recipe, apply the change: refused, nothing written."""
     state = SiteState(BuildOptions(content=case.content, out=case.out, html=False))
     state.full()
@@ -379,5 +394,6 @@ def test_serve_refuses_a_model_id_outside_out(case: Case, capsys: pytest.Capture
 
 def test_serve_refuses_a_colliding_output(case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     serve_edit(case, capsys, 'model_id: "Qwen/Qwen3-14B-FP8"', 'model_id: "strategies/single_node_tp"', [
-        f"{QWEN}: output strategies/single_node_tp.json is written by both the strategies folder and recipe {QWEN}"
+        f"{QWEN}: output strategies/single_node_tp.json is written by both the strategies folder "
+        f"and recipe {QWEN}"
     ])

@@ -44,7 +44,8 @@ def _proc_stats() -> dict[tuple[int, int], tuple[int, float]]:
         except OSError:
             continue
         fields = raw[raw.rfind(b")") + 2:].split()  # after "pid (comm) "
-        stats[(int(entry.name), int(fields[19]))] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS)
+        stats[(int(entry.name), int(fields[19]))] = (int(fields[1]),
+                                                     (int(fields[11]) + int(fields[12])) / TICKS)
     return stats
 
 
