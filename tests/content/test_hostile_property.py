@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builder.cli.main import main
+from builder.output.discard import wait_for_discards
 from tests.content.test_shell_safety import (
     HOSTILE,
     HOSTILE_PATH,
@@ -117,6 +118,7 @@ def test_hostile_fields_never_escape(tmp_path_factory, drawn: tuple[str, str]) -
     status = main(["build", "--content", str(root), "--out", str(out), "--json-only"])  # must not raise
 
     assert status in (0, 1)
+    wait_for_discards()  # the replaced site is deleted after the build returns
     assert snapshot(tmp, (out,)) == before_around  # nothing outside --out changed
     if status == 1:
         assert snapshot(out, ()) == before_out

@@ -27,7 +27,7 @@ from builder.content import yaml12
 from builder.content.files import Collector, read_yaml
 from builder.content.problems import ContentError, Problem
 from tests.support.paths import RECIPES, ROOT
-from tests.support.trees import linked_copy
+from tests.support.trees import discards_done, linked_copy
 
 X = "models/Org/x.yaml"
 QWEN = "models/Qwen/Qwen3-14B.yaml"
@@ -250,6 +250,7 @@ def build_hostile(tmp_path: Path, previous_site: Path, make: Callable[[Path], No
         [sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out), *flags],
         cwd=ROOT, capture_output=True, text=True, timeout=20,
     )
+    discards_done(tmp_path)  # the replaced site is deleted by a detached process after the build returns
     assert snapshot(tmp_path, skip=out) == around_before  # nothing outside --out changed (no staging left)
     return done, out, site_before
 

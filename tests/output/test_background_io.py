@@ -36,6 +36,13 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
     }
 
 
+@pytest.fixture(autouse=True)
+def writers_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer processes start here even beside pytest-xdist's threads (the build forks only when no
+    other thread runs: ``forked.can_fork``)."""
+    monkeypatch.setattr("builder.output.writer_process.can_fork", lambda: True)
+
+
 @pytest.fixture()
 def content(tmp_path: Path) -> Path:
     shutil.copytree(RECIPES, tmp_path / "content")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 
@@ -24,3 +25,11 @@ def linked_copy(source: Path, target: Path) -> None:
                     dirs.remove(name)
             elif name in files:
                 os.link(path, target / rel / name)
+
+
+def discards_done(folder: Path, timeout: float = 60.0) -> None:
+    """Wait (up to ``timeout`` s) until no replaced site of a build run in another process is still being
+    deleted beside its ``--out`` in ``folder`` (``.<out>.old-<pid>-<random>/``: builder.output.discard)."""
+    deadline = time.monotonic() + timeout
+    while any(folder.glob(".*.old-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
