@@ -60,7 +60,9 @@ def llms(index: SiteIndex) -> bytes:
              "tokens/s per user and per GPU for the 1k/1k, 8k/1k and 1k/8k workloads over a concurrency "
              "sweep, predicted by AIConfigurator from kernel measurements (not measured), each point with "
              "the `vllm bench serve` command that measures it (`reproducer`), or `unavailable` with the "
-             f"reason; schema: {index.base_url}/schema/performance.json", ""]
+             "reason; results measured with that command and added to the recipe are under `measured`, "
+             "each with its provenance and measured over predicted tok/s per GPU; "
+             f"schema: {index.base_url}/schema/performance.json", ""]
     for org in index.orgs.values():
         lines.append(f"## {org['name']} ({org['id']})")
         lines.append("")

@@ -201,3 +201,15 @@ def test_measured_points_are_drawn_filled_with_their_provenance(monkeypatch: pyt
     key = {"label": "Measured (filled markers)", "selected": False, "measured": True,
            "class": "perf-measured"}
     assert key in section["legend"]
+
+
+def test_the_bench_popover_reproduces_the_point_the_panel_selects() -> None:
+    before = resolver.builder_state(project_recipe(QWEN), project_vocab(), {})
+    assert before["bench"].startswith("vllm bench serve --model Qwen/Qwen3-8B")  # no predictions yet
+    assert "--save-result" not in before["bench"]
+    default = view(QWEN, {})
+    assert "--max-concurrency 16 " in default["bench"] and "--random-input-len 1024 " in default["bench"]
+    assert "__h200__default__single_node_tp__1k-1k__c16.json" in default["bench"]
+    chosen = view(QWEN, {"perf_workload": "8k/1k"}, {"type": "perf_concurrency", "value": 64})
+    assert "--max-concurrency 64 " in chosen["bench"] and "--random-input-len 8192 " in chosen["bench"]
+    assert "__8k-1k__c64.json" in chosen["bench"]

@@ -149,7 +149,7 @@ ROUTER_TARGET = {"host_var": "ROUTER_HOST", "port_var": "ROUTER_PORT", "port": 3
 
 
 @pytest.mark.parametrize(("state", "expected"), [
-    ({}, ("1k/1k", 1)),
+    ({}, ("1k/1k", 4)),  # the panel's default: the largest point up to 16
     ({"perf_workload": "1k/1k", "perf_concurrency": 4}, ("1k/1k", 4)),
     ({"perf_workload": "8k/1k", "perf_concurrency": 4}, ("8k/1k", 2)),  # not in the sweep: the first point
     ({"perf_workload": "1k/8k"}, None),  # no point
@@ -175,7 +175,7 @@ def test_the_bench_tab_without_a_prediction_is_the_bare_command() -> None:
 def test_the_bench_tab_uses_the_env_panels_server_but_not_a_router() -> None:
     saved = {"VLLM_HOST": "10.1.2.3", "VLLM_PORT": "8123", "ROUTER_HOST": "lb", "ROUTER_PORT": "30000"}
     text = bench_text("org/Model", ALIASED, BLOCK, {}, VLLM_TARGET, saved, "deepseek-ai/DeepSeek-V3")
-    assert text == reproducer("org/Model", ALIASED, "1k/1k", 1, host="10.1.2.3", port="8123")
+    assert text == reproducer("org/Model", ALIASED, "1k/1k", 4, host="10.1.2.3", port="8123")
     assert "--host 10.1.2.3 --port 8123" in text
     routed = bench_text("org/Model", ALIASED, BLOCK, {}, ROUTER_TARGET, saved, "deepseek-ai/DeepSeek-V3")
     assert "--host localhost --port 8011" in routed  # one instance, as predicted

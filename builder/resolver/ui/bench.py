@@ -1,9 +1,9 @@
 """The builder's "Bench" text: the reproducer of the selected predicted point, else the bare command.
 
 The selected point is the Performance panel's (state keys ``perf_workload``, default ``1k/1k``, and
-``perf_concurrency``, default the workload's first point). The reproducer targets the host and port of the
-Env panel's "Curl / bench target" when the target is the vLLM server itself; behind a router (Mooncake
-instances) it measures one instance, as the prediction does, on its own port.
+``perf_concurrency``, default the point the panel selects: the largest up to 16). The reproducer targets
+the host and port of the Env panel's "Curl / bench target" when the target is the vLLM server itself;
+behind a router (Mooncake instances) it measures one instance, as the prediction does, on its own port.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from ..performance.store import Point
 from ..performance.workloads import WORKLOADS
 from ..values import as_dict, as_list, js_str, truthy
 from .commands import bench_command
+from .perf_state import DEFAULT_WORKLOAD
+from .performance import current_concurrency
 
-DEFAULT_WORKLOAD = "1k/1k"
 SERVER_HOSTS = ("VLLM_HOST", "HEAD_IP")  # curl targets that are the vLLM server (not a router)
 
 
@@ -30,8 +31,8 @@ def selected_point(block: Any, state: Mapping[str, Any]) -> tuple[str, Point] | 
     points = [p for p in as_list(workloads.get(workload)) if isinstance(p, dict)]
     if not points:
         return None
-    wanted = state.get("perf_concurrency")
-    return workload, next((p for p in points if p.get("concurrency") == wanted), points[0])  # type: ignore[return-value]
+    shown = current_concurrency(points, state.get("perf_concurrency"))  # type: ignore[arg-type]
+    return workload, next(p for p in points if p.get("concurrency") == shown)  # type: ignore[return-value]
 
 
 def client_endpoint(target: Mapping[str, Any], endpoints: Mapping[str, Any]) -> tuple[str, Any]:

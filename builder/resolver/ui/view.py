@@ -42,7 +42,7 @@ from .facts import (
     variant_label,
 )
 from .install import install_view
-from .performance import performance_view
+from .performance import performance_view, stored_block
 from .rows import (
     feature_reason,
     features_rows,
@@ -326,7 +326,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         summary = _summary(facts, state, sid, kv, ctx, None)
         host, port = client_endpoint(target, endpoints)
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
-        hf_id, block = js_str(facts.recipe.get("hf_id")), record.get("performance")
+        hf_id, block = js_str(facts.recipe.get("hf_id")), stored_block(facts, record)
         bench = bench_text(hf_id, record, block, state, target, endpoints, model)
         view.update({"curl": curl_command(host, port, model), "bench": bench, "target": target})
         variant = variant_of(facts.recipe, state["variant"])
