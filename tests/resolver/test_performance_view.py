@@ -9,8 +9,6 @@ import functools
 import json
 from typing import Any
 
-import pytest
-
 import builder.resolver.ui.performance as perf
 from builder import resolver
 from builder.resolver.performance.candidates import candidates
@@ -179,15 +177,14 @@ MEASURED = {"workload": "1k/1k", "input_tokens": 1024, "output_tokens": 1024, "c
                            "source": "https://example.org/run"}}
 
 
-def test_measured_points_are_drawn_filled_with_their_provenance(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_measured_points_are_drawn_filled_with_their_provenance() -> None:
     """A synthetic ``measured`` list in the selection's block (the contract's Measured shape)."""
     facts = resolver.BuilderFacts(project_recipe(QWEN), project_vocab())
     facts.predictions = predictions(QWEN)
     step = resolver.builder_step(facts, {})
     record = resolver.resolve(facts.recipe, facts.vocab, {"hardware": "h200", "variant": "default"})
-    block = dict(perf.stored_block(facts, record))
-    monkeypatch.setattr(perf, "stored_block", lambda f, r: {**block, "measured": [MEASURED]})
-    section = perf.performance_view(facts, step["state"], "single_node_tp", record, None)
+    block = {**perf.stored_block(facts, record), "measured": [MEASURED]}
+    section = perf.performance_view(facts, step["state"], "single_node_tp", record, None, block)
     assert section is not None and section["badge"] == "measured"
     [group] = [g for g in section["chart"][2] if g[0] == "g" and "perf-measured" in g[1]["class"]]
     [dot] = group[2]

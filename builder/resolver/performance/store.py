@@ -128,8 +128,11 @@ def performance_for_record(
     stored: StoredFile | None,
     hf_id: str,
     by_inputs: Mapping[str, Entry] | None = None,
+    reproducers: bool = True,
 ) -> Performance | None:
-    """A record's block; None when the recipe has no stored predictions (omni records never have one)."""
+    """A record's block; None when the recipe has no stored predictions (omni records never have one).
+    ``reproducers=False`` leaves out the points' ``reproducer`` (the builder's view makes only the one its
+    Bench popover shows)."""
     if stored is None or record.get("deploy_type") == "omni":
         return None
     inputs = record_inputs(record, recipe, variant, profile)
@@ -139,7 +142,8 @@ def performance_for_record(
     entry = table.get(inputs_key(inputs))
     if entry is None:
         return missing(hf_id)
-    return with_reproducers(block_of(entry, stored["predictor"]), hf_id, record)
+    block = block_of(entry, stored["predictor"])
+    return with_reproducers(block, hf_id, record) if reproducers else block
 
 
 def with_reproducers(block: Performance, hf_id: str, record: Mapping[str, Any]) -> Performance:

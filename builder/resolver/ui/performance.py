@@ -50,7 +50,8 @@ def stored_block(facts: BuilderFacts, record: dict[str, Any]) -> Performance | N
     variant = variant_of(facts.recipe, js_str(record.get("variant") or "default"))
     profile = facts.profile(js_str(record.get("hardware")))
     hf_id = js_str(facts.recipe.get("hf_id"))
-    block = performance_for_record(record, facts.recipe, variant, profile, predicted, hf_id, facts.perf_table)
+    block = performance_for_record(record, facts.recipe, variant, profile, predicted, hf_id, facts.perf_table,
+                                   reproducers=False)
     return with_measured(block, record, stored.get("results") or [])
 
 
@@ -59,18 +60,18 @@ def _strategy_label(facts: BuilderFacts, sid: Any) -> str:
 
 
 def _curves(facts: BuilderFacts, state: dict[str, Any], sid: str | None, record: dict[str, Any],
-            selection: Selection | None) -> list[tuple[str, Performance | None]]:
-    """(strategy, block) per strategy of the Strategy row (the selected one's block from ``record``); only the
+            selection: Selection | None, block: Performance | None) -> list[tuple[str, Performance | None]]:
+    """(strategy, block) per strategy of the Strategy row (the selected one's is ``block``); only the
     selected command when a preset is applied."""
     hw = state["hardware"]
     if selection is None or sid is None:
-        return [(js_str(sid or record.get("strategy")), stored_block(facts, record))]
+        return [(js_str(sid or record.get("strategy")), block)]
     out = []
     for strategy in facts.row_strategies(hw, state["nodes"]):
         if not strategy_supported(facts.recipe, strategy, facts.profile(hw), hw):
             continue
         if strategy == sid:
-            out.append((strategy, stored_block(facts, record)))
+            out.append((strategy, block))
         elif strategy != "pd_cluster":
             other = resolve(facts.recipe, facts.vocab, {**selection, "strategy": strategy}, with_views=False)
             out.append((strategy, stored_block(facts, other)))
@@ -150,8 +151,9 @@ def _source(block: Performance) -> str:
 
 
 def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None, record: dict[str, Any],
-                     selection: Selection | None) -> dict[str, Any] | None:
-    """The view's ``performance`` section (None for omni recipes)."""
+                     selection: Selection | None, selected: Performance | None) -> dict[str, Any] | None:
+    """The view's ``performance`` section (None for omni recipes); ``selected`` is the record's block
+    (:func:`stored_block`, which the Bench popover reads too)."""
     if facts.omni:
         return None
     if facts.predictions is None:
@@ -166,9 +168,8 @@ def performance_view(facts: BuilderFacts, state: dict[str, Any], sid: str | None
     view: dict[str, Any] = {"status": "ready", "heading": heading, "workloads": workload_row(state),
                             "price": price_view(name, state["perf_price"], default_price, price_source),
                             "pick": pick_view(state)}
-    curves = _curves(facts, state, sid, record, selection)
-    block = next((b for s, b in curves if s == (sid or s)), None) or Performance(
-        unavailable="no stored prediction for this command")
+    curves = _curves(facts, state, sid, record, selection, selected)
+    block = selected or Performance(unavailable="no stored prediction for this command")
     if "unavailable" in block and not block.get("measured"):
         view.update(status="unavailable", text=f"No prediction for {name}: {block['unavailable']}.")
         return view

@@ -169,8 +169,8 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     predictions (its ``.performance.json``), which the view's ``performance`` section draws from.
     """
     facts = BuilderFacts(recipe, vocab) if facts is None else facts
-    if predictions is not None:
-        facts.predictions = predictions
+    if predictions is not None and predictions is not facts.predictions:
+        facts.predictions, facts.perf_table = predictions, None  # the table is of the predictions it indexes
     return step_view(facts, builder_step(facts, state, event))
 
 
@@ -307,7 +307,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
             record = resolve(facts.recipe, facts.vocab, selection, with_views=False)
             kv = record.get("kv_offload")
         view["memory"] = memory_view(facts, record)
-        view["performance"] = performance_view(facts, state, sid, record, selection)
+        block = stored_block(facts, record)  # the selection's predictions: the panel and the Bench popover
+        view["performance"] = performance_view(facts, state, sid, record, selection, block)
         install = install_view(facts, state, kv if preset is None else None, preset,
                                record.get("deploy_type"))
         docker = install["active"] == "docker"
@@ -326,7 +327,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         summary = _summary(facts, state, sid, kv, ctx, None)
         host, port = client_endpoint(target, endpoints)
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
-        hf_id, block = js_str(facts.recipe.get("hf_id")), stored_block(facts, record)
+        hf_id = js_str(facts.recipe.get("hf_id"))
         bench = bench_text(hf_id, record, block, state, target, endpoints, model)
         view.update({"curl": curl_command(host, port, model), "bench": bench, "target": target})
         variant = variant_of(facts.recipe, state["variant"])
