@@ -55,7 +55,8 @@ def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_sit
     clicks = {h: {"views": json.loads(files[f"builder-data/{h}.clicks.json"])["views"]} for h in hf_ids}
     open_builder(page, QWEN)
     mismatches = page.evaluate(
-        """async ({docs, clicks}) => {
+        """async (text) => {
+            const {docs, clicks} = JSON.parse(text);
             const b = window.vllmBuilder;
             const bad = [];
             let count = 0;
@@ -75,7 +76,7 @@ def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_sit
             }
             return {count, bad};
         }""",
-        {"docs": docs, "clicks": clicks},
+        json.dumps({"docs": docs, "clicks": clicks}),  # one text: Playwright's per-value encoding is slow
     )
     upstream_clicks = sum(len(clicks[h]["views"]) for h in hf_ids)
     assert mismatches["count"] == upstream_clicks > 1500
@@ -103,7 +104,8 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
     page.context.route("**/static/builder-worker.js*", lambda route: None)
     page.goto(QWEN)
     result = page.evaluate(
-        """async ({runtime, code, vocab, recipes}) => {
+        """async (text) => {
+            const {runtime, code, vocab, recipes} = JSON.parse(text);
             const b = window.vllmBuilder;
             const { loadPyodide } = await import(runtime + "pyodide.mjs");
             const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json",
@@ -137,8 +139,8 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
             }
             return { count, bad: bad.slice(0, 20) };
         }""",
-        {"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode(),
-         "recipes": recipes},
+        json.dumps({"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode(),
+                    "recipes": recipes}),
     )
     stored = sum(len(after) for h in hf_ids for after in recipes[h]["clicks"]["next"].values())
     assert result["count"] == stored > 3000
