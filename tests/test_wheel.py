@@ -34,7 +34,7 @@ def wheel_files(wheel: Path) -> dict[str, bytes]:
         return {name: archive.read(name) for name in archive.namelist() if name.startswith("builder/")}
 
 
-def build_and_install(folder: Path) -> dict[str, Any]:
+def build_and_install(folder: Path, checkout_site: Path) -> dict[str, Any]:
     source = checkout_copy(folder / "src")
     wheel = build_wheel(source, folder / "dist")
     venv = folder / "venv"
@@ -45,16 +45,16 @@ def build_and_install(folder: Path) -> dict[str, Any]:
     cache = folder / "user-cache"  # the installed tool's own, cold: nothing read from the checkout's
     built = run([str(bin_dir / "vllm-recipes"), "build", "--content", str(UPSTREAM), "--out", str(installed)],
                 elsewhere, VLLM_RECIPES_CACHE=str(cache))
-    checkout = folder / "checkout-site"
-    run([sys.executable, "-m", "builder", "build", "--content", str(UPSTREAM), "--out", str(checkout)], ROOT)
     return {"folder": folder, "source": source, "wheel": wheel, "venv": venv, "elsewhere": elsewhere,
-            "installed": tree(installed), "checkout": tree(checkout), "stdout": built.stdout}
+            "installed": tree(installed), "checkout": tree(checkout_site), "stdout": built.stdout}
 
 
 @pytest.fixture(scope="session")
-def installed_tool(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def installed_tool(tmp_path_factory: pytest.TempPathFactory, upstream_site: Path) -> dict[str, Any]:
+    """The wheel built, installed and run on ../shared/upstream; beside it the checkout's build of the same
+    content (the session's upstream build, written as ``vllm-recipes build`` writes it)."""
     need_runtime()
-    return once(tmp_path_factory, "wheel", build_and_install)
+    return once(tmp_path_factory, "wheel", lambda folder: build_and_install(folder, upstream_site))
 
 
 def test_the_installed_tool_builds_upstream_byte_for_byte_like_the_checkout(
