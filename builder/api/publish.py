@@ -14,6 +14,7 @@ import orjson
 
 from builder import resolver
 from builder.api.argv_lint import ArgvLint, arg_origin
+from builder.api.deploy_forms import API_FORMS, FormDocument, FormEntry, form_entry, form_path
 from builder.api.output import BuildOutput
 from builder.api.performance import RecipePerformance
 from builder.checks.memory_lint import MemoryLint
@@ -108,6 +109,7 @@ class ApiBuilder:
         profiles = resolver.published_profiles(self.vocab.taxonomy)
         strategies = self.vocab.strategy_map
         by_hardware: dict[str, str] = {}
+        forms: dict[str, dict[str, FormEntry]] = {fmt: {} for fmt in API_FORMS}
         result: dict[str, Any] | None = None
         for entry in rendered:
             hw = entry["hardware"]
@@ -128,9 +130,14 @@ class ApiBuilder:
             record = self.with_memory(data, record)
             self.write(f"{base}/hw/{hw}.json", record, base)
             by_hardware[hw] = f"/{base}/hw/{hw}.json"
+            for fmt, entries in forms.items():
+                entries[hw] = form_entry(data, self.resolver_vocab, fmt, record, by_hardware[hw])
             if hw == default_hw:
                 result = record
         assert result is not None
+        for fmt, entries in forms.items():
+            document: FormDocument = {"hf_id": base, "format": fmt, "by_hardware": entries}
+            self.write(form_path(base, fmt), document, base, keep_object=False)
         # the document's recommended_command: the record without its memory and performance (see
         # /<base>/hw/<hw>.json)
         return {**{k: v for k, v in result.items() if k not in ("memory", "performance")},

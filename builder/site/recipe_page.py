@@ -9,6 +9,8 @@ from typing import Any
 from markupsafe import Markup
 
 from builder import resolver
+from builder.api.deploy_forms import API_FORMS, form_path
+from builder.resolver.deploy import FORMAT_LABELS
 from builder.resolver.ui.deploy import DeployView
 from builder.site.browser.data import builder_recipe
 from builder.site.command_blocks import (
@@ -208,6 +210,18 @@ def _related(index: SiteIndex, r: RecipeView) -> tuple[list[RecipeView], list[Re
     return related, same_org, same_task
 
 
+def form_links(index: SiteIndex, bases: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(label, URL) of each published output-form document (``/<base>/vllm-config.json``) of ``bases``
+    (``(label prefix, base)``)."""
+    links = []
+    for fmt in API_FORMS:
+        for prefix, base in bases:
+            url = f"/{form_path(base, fmt)}"
+            if index.has_file(url):
+                links.append((f"{prefix}{FORMAT_LABELS[fmt]} files per hardware", url))
+    return links
+
+
 def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
     """The recipe page of ``r``."""
     doc = r.doc or r.raw
@@ -255,6 +269,8 @@ def recipe_page(index: SiteIndex, r: RecipeView) -> Page:
     own_json = f"/{r.hf_id}.json" if index.has_file(f"/{r.hf_id}.json") else ""
     api_links = [("Recipe document", own_json)] if own_json else []
     api_links += [(f"{v['label']} variant document", v["json"]) for v in other_variants if v["json"]]
+    api_links += form_links(index, [("", r.hf_id), *((f"{v['label']} variant ", str(v["model_id"]))
+                                                    for v in other_variants if v["json"])])
     spec = spec_line(r)
     crumbs = [(SITE_NAME, "/"), (r.provider_name, f"/{r.org}"), (r.repo, r.url)]
     body = RecipePage(

@@ -8,6 +8,8 @@ from datetime import date
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from builder.api.deploy_forms import API_FORMS, form_path
+from builder.resolver.deploy import FORMAT_LABELS
 from builder.site.command_blocks import record_commands, record_env
 from builder.site.index import SITE_NAME, SiteIndex
 from builder.site.views import text
@@ -62,7 +64,10 @@ def llms(index: SiteIndex) -> bytes:
              "the `vllm bench serve` command that measures it (`reproducer`), or `unavailable` with the "
              "reason; results measured with that command and added to the recipe are under `measured`, "
              "each with its provenance and measured over predicted tok/s per GPU; "
-             f"schema: {index.base_url}/schema/performance.json", ""]
+             f"schema: {index.base_url}/schema/performance.json",
+             *(f"{FORMAT_LABELS[fmt]} files per hardware (each file's text and the command that applies it; "
+               f"every recipe and promoted variant): {index.base_url}/{form_path('<org>/<repo>', fmt)}"
+               for fmt in API_FORMS), ""]
     for org in index.orgs.values():
         lines.append(f"## {org['name']} ({org['id']})")
         lines.append("")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections import Counter
@@ -177,10 +178,33 @@ def test_committed_catalogue_matches_venv(tmp_path: Path) -> None:
 CONFIG_SCRIPT = Path(__file__).resolve().parent / "config_files.py"
 
 
+def published_config_cases() -> dict[str, dict[str, Any]]:
+    """label -> case for the first file of every hardware in our recipes' ``/<base>/vllm-config.json`` (built
+    in memory): the YAML text as published, with the tokens its ``apply`` command leaves after ``--config
+    FILE``, beside the argv of the record it was made of."""
+    from builder.api.publish import ApiBuilder
+    from builder.content.loader import load_content
+
+    content, _ = load_content(ROOT / "recipes")
+    out = ApiBuilder(content).build()
+    cases = {}
+    for path, data in out.files.items():
+        if not path.endswith("/vllm-config.json"):
+            continue
+        for hw, entry in json.loads(data)["by_hardware"].items():
+            record = out.objects[entry["record"].lstrip("/")]
+            first = entry["files"][0]
+            tokens = shlex.split(first["apply"].rsplit(" && ", 1)[-1])
+            argv = record.get("argv") or record["head_argv"]
+            cases[f"{path}: {hw}"] = {"argv": argv, "config": first["text"],
+                                      "cli": tokens[tokens.index("--config") + 2:]}
+    return cases
+
+
 def test_vllm_config_form_parses_like_the_command(golden: tuple[dict, dict]) -> None:
     """Every golden argv the parser accepts, written in the ``vllm-config`` form (the YAML file plus the
     tokens left on the command line), parses through vLLM's own ``--config`` handling to the same
-    namespace."""
+    namespace; so does every file our recipes publish in ``/<base>/vllm-config.json`` (one subprocess)."""
     from builder.resolver.deploy.vllm_config import split_argv
     from builder.resolver.deploy.yaml_text import dump
 
@@ -190,8 +214,14 @@ def test_vllm_config_form_parses_like_the_command(golden: tuple[dict, dict]) -> 
     for argv in argvs:
         config, cli = split_argv(list(argv))
         cases.append({"argv": list(argv), "config": dump(config), "cli": cli})
-    results = real_verdicts(cases, CONFIG_SCRIPT)  # type: ignore[arg-type]
-    wrong = [f"{labels[a]}: {r['error']}" for a, r in zip(argvs, results, strict=True) if r["ok"] is not True]
+    published = published_config_cases()
+    results = real_verdicts([*cases, *published.values()], CONFIG_SCRIPT)  # type: ignore[list-item]
+    wrong = [f"{labels[a]}: {r['error']}" for a, r in zip(argvs, results[:len(cases)], strict=True)
+             if r["ok"] is not True]
     assert not wrong, "\n".join(wrong[:30])
     assert len(cases) == 4969 - 201
     assert all(c["config"] != "{}\n" for c in cases)  # every argv puts at least one flag in the file
+    wrong = [f"{label}: {r['error']}" for label, r in zip(published, results[len(cases):], strict=True)
+             if r["ok"] is not True]
+    assert not wrong, "\n".join(wrong[:30])
+    assert "MiniMaxAI/MiniMax-M3/vllm-config.json: h200" in published

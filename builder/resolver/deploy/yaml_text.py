@@ -123,4 +123,6 @@ def dump_all(documents: list[Any], comments: list[str] | None = None) -> str:
 
 def comment_lines(lines: list[str]) -> list[str]:
     """Comment text made safe: one line each, printable ASCII kept, anything else replaced by ``?``."""
-    return ["".join(c if 0x20 <= ord(c) < 0x7F else "?" for c in line) for line in lines]
+    # printable ASCII is exactly what isascii() and isprintable() both accept: most lines need no copy
+    return [line if line.isascii() and line.isprintable()
+            else "".join(c if 0x20 <= ord(c) < 0x7F else "?" for c in line) for line in lines]
