@@ -154,7 +154,9 @@ def page(browser: Any, site_url: str, warm_contexts: dict[Any, WarmContext]) -> 
     other page the test opened. A test that configures the context, or needs a cold first boot, takes
     ``cold_page``."""
     warm = warm_contexts.get(browser)
-    if warm is None or warm.keeper.is_closed():
+    if warm is None or warm.keeper.is_closed():  # first use (or the keeper's page went): a new one
+        if warm is not None:
+            warm.context.close()
         warm = warm_contexts[browser] = WarmContext(builder_context(browser, site_url), site_url)
     warm.reset()
     yield builder_page(warm.context)
