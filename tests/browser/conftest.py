@@ -1,5 +1,8 @@
-"""Browser fixtures: one Debian Chromium per test process, the built sites served on 127.0.0.1,
-and fresh pages (a new context each, so no test sees another's storage)."""
+"""Browser fixtures: one Debian Chromium per test process, the built sites served on 127.0.0.1, and
+pages: builder pages open beside a page that keeps the site's shared worker booted (as a reader's
+second recipe page finds it), with storage, cookies and permissions reset before each test; pages
+in a context of their own for the tests that configure the context or need a cold first boot, and
+for the static sites (``page_js``, ``page_nojs``)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any
 import pytest
 
 from builder.cli.static_host import serve_directory
+from tests.browser.warm_context import BUILDER_PERMISSIONS, WarmContext
 from tests.support.paths import CHROMIUM, CHROMIUM_ARGS, TEST_CHROMIUM_ARGS, need_runtime
 
 
@@ -115,15 +119,57 @@ def page_js(chromium: Any) -> Iterator[Any]:
         yield page
 
 
-@pytest.fixture()
-def page(browser: Any, site_url: str) -> Iterator[Any]:
-    """A builder-site page (clipboard allowed); ``page.js_errors`` collects uncaught errors."""
+def builder_context(browser: Any, site_url: str) -> Any:
+    """A context on the builder site, the clipboard allowed."""
     ctx = browser.new_context(base_url=site_url)
-    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    ctx.grant_permissions(BUILDER_PERMISSIONS, origin=site_url)
+    return ctx
+
+
+def builder_page(ctx: Any) -> Any:
+    """A new page of ``ctx``; ``page.js_errors`` collects its uncaught errors."""
     pg = ctx.new_page()
     pg.set_default_timeout(30000)
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.js_errors = errors
-    yield pg
+    return pg
+
+
+@pytest.fixture(scope="session")
+def warm_contexts() -> Iterator[dict[Any, WarmContext]]:
+    """The process's warm contexts, one per browser (made on first use), closed at the end."""
+    made: dict[Any, WarmContext] = {}
+    yield made
+    for warm in made.values():
+        warm.context.close()
+
+
+@pytest.fixture()
+def page(browser: Any, site_url: str, warm_contexts: dict[Any, WarmContext]) -> Iterator[Any]:
+    """A new builder-site page (clipboard allowed; ``page.js_errors`` collects uncaught errors) in its
+    browser's warm context: the site's shared worker is booted already, as for a reader's second recipe
+    page. Its storage, cookies and permissions are reset first (``WarmContext.reset``); what a test adds
+    to its page (routes, init scripts, listeners) goes with the page, closed after the test with every
+    other page the test opened. A test that configures the context, or needs a cold first boot, takes
+    ``cold_page``."""
+    warm = warm_contexts.get(browser)
+    if warm is None or warm.keeper.is_closed():  # first use (or the keeper's page went): a new one
+        if warm is not None:
+            warm.context.close()
+        warm = warm_contexts[browser] = WarmContext(builder_context(browser, site_url), site_url)
+    warm.reset()
+    yield builder_page(warm.context)
+    for opened in warm.context.pages:
+        if opened is not warm.keeper:
+            opened.close()
+
+
+@pytest.fixture()
+def cold_page(browser: Any, site_url: str) -> Iterator[Any]:
+    """A builder-site page like ``page``, but in a new context of its own: its shared worker (or a
+    dedicated one) boots from cold, with nothing stored, and the test may configure the context
+    (routes, listeners, permissions, more pages)."""
+    ctx = builder_context(browser, site_url)
+    yield builder_page(ctx)
     ctx.close()

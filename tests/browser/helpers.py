@@ -17,6 +17,11 @@ def dedicated_worker(target: Any) -> None:
 def open_builder(page: Any, path: str) -> None:
     """Open a recipe page and wait until the Pyodide-backed builder has applied the URL."""
     page.goto(path)
+    wait_ready(page)
+
+
+def wait_ready(page: Any) -> None:
+    """Wait until the builder has its worker's first view and no click is queued."""
     page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'", timeout=60000)
     settle(page)
 

@@ -24,20 +24,21 @@ def view(hf_id, state, event):
 '''
 
 
-def test_the_worker_fetches_the_code_once_under_its_hash(page: Any, builder_site: dict[str, Any]) -> None:
-    dedicated_worker(page)
+def test_the_worker_fetches_the_code_once_under_its_hash(cold_page: Any,
+                                                         builder_site: dict[str, Any]) -> None:
+    dedicated_worker(cold_page)
     urls: list[str] = []
-    page.context.on("request",
+    cold_page.context.on("request",
                     lambda request: urls.append(request.url) if "resolver.zip" in request.url else None)
-    open_builder(page, RECIPE)
-    click(page, "features", "reasoning")
+    open_builder(cold_page, RECIPE)
+    click(cold_page, "features", "reasoning")
     code = (builder_site["dir"] / "static" / "resolver.zip").read_bytes()
     assert ([url.split("/static/", 1)[1] for url in urls]
             == [f"resolver.zip?v={hashlib.sha256(code).hexdigest()[:10]}"])
-    assert page.js_errors == []
+    assert cold_page.js_errors == []
 
 
-def test_a_shared_worker_answers_each_page_with_its_own_builds_code(page: Any,
+def test_a_shared_worker_answers_each_page_with_its_own_builds_code(cold_page: Any,
                                                                     builder_site: dict[str, Any]) -> None:
     static = builder_site["dir"] / "static"
     buf = io.BytesIO()
@@ -50,8 +51,8 @@ def test_a_shared_worker_answers_each_page_with_its_own_builds_code(page: Any,
     second = static / "second-build-resolver.zip"
     second.write_bytes(buf.getvalue())
     try:
-        open_builder(page, RECIPE)
-        other = page.context.new_page()
+        open_builder(cold_page, RECIPE)
+        other = cold_page.context.new_page()
 
         def second_build(route: Any) -> None:
             html = route.fetch().text()
@@ -62,13 +63,14 @@ def test_a_shared_worker_answers_each_page_with_its_own_builds_code(page: Any,
         other.route(f"**{RECIPE}", second_build)
         open_builder(other, RECIPE)
         assert view(other).get("_code") == "two"
-        assert (page.evaluate("window.vllmBuilder.timings.shared"),
+        assert (cold_page.evaluate("window.vllmBuilder.timings.shared"),
                 other.evaluate("window.vllmBuilder.timings.reused")) == (True, True)
-        click(page, "features", "reasoning")  # on by default: off; not a stored click, so the worker answers
+        # on by default: off; not a stored click, so the worker answers
+        click(cold_page, "features", "reasoning")
         click(other, "features", "reasoning")
-        assert "_code" not in view(page) and "reasoning" not in view(page)["state"]["features"]
+        assert "_code" not in view(cold_page) and "reasoning" not in view(cold_page)["state"]["features"]
         assert view(other)["_code"] == "two" and "reasoning" not in view(other)["state"]["features"]
         other.close()
     finally:
         second.unlink()
-    assert page.js_errors == []
+    assert cold_page.js_errors == []

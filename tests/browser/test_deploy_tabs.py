@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.browser.helpers import click, open_builder, settle, view
+from tests.browser.helpers import click, open_builder, settle, view, wait_ready
 
 MINIMAX = "MiniMaxAI/MiniMax-M3"
 OMNI = "IndexTeam/IndexTTS-2.5"
@@ -78,8 +78,7 @@ def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any,
     page.locator(".cb-deploy-file button", has_text="Copy").click()
     assert page.evaluate("navigator.clipboard.readText()") == printed
     page.reload()
-    page.wait_for_function("document.querySelector('#builder')?.dataset.builderReady === '1'", timeout=60000)
-    settle(page)
+    wait_ready(page)
     assert "install=k8s" in query(page) and as_printed(shown_files(page)) == printed
     assert view(page)["install"]["active"] == "k8s"
     assert not page.js_errors

@@ -228,32 +228,28 @@ def open_panels(page: Any) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_builder_panels_open_and_dialog(browser: Any, site_url: str, scheme: str) -> None:
+def test_axe_builder_panels_open_and_dialog(page: Any, scheme: str) -> None:
     if not AXE.is_file():
         pytest.skip("axe-core is not installed: run `npm ci`")
-    ctx = browser.new_context(base_url=site_url, color_scheme=scheme, viewport={"width": 1280, "height": 900})
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 1280, "height": 900})
     problems: list[str] = []
-    try:
-        page = ctx.new_page()
-        page.set_default_timeout(30000)
-        for path in ["/", "/browse", "/no/such-recipe", MINIMAX, GEMMA]:
-            if path.count("/") == 2 and path != "/no/such-recipe":
-                open_builder(page, path)
-                open_panels(page)
-            else:
-                page.goto(path)
-                page.wait_for_load_state("load")
-            scans = [path]
-            if path == GEMMA:
-                page.keyboard.press("Escape")
-                page.get_by_role("button", name="Self Host vLLM").click()
-                scans.append(f"{path} (self-host dialog)")
-            for label in scans:
-                page.add_script_tag(path=str(AXE))
-                result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
-                problems += [
-                    f"{scheme} {label}: {v['id']} ({v['impact']}) {[n['target'] for n in v['nodes'][:3]]}"
-                    for v in result["violations"] if v["impact"] in ("serious", "critical")]
-    finally:
-        ctx.close()
+    for path in ["/", "/browse", "/no/such-recipe", MINIMAX, GEMMA]:
+        if path.count("/") == 2 and path != "/no/such-recipe":
+            open_builder(page, path)
+            open_panels(page)
+        else:
+            page.goto(path)
+            page.wait_for_load_state("load")
+        scans = [path]
+        if path == GEMMA:
+            page.keyboard.press("Escape")
+            page.get_by_role("button", name="Self Host vLLM").click()
+            scans.append(f"{path} (self-host dialog)")
+        for label in scans:
+            page.add_script_tag(path=str(AXE))
+            result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+            problems += [
+                f"{scheme} {label}: {v['id']} ({v['impact']}) {[n['target'] for n in v['nodes'][:3]]}"
+                for v in result["violations"] if v["impact"] in ("serious", "critical")]
     assert not problems, "\n".join(problems)

@@ -101,7 +101,8 @@ def test_cpython_and_pyodide_agree(builder_site: dict[str, Any], page: Any) -> N
     open_builder(page, PAGE)
     recipes = {c["hfId"]: files[f"builder-data/{c['hfId']}.json"].decode() for c in cases}
     got = page.evaluate(
-        """async ({cases, recipes}) => {
+        """async (text) => {
+            const {cases, recipes} = JSON.parse(text);
             const sent = new Set();
             const out = [];
             for (const c of cases) {
@@ -114,7 +115,7 @@ def test_cpython_and_pyodide_agree(builder_site: dict[str, Any], page: Any) -> N
             }
             return out;
         }""",
-        {"cases": cases, "recipes": recipes},
+        json.dumps({"cases": cases, "recipes": recipes}),  # one text: Playwright's per-value encoding is slow
     )
     assert len(got) == len(cases) >= 300
     mismatches = []
@@ -135,7 +136,7 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
               for case in cases]
     open_builder(page, PAGE)
     source, text = page.evaluate(
-        """async (inputs) => {
+        """async (casesText) => {
             const { pyodide: base, resolver: code } = document.querySelector("#builder").dataset;
             const { loadPyodide } = await import(base + "pyodide.mjs");
             const py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json",
@@ -147,10 +148,10 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
             const run = py.runPython(
                 "lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "
                 + "c['selection']) for c in json.loads(text)], ensure_ascii=False)");
-            return [py.runPython("resolver.__file__"), run(JSON.stringify(inputs))];
+            return [py.runPython("resolver.__file__"), run(casesText)];
         }""".replace("PRESET_OR_RESOLVE", json.dumps(
             "from typing import Any\n" + inspect.getsource(resolve_with))),  # the very function CPython uses
-        json.loads(json.dumps(inputs)),
+        json.dumps(inputs),  # the cases' JSON text, handed to Python as it is
     )
     assert source == "/home/pyodide/code.zip/resolver/__init__.pyc"  # the published, byte-compiled code
     records = json.loads(text)
@@ -181,7 +182,8 @@ def test_performance_cases_agree_in_pyodide(builder_site: dict[str, Any], page: 
             for hf in {c["hfId"] for c in cases}}
     open_builder(page, PAGE)
     got = page.evaluate(
-        """async ({cases, data}) => {
+        """async (text) => {
+            const {cases, data} = JSON.parse(text);
             const sent = new Set();
             const out = [];
             for (const c of cases) {
@@ -191,7 +193,7 @@ def test_performance_cases_agree_in_pyodide(builder_site: dict[str, Any], page: 
             }
             return out;
         }""",
-        {"cases": cases, "data": data},
+        json.dumps({"cases": cases, "data": data}),
     )
     assert len(got) == len(cases) == len(PERF_CASES)
     for case, text in zip(cases, got, strict=True):

@@ -20,28 +20,29 @@ def _timings(page: Any) -> dict[str, Any]:
     return page.evaluate("window.vllmBuilder.timings")
 
 
-def test_pages_share_one_booted_worker_and_keep_their_own_recipe(page: Any) -> None:
-    open_builder(page, QWEN)
-    first = _timings(page)
+def test_pages_share_one_booted_worker_and_keep_their_own_recipe(cold_page: Any) -> None:
+    open_builder(cold_page, QWEN)
+    first = _timings(cold_page)
     assert (first["shared"], first["reused"]) == (True, False)
 
-    other = page.context.new_page()
+    other = cold_page.context.new_page()
     open_builder(other, KIMI)
     second = _timings(other)
     assert (second["shared"], second["reused"]) == (True, True)
 
     click(other, "hardware", "h200")
-    click(page, "hardware", "b200")
+    click(cold_page, "hardware", "b200")
     assert view(other)["state"]["hardware"] == "h200" and "moonshotai/Kimi-K2.5" in shown_command(other)
-    assert view(page)["state"]["hardware"] == "b200" and "vllm serve Qwen/Qwen3-8B" in shown_command(page)
+    assert (view(cold_page)["state"]["hardware"] == "b200"
+            and "vllm serve Qwen/Qwen3-8B" in shown_command(cold_page))
     other.close()
-    assert page.js_errors == []
+    assert cold_page.js_errors == []
 
 
-def test_a_page_opened_after_the_last_one_closed_reuses_the_interpreter(page: Any) -> None:
-    open_builder(page, QWEN)
-    later = page.context.new_page()
-    page.close()
+def test_a_page_opened_after_the_last_one_closed_reuses_the_interpreter(cold_page: Any) -> None:
+    open_builder(cold_page, QWEN)
+    later = cold_page.context.new_page()
+    cold_page.close()
     open_builder(later, MINIMAX)
     assert (_timings(later)["shared"], _timings(later)["reused"]) == (True, True)
     assert "vllm serve MiniMaxAI/MiniMax-M3" in shown_command(later)
@@ -51,16 +52,16 @@ def _stored_snapshots(page: Any) -> int:
     return page.evaluate("async () => (await (await caches.open('vllm-recipes-snapshots')).keys()).length")
 
 
-def test_without_shared_workers_a_later_page_restores_the_interpreter_snapshot(page: Any) -> None:
-    dedicated_worker(page.context)
-    open_builder(page, QWEN)
-    assert (_timings(page)["shared"], _timings(page)["snapshot"]) == (False, False)
+def test_without_shared_workers_a_later_page_restores_the_interpreter_snapshot(cold_page: Any) -> None:
+    dedicated_worker(cold_page.context)
+    open_builder(cold_page, QWEN)
+    assert (_timings(cold_page)["shared"], _timings(cold_page)["snapshot"]) == (False, False)
     deadline = time.monotonic() + 30
-    while _stored_snapshots(page) == 0 and time.monotonic() < deadline:  # stored after the first answer
+    while _stored_snapshots(cold_page) == 0 and time.monotonic() < deadline:  # stored after the first answer
         time.sleep(0.2)
-    assert _stored_snapshots(page) == 1
-    later = page.context.new_page()
-    page.close()
+    assert _stored_snapshots(cold_page) == 1
+    later = cold_page.context.new_page()
+    cold_page.close()
     open_builder(later, MINIMAX)
     assert (_timings(later)["shared"], _timings(later)["snapshot"]) == (False, True)
     click(later, "hardware", "b200")

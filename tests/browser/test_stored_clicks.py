@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view
+from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view, wait_ready
 from tests.support.builder_page import embedded_view
 from tests.support.paths import need_runtime
 
@@ -87,7 +87,7 @@ SECOND_CLICK_CHUNKS = 6  # the second clicks' check, split so that test processe
 
 
 @pytest.mark.parametrize("chunk", range(SECOND_CLICK_CHUNKS))
-def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], page: Any,
+def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], cold_page: Any,
                                                    chunk: int) -> None:
     """Every stored second click of every recipe (../shared/upstream and ours): the page's applyPatch of
     the stored view against the worker's glue and resolver, imported from the page's code zip into
@@ -100,10 +100,10 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
                    "initial": embedded_view(files[f"{h}/index.html"]),
                    "clicks": json.loads(files[f"builder-data/{h}.clicks.json"])} for h in hf_ids}
     # the page's own worker stays unstarted (its script never arrives): this test boots the Pyodide it uses
-    dedicated_worker(page)
-    page.context.route("**/static/builder-worker.js*", lambda route: None)
-    page.goto(QWEN)
-    result = page.evaluate(
+    dedicated_worker(cold_page)
+    cold_page.context.route("**/static/builder-worker.js*", lambda route: None)
+    cold_page.goto(QWEN)
+    result = cold_page.evaluate(
         """async (text) => {
             const {runtime, code, vocab, recipes} = JSON.parse(text);
             const b = window.vllmBuilder;
@@ -147,70 +147,69 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
     assert result["bad"] == []
 
 
-def test_first_click_is_answered_without_the_worker(page: Any) -> None:
-    _no_worker(page)
-    page.goto(QWEN)
-    page.wait_for_function("window.vllmBuilder && window.vllmBuilder.precomputed !== null")
-    target = _other_hardware(page)
-    pill(page, "hardware", target).click()
-    assert pill(page, "hardware", target).get_attribute("aria-checked") == "true"
-    shown = view(page)
+def test_first_click_is_answered_without_the_worker(cold_page: Any) -> None:
+    _no_worker(cold_page)
+    cold_page.goto(QWEN)
+    cold_page.wait_for_function("window.vllmBuilder && window.vllmBuilder.precomputed !== null")
+    target = _other_hardware(cold_page)
+    pill(cold_page, "hardware", target).click()
+    assert pill(cold_page, "hardware", target).get_attribute("aria-checked") == "true"
+    shown = view(cold_page)
     assert shown["state"]["hardware"] == target
-    page.wait_for_function(f"location.search === '?hardware={target}'")  # written after the next paint
-    assert json.loads(page.evaluate(f"localStorage.getItem('{PREFS_KEY}')")) == {"hardware": target}
-    assert page.evaluate("window.vllmBuilder.ready") is False
+    cold_page.wait_for_function(f"location.search === '?hardware={target}'")  # written after the next paint
+    assert json.loads(cold_page.evaluate(f"localStorage.getItem('{PREFS_KEY}')")) == {"hardware": target}
+    assert cold_page.evaluate("window.vllmBuilder.ready") is False
     # a second click is stored too
-    variant = next(p["value"] for r in view(page)["rows"] if r["id"] == "variant" for p in r["pills"]
+    variant = next(p["value"] for r in view(cold_page)["rows"] if r["id"] == "variant" for p in r["pills"]
                    if not p["disabled"] and not p["selected"])
-    pill(page, "variant", variant).click()
-    assert (view(page)["state"]["hardware"], view(page)["state"]["variant"]) == (target, variant)
+    pill(cold_page, "variant", variant).click()
+    assert (view(cold_page)["state"]["hardware"], view(cold_page)["state"]["variant"]) == (target, variant)
     # a third is not: it waits for the worker
-    third = _other_hardware(page)
-    waiting = page.evaluate("window.vllmBuilder.queued")  # the worker's load request
-    pill(page, "hardware", third).click()
-    assert page.evaluate("window.vllmBuilder.queued") == waiting + 1
-    assert view(page)["state"]["hardware"] == target
-    assert page.locator("[data-cb-root]").get_attribute("aria-busy") == "true"
+    third = _other_hardware(cold_page)
+    waiting = cold_page.evaluate("window.vllmBuilder.queued")  # the worker's load request
+    pill(cold_page, "hardware", third).click()
+    assert cold_page.evaluate("window.vllmBuilder.queued") == waiting + 1
+    assert view(cold_page)["state"]["hardware"] == target
+    assert cold_page.locator("[data-cb-root]").get_attribute("aria-busy") == "true"
 
 
-def test_stored_preference_means_waiting_for_the_worker(page: Any) -> None:
+def test_stored_preference_means_waiting_for_the_worker(cold_page: Any) -> None:
     """Inputs other than the build's (here a stored hardware preference): no stored view is used."""
-    page.add_init_script(f"localStorage.setItem('{PREFS_KEY}', JSON.stringify({{hardware: 'b200'}}))")
-    _no_worker(page)
-    page.goto(QWEN)
-    page.wait_for_function("document.querySelector('[data-row=hardware] .cb-pill')")
-    page.wait_for_timeout(300)  # the clicks file has arrived and was refused
-    assert page.evaluate("window.vllmBuilder.precomputed") is None
-    before = view(page)["state"]
-    waiting = page.evaluate("window.vllmBuilder.queued")
-    pill(page, "hardware", _other_hardware(page)).click()
-    assert page.evaluate("window.vllmBuilder.queued") == waiting + 1
-    assert view(page)["state"] == before
+    cold_page.add_init_script(f"localStorage.setItem('{PREFS_KEY}', JSON.stringify({{hardware: 'b200'}}))")
+    _no_worker(cold_page)
+    cold_page.goto(QWEN)
+    cold_page.wait_for_function("document.querySelector('[data-row=hardware] .cb-pill')")
+    cold_page.wait_for_timeout(300)  # the clicks file has arrived and was refused
+    assert cold_page.evaluate("window.vllmBuilder.precomputed") is None
+    before = view(cold_page)["state"]
+    waiting = cold_page.evaluate("window.vllmBuilder.queued")
+    pill(cold_page, "hardware", _other_hardware(cold_page)).click()
+    assert cold_page.evaluate("window.vllmBuilder.queued") == waiting + 1
+    assert view(cold_page)["state"] == before
 
 
-def test_url_query_means_waiting_for_the_worker(page: Any) -> None:
-    _no_worker(page)
-    page.goto(QWEN + "?variant=default")
-    page.wait_for_function("document.querySelector('[data-row=hardware] .cb-pill')")
-    page.wait_for_timeout(300)
-    assert page.evaluate("window.vllmBuilder.precomputed") is None
+def test_url_query_means_waiting_for_the_worker(cold_page: Any) -> None:
+    _no_worker(cold_page)
+    cold_page.goto(QWEN + "?variant=default")
+    cold_page.wait_for_function("document.querySelector('[data-row=hardware] .cb-pill')")
+    cold_page.wait_for_timeout(300)
+    assert cold_page.evaluate("window.vllmBuilder.precomputed") is None
 
 
-def test_worker_takes_over_after_a_stored_first_click(page: Any) -> None:
-    page.goto(QWEN)
-    page.wait_for_function(
+def test_worker_takes_over_after_a_stored_first_click(cold_page: Any) -> None:
+    cold_page.goto(QWEN)
+    cold_page.wait_for_function(
         "window.vllmBuilder && (window.vllmBuilder.precomputed !== null || window.vllmBuilder.ready)")
-    early = page.evaluate("!window.vllmBuilder.ready")
-    first = _other_hardware(page)
-    pill(page, "hardware", first).click()
-    page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'", timeout=60000)
-    settle(page)
-    assert view(page)["state"]["hardware"] == first  # the worker's load answer did not undo the click
-    second = _other_hardware(page)
-    pill(page, "hardware", second).click()
-    settle(page)
-    assert view(page)["state"]["hardware"] == second
-    assert f"hardware={second}" in page.url
-    assert page.locator(".cb-status").is_hidden()
+    early = cold_page.evaluate("!window.vllmBuilder.ready")
+    first = _other_hardware(cold_page)
+    pill(cold_page, "hardware", first).click()
+    wait_ready(cold_page)
+    assert view(cold_page)["state"]["hardware"] == first  # the worker's load answer did not undo the click
+    second = _other_hardware(cold_page)
+    pill(cold_page, "hardware", second).click()
+    settle(cold_page)
+    assert view(cold_page)["state"]["hardware"] == second
+    assert f"hardware={second}" in cold_page.url
+    assert cold_page.locator(".cb-status").is_hidden()
     assert early, "the first click should have been answered before the worker was ready"
-    assert not page.js_errors
+    assert not cold_page.js_errors

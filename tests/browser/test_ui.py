@@ -7,7 +7,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from tests.browser.helpers import click, open_builder, pill, settle, shown_command, view
+from tests.browser.helpers import click, open_builder, pill, settle, shown_command, view, wait_ready
 
 QWEN = "/Qwen/Qwen3-8B"
 DEEPSEEK = "/deepseek-ai/DeepSeek-V3.2"
@@ -18,19 +18,18 @@ def query(page: Any) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def test_static_command_first_then_queued_click_is_applied(page: Any) -> None:
-    page.goto(QWEN)
-    assert "vllm serve Qwen/Qwen3-8B" in page.locator("#builder").inner_text()
-    target = pill(page, "hardware", "b200")
+def test_static_command_first_then_queued_click_is_applied(cold_page: Any) -> None:
+    cold_page.goto(QWEN)
+    assert "vllm serve Qwen/Qwen3-8B" in cold_page.locator("#builder").inner_text()
+    target = pill(cold_page, "hardware", "b200")
     target.wait_for()
-    early = page.evaluate("document.querySelector('#builder').dataset.builderReady !== '1'")
+    early = cold_page.evaluate("document.querySelector('#builder').dataset.builderReady !== '1'")
     target.click()
-    page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'", timeout=60000)
-    settle(page)
-    assert query(page)["hardware"] == "b200"
-    assert pill(page, "hardware", "b200").get_attribute("aria-checked") == "true"
+    wait_ready(cold_page)
+    assert query(cold_page)["hardware"] == "b200"
+    assert pill(cold_page, "hardware", "b200").get_attribute("aria-checked") == "true"
     assert early, "the click should have happened before Pyodide was ready"
-    assert not page.js_errors
+    assert not cold_page.js_errors
 
 
 def test_hardware_row_radio_group_keyboard_and_storage(page: Any) -> None:
@@ -49,8 +48,7 @@ def test_hardware_row_radio_group_keyboard_and_storage(page: Any) -> None:
     prefs = page.evaluate("JSON.parse(localStorage.getItem('vllm-recipes-prefs'))")
     assert prefs == {"hardware": "b200"}
     page.goto(DEEPSEEK)  # the NVIDIA preference carries to other recipes
-    page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'", timeout=60000)
-    settle(page)
+    wait_ready(page)
     assert view(page)["state"]["hardware"] == "b200"
 
 
