@@ -16,6 +16,8 @@ def test_keys_tell_types_signs_and_order_apart() -> None:
     assert frozen([1]) != frozen([1.0]) != frozen([True])
     assert frozen(0.0) != frozen(-0.0)
     assert frozen([1, 2]) != frozen((1, 2))
+    assert frozen([1, 1]) != frozen([1, True]) != frozen([1, 1.0])
+    assert frozen(["a", "b"]) != frozen([["a"], "b"]) and frozen({"a": 1}) != frozen({1: 1})
     assert frozen({"a": 1, "b": 2}) != frozen({"b": 2, "a": 1})
     assert frozen({"a": [1, {"b": None}]}) == frozen({"a": [1, {"b": None}]})
 

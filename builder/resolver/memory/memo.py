@@ -30,9 +30,13 @@ def frozen(value: Any) -> Any:
         return kind, value
     if kind is float:
         return kind, repr(value)
-    if kind is dict:
-        return kind, tuple((frozen(key), frozen(item)) for key, item in value.items())
+    if kind is dict:  # a text key stands for itself: no frozen value is a str
+        return kind, tuple((key if type(key) is str else frozen(key), frozen(item))
+                           for key, item in value.items())
     if kind is list or kind is tuple:
+        kinds = set(map(type, value))
+        if len(kinds) == 1 and (int in kinds or str in kinds):  # one exact type throughout: kept as it is
+            return kind, kinds.pop(), tuple(value)
         return kind, tuple(frozen(item) for item in value)
     raise _Unkeyable(kind.__name__)
 
