@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from builder.cli.hub_import import check_sources, import_from_hub
-from builder.cli.import_config import import_config
 from builder.cli.reporting import Refused, reported
 
 
@@ -38,6 +36,10 @@ def run(args: argparse.Namespace) -> int:
 
 def import_command(args: argparse.Namespace) -> int:
     """``import-config`` in its three forms: a file, the Hub, or ``--check``."""
+    # imported here: every other command starts without the Hub client and the recipe editor
+    from builder.cli.hub_import import check_sources, import_from_hub
+    from builder.cli.import_config import import_config
+
     if args.check:
         if args.recipe or args.config or args.all or args.variant or args.revision:
             raise Refused("--check takes only --content")

@@ -11,7 +11,6 @@ installed one; only then is it skipped, and ``--check`` lists the others without
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections import Counter
@@ -28,7 +27,14 @@ from builder.content.log_text import log_text
 from builder.content.model import Content, RecipeFile
 from builder.resolver.performance.candidates import published_records as records_of
 from builder.resolver.performance.mapping import PredictorInputs, record_inputs
-from builder.resolver.performance.store import Entry, StoredFile, Tool, inputs_key, stored_path
+from builder.resolver.performance.store import (
+    Entry,
+    StoredFile,
+    Tool,
+    dump_stored,
+    inputs_key,
+    stored_path,
+)
 
 
 def published_records(recipe: RecipeFile, content: Content) -> Iterator[dict[str, Any]]:
@@ -81,26 +87,6 @@ def stale_reasons(stored: StoredFile | None, commands: Commands, installed: Tool
     if unused:
         reasons.append(f"{unused} stored prediction(s) no command uses")
     return reasons
-
-
-def dump_stored(stored: StoredFile) -> str:
-    """The file's text: one line per point and per inputs, so a change reads as a short diff."""
-    lines = ["{", f' "predictor": {json.dumps(stored["predictor"])},', ' "predictions": [']
-    for index, entry in enumerate(stored["predictions"]):
-        parts = [f'  {{"inputs": {json.dumps(entry["inputs"])}']
-        if "unavailable" in entry:
-            parts.append(f'   "unavailable": {json.dumps(entry["unavailable"])}')
-        else:
-            parts.append(f'   "database": {json.dumps(entry["database"])}')
-            workloads = []
-            for name, points in entry["workloads"].items():
-                rows = ",\n".join(f"     {json.dumps(point)}" for point in points)
-                workloads.append(f'    {json.dumps(name)}: [\n{rows}\n    ]' if points
-                                 else f'    {json.dumps(name)}: []')
-            parts.append('   "workloads": {\n' + ",\n".join(workloads) + "\n   }")
-        lines.append(",\n".join(parts) + ("}," if index < len(stored["predictions"]) - 1 else "}"))
-    lines += [" ]", "}", ""]
-    return "\n".join(lines)
 
 
 def coverage_line(commands: list[Commands]) -> str:

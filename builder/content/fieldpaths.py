@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+# A path not joined yet: (parent link, key), None at the root. Walks over every value keep links and join
+# only the paths they report (:func:`path_of`).
+Link = tuple[Any, "str | int"] | None
+
 
 def join_path(parent: str, key: str | int) -> str:
     """Extend a dotted field path with a mapping key or a list index."""
     if isinstance(key, int):
         return f"{parent}[{key}]"
     return f"{parent}.{key}" if parent else key
+
+
+def path_of(link: Link, root: str = "") -> str:
+    """The dotted path of a link, below ``root``."""
+    keys: list[str | int] = []
+    while link is not None:
+        link, key = link
+        keys.append(key)
+    path = root
+    for key in reversed(keys):
+        path = join_path(path, key)
+    return path
 
 
 def locate(locations: dict[str, tuple[str, int]], field: str, default_file: str) -> tuple[str, int]:

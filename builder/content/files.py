@@ -58,7 +58,7 @@ def read_yaml(root: Path, rel: str, out: Collector) -> tuple[Any, dict[str, int]
         out.error(shown, 0, "",
                   "file name is not valid UTF-8" if invalid else "file name contains control characters")
         return None
-    data = _read_regular_file(root, rel, out)
+    data = read_regular_file(root, rel, out)
     if data is None:
         return None
     try:
@@ -75,7 +75,7 @@ def read_yaml(root: Path, rel: str, out: Collector) -> tuple[Any, dict[str, int]
         return None
 
 
-def _read_regular_file(root: Path, rel: str, out: Collector) -> bytes | None:
+def read_regular_file(root: Path, rel: str, out: Collector) -> bytes | None:
     """The bytes of ``root/rel`` when it is a regular file inside the root of at most MAX_FILE_BYTES."""
     path = root / rel
     try:

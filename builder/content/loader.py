@@ -7,6 +7,7 @@ a warning).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,9 @@ from builder.content.problems import ContentError, Problem
 from builder.content.schemas.errors import number_problems, validation_problems
 from builder.content.shell_safety import document_problems as shell_problems
 from builder.content.validate import validate_recipe
-from builder.resolver.performance.measured import ResultsFile, results_path
-from builder.resolver.performance.store import StoredFile, stored_path
+from builder.content.written_json import written_json
+from builder.resolver.performance.measured import ResultsFile, dump_results, results_path
+from builder.resolver.performance.store import StoredFile, dump_stored, stored_path
 
 
 def check_model(
@@ -159,11 +161,18 @@ def load_recipe(root: Path, rel: str, out: Collector) -> RecipeFile | None:
                       benchmarks=read_benchmarks(root, hf_id, out))
 
 
-def _read_beside(root: Path, rel: str, model: type[BaseModel], out: Collector) -> Any:
-    """A JSON file the tool writes beside a recipe, validated strictly; None when there is none or it is
-    broken (reported to ``out``)."""
+def _read_beside(root: Path, rel: str, model: type[BaseModel], dump: Callable[[Any], str],
+                 out: Collector) -> Any:
+    """A JSON file the tool writes beside a recipe (by ``dump``), validated strictly; None when there is
+    none or it is broken (reported to ``out``). Read as JSON when that gives the YAML loader's data and no
+    problem; else as YAML, whose problems have their line."""
     if not (root / rel).is_file():
         return None
+    written = written_json(root, rel, dump)
+    if written is not None:
+        quiet = Collector()
+        if check_model(model, written, rel, lambda _path: (rel, 0), quiet) is not None and not quiet.problems:
+            return written
     loaded = read_mapping(root, rel, out)  # JSON is YAML 1.2: problems get their line
     if loaded is None:
         return None
@@ -173,13 +182,15 @@ def _read_beside(root: Path, rel: str, model: type[BaseModel], out: Collector) -
 
 def read_performance(root: Path, hf_id: str, out: Collector) -> StoredFile | None:
     """The predictions stored beside a recipe (``models/<org>/<repo>.performance.json``)."""
-    stored: StoredFile | None = _read_beside(root, stored_path(hf_id), schemas.PerformanceFile, out)
+    stored: StoredFile | None = _read_beside(root, stored_path(hf_id), schemas.PerformanceFile,
+                                               dump_stored, out)
     return stored
 
 
 def read_benchmarks(root: Path, hf_id: str, out: Collector) -> ResultsFile | None:
     """The measured results stored beside a recipe (``models/<org>/<repo>.benchmarks.json``)."""
-    results: ResultsFile | None = _read_beside(root, results_path(hf_id), schemas.BenchmarksFile, out)
+    results: ResultsFile | None = _read_beside(root, results_path(hf_id), schemas.BenchmarksFile,
+                                                lambda data: dump_results(data["results"]), out)
     return results
 
 

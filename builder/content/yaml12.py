@@ -265,7 +265,7 @@ def _key_text(node: Node) -> str:
     return "?"
 
 
-def _check_text(text: str) -> None:
+def check_text(text: str) -> None:
     """Refuse what YAML does not allow in a stream, with its line and column, and oversized text."""
     if len(text) > MAX_FILE_BYTES:
         raise YamlError(f"file is too large: {len(text)} characters (the limit is {MAX_FILE_BYTES} bytes)", 0)
@@ -281,7 +281,7 @@ def _check_text(text: str) -> None:
 
 def load(text: str) -> tuple[Any, dict[str, int]]:
     """Load one YAML document: (data, {dotted key path: 1-based line})."""
-    _check_text(text)
+    check_text(text)
     loader = _Loader(text)
     try:
         try:

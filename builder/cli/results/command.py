@@ -10,7 +10,6 @@ step; a result at a point (selection, workload, concurrency) already stored repl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from builder.content.schemas.performance import MEASURED_BOUNDS, StoredMeasured
 from builder.content.urls import MAX_URL_LENGTH, is_absolute_http
 from builder.resolver.memory.rendering import argv_settings, record_argvs
 from builder.resolver.performance.candidates import matrix_records
-from builder.resolver.performance.measured import Provenance, StoredResult, results_path
+from builder.resolver.performance.measured import Provenance, StoredResult, dump_results, results_path
 from builder.resolver.performance.results import point_key, result_order, workload_name
 
 Selection = tuple[str, str, str]
@@ -220,12 +219,6 @@ def selections(recipe: RecipeFile, content: Content) -> dict[Selection, dict[str
     vocab = content.vocab.resolver_vocab()
     records = matrix_records(recipe.data, vocab, recipe.hf_id)
     return {(r["hardware"], r["variant"], r["strategy"]): r for r in records}
-
-
-def dump_results(results: list[StoredResult]) -> str:
-    """The results file's text: one line per result, so an added run reads as a one-line diff."""
-    rows = ",\n".join(f"  {json.dumps(result, ensure_ascii=False)}" for result in results)
-    return "{\n \"results\": [\n" + rows + "\n ]\n}\n"
 
 
 def described(result: StoredResult) -> str:

@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from builder.content.base_path import BasePathError, base_path
-from builder.content.fieldpaths import join_path
+from builder.content.fieldpaths import Link, path_of
 from builder.content.urls import MAX_URL_LENGTH, is_absolute_http, is_safe_link
 from builder.resolver import InvalidVersion, version_key
 
@@ -95,19 +95,19 @@ class Open(BaseModel):
 
 def unknown_keys(model: BaseModel, path: str = "") -> list[str]:
     """Dotted paths of every key that no model declares (warnings)."""
-    found: list[str] = []
-    for key in model.model_extra or {}:
-        found.append(join_path(path, key))
-    for name in type(model).model_fields:
-        found.extend(_unknown_in(getattr(model, name), join_path(path, name)))
-    return found
+    found: list[Link] = []
+    _unknown_in(model, None, found)
+    return [path_of(link, path) for link in found]
 
 
-def _unknown_in(value: Any, path: str) -> list[str]:
+def _unknown_in(value: Any, link: Link, found: list[Link]) -> None:
     if isinstance(value, BaseModel):
-        return unknown_keys(value, path)
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _unknown_in(v, join_path(path, k))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _unknown_in(v, join_path(path, i))]
-    return []
+        found.extend((link, key) for key in value.model_extra or {})
+        for name in type(value).model_fields:
+            _unknown_in(getattr(value, name), (link, name), found)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _unknown_in(item, (link, key), found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _unknown_in(item, (link, index), found)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from builder.content.fieldpaths import join_path
+from builder.content.fieldpaths import Link, join_path, path_of
 from builder.content.problems import Problem
 
 _NOUNS = {
@@ -151,9 +151,9 @@ def number_problems(data: Any, where: Any) -> list[Problem]:
     (args, env values, ``parallelism``, ``json_args``...) too, in document order.
     """
     found: list[Problem] = []
-    stack: list[tuple[str, Any]] = [("", data)]
+    stack: list[tuple[Link, Any]] = [(None, data)]
     while stack:
-        path, value = stack.pop()
+        link, value = stack.pop()
         if isinstance(value, bool):
             continue
         message = None
@@ -162,10 +162,11 @@ def number_problems(data: Any, where: Any) -> list[Problem]:
         elif isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
             message = f"must be between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}, got {_describe(value)}"
         elif isinstance(value, dict):
-            stack.extend((join_path(path, key), child) for key, child in reversed(value.items()))
+            stack.extend(((link, key), child) for key, child in reversed(value.items()))
         elif isinstance(value, list):
-            stack.extend((join_path(path, i), child) for i, child in reversed(list(enumerate(value))))
+            stack.extend(((link, i), child) for i, child in reversed(list(enumerate(value))))
         if message is not None:
+            path = path_of(link)
             file, line = where(path)
             found.append(Problem(file, line, path, message))
     return found

@@ -24,6 +24,7 @@ from .constants import (
 )
 from .encoders import audio_params, vision_params
 from .facts import architecture_facts
+from .memo import memoised
 from .types import ArchitectureError
 
 # layers that keep a state per sequence, not a KV cache per token
@@ -213,6 +214,7 @@ def _indexed(facts: dict[str, Any], layers: list[Layer], mla: bool) -> list[Laye
             for i, layer in enumerate(layers)]
 
 
+@memoised  # one configuration serves every hardware, strategy and setting of a build
 def read_architecture(config: Mapping[str, Any]) -> Arch:
     """Check a ``config.json`` mapping and apply the per-model_type defaults."""
     facts = architecture_facts(config)

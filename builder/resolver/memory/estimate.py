@@ -17,6 +17,7 @@ from .constants import (
 )
 from .draft import Draft, draft_estimate, lora_bytes
 from .kv import Pool, _kv_layer_bytes, _max_len_that_fits, attention_pool, hybrid_pool, indexer_bytes
+from .memo import memoised
 from .overhead import _activation_peak, _cuda_graph_bytes
 from .settings import resolve_settings
 from .sharding import FATAL_RULES, _findings
@@ -28,6 +29,7 @@ def _gib(value: float) -> float:
     return round(value / GIB, 3)
 
 
+@memoised  # many records of a build ask for the same estimate
 def estimate_memory(config: Mapping[str, Any], settings: Mapping[str, Any]) -> MemoryEstimate:
     """Weights, KV cache and verdict of a vLLM start-up, per GPU.
 

@@ -173,8 +173,11 @@ def _stage_weights(
     kept = arch.unquantized if arch.quant_format else frozenset()
     total = 0.0
     params = 0
+    known: dict[Layer, LayerParams] = {}  # the layers of a model repeat a few kinds
     for layer in layers:
-        part = _layer_params(arch, layer, sh)
+        part = known.get(layer)
+        if part is None:
+            part = known[layer] = _layer_params(arch, layer, sh)
         for size, name in ((part.attention, "attention"), (part.experts, ""), (part.shared, "shared_experts"),
                            (part.dense, "dense_mlp")):
             total += size * (dtype if name in kept else quantized)

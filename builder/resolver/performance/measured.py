@@ -4,6 +4,7 @@ them). Standard library only."""
 
 from __future__ import annotations
 
+import json
 from typing import Literal, TypedDict
 
 SUFFIX = ".benchmarks.json"
@@ -64,3 +65,9 @@ FIGURE_KEYS = tuple(Figures.__annotations__)
 def results_path(hf_id: str) -> str:
     """Where a recipe's measured results live, relative to the content root (hf ids are validated paths)."""
     return f"models/{hf_id}{SUFFIX}"
+
+
+def dump_results(results: list[StoredResult]) -> str:
+    """The results file's text: one line per result, so an added run reads as a one-line diff."""
+    rows = ",\n".join(f"  {json.dumps(result, ensure_ascii=False)}" for result in results)
+    return "{\n \"results\": [\n" + rows + "\n ]\n}\n"

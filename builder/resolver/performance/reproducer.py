@@ -19,6 +19,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -125,7 +126,13 @@ def bench_groups(target: BenchTarget, workload: str, concurrency: int, host: str
 
 def command_text(groups: list[list[str]]) -> str:
     """The command as the pages print commands: one continuation line per group, every token quoted."""
-    return " \\\n  ".join(" ".join(quote_value(token) for token in group) for group in groups)
+    return " \\\n  ".join(_line(tuple(group)) for group in groups)
+
+
+@functools.lru_cache(maxsize=4096)
+def _line(group: tuple[str, ...]) -> str:
+    """One group's line (most lines recur in every point of a record, and across records)."""
+    return " ".join(quote_value(token) for token in group)
 
 
 def reproducer_argv(hf_id: str, record: Mapping[str, Any], workload: str, concurrency: int) -> list[str]:

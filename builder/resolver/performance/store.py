@@ -168,3 +168,23 @@ def block_coverage(records: Iterable[Any], recipes: int) -> str:
     predicted = sum(1 for block in blocks if "predictor" in block)
     return (f"performance: {predicted} of {len(blocks)} records predicted, {len(blocks) - predicted} with "
             f"a named reason, in {recipes} recipes with stored predictions")
+
+
+def dump_stored(stored: StoredFile) -> str:
+    """The file's text: one line per point and per inputs, so a change reads as a short diff."""
+    lines = ["{", f' "predictor": {json.dumps(stored["predictor"])},', ' "predictions": [']
+    for index, entry in enumerate(stored["predictions"]):
+        parts = [f'  {{"inputs": {json.dumps(entry["inputs"])}']
+        if "unavailable" in entry:
+            parts.append(f'   "unavailable": {json.dumps(entry["unavailable"])}')
+        else:
+            parts.append(f'   "database": {json.dumps(entry["database"])}')
+            workloads = []
+            for name, points in entry["workloads"].items():
+                rows = ",\n".join(f"     {json.dumps(point)}" for point in points)
+                workloads.append(f'    {json.dumps(name)}: [\n{rows}\n    ]' if points
+                                 else f'    {json.dumps(name)}: []')
+            parts.append('   "workloads": {\n' + ",\n".join(workloads) + "\n   }")
+        lines.append(",\n".join(parts) + ("}," if index < len(stored["predictions"]) - 1 else "}"))
+    lines += [" ]", "}", ""]
+    return "\n".join(lines)
