@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.browser.conftest import builder_context, builder_page
 from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view, wait_ready
 from tests.support.builder_page import embedded_view
 from tests.support.paths import need_runtime
@@ -86,35 +88,53 @@ def test_stored_views_equal_the_pyodide_views_for_every_stored_click(builder_sit
 SECOND_CLICK_CHUNKS = 6  # the second clicks' check, split so that test processes share it
 
 
-@pytest.mark.parametrize("chunk", range(SECOND_CLICK_CHUNKS))
-def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], cold_page: Any,
-                                                   chunk: int) -> None:
-    """Every stored second click of every recipe (../shared/upstream and ours): the page's applyPatch of
-    the stored view against the worker's glue and resolver, imported from the page's code zip into
-    Pyodide as the worker imports them (one chunk of the recipes per test)."""
+@pytest.fixture(scope="module")
+def glue_page(optimising_chromium: Any, site_url: str, builder_site: dict[str, Any]) -> Iterator[Any]:
+    """A recipe page whose own worker stays unstarted (its script never arrives), with Pyodide booted in
+    the page and the worker's glue and resolver imported from the page's code zip as the worker imports
+    them (``window.glue``): booted once per test process for every chunk of the second clicks."""
+    need_runtime()
     files = builder_site["files"]
-    hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)[chunk::SECOND_CLICK_CHUNKS]
-    html = files[f"{hf_ids[0]}/index.html"].decode()
+    html = files["Qwen/Qwen3-8B/index.html"].decode()
     runtime, code = (re.search(f'data-{name}="([^"]+)"', html).group(1) for name in ("pyodide", "resolver"))
-    recipes = {h: {"recipe": json.dumps(json.loads(files[f"builder-data/{h}.json"])["recipe"]),
-                   "initial": embedded_view(files[f"{h}/index.html"]),
-                   "clicks": json.loads(files[f"builder-data/{h}.clicks.json"])} for h in hf_ids}
-    # the page's own worker stays unstarted (its script never arrives): this test boots the Pyodide it uses
-    dedicated_worker(cold_page)
-    cold_page.context.route("**/static/builder-worker.js*", lambda route: None)
-    cold_page.goto(QWEN)
-    result = cold_page.evaluate(
-        """async (text) => {
-            const {runtime, code, vocab, recipes} = JSON.parse(text);
-            const b = window.vllmBuilder;
+    ctx = builder_context(optimising_chromium, site_url)
+    page = builder_page(ctx)
+    dedicated_worker(page)
+    ctx.route("**/static/builder-worker.js*", lambda route: None)
+    page.goto(QWEN)
+    page.evaluate(
+        """async ({runtime, code, vocab}) => {
             const { loadPyodide } = await import(runtime + "pyodide.mjs");
             const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json",
                                            packages: [] });
             py.FS.writeFile("/home/pyodide/code.zip",
                             new Uint8Array(await (await fetch(code)).arrayBuffer()));
             py.runPython("import sys; sys.path.insert(0, '/home/pyodide/code.zip')");
-            const glue = py.pyimport("recipes_worker_glue");
-            glue.set_vocab(vocab);
+            window.glue = py.pyimport("recipes_worker_glue");
+            window.glue.set_vocab(vocab);
+        }""",
+        {"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode()},
+    )
+    yield page
+    ctx.close()
+
+
+@pytest.mark.parametrize("chunk", range(SECOND_CLICK_CHUNKS))
+def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any], glue_page: Any,
+                                                   chunk: int) -> None:
+    """Every stored second click of every recipe (../shared/upstream and ours): the page's applyPatch of
+    the stored view against the worker's glue and resolver under Pyodide (``glue_page``), one chunk of
+    the recipes per test."""
+    files = builder_site["files"]
+    hf_ids = sorted(rf.hf_id for rf in builder_site["content"].recipes)[chunk::SECOND_CLICK_CHUNKS]
+    recipes = {h: {"recipe": json.dumps(json.loads(files[f"builder-data/{h}.json"])["recipe"]),
+                   "initial": embedded_view(files[f"{h}/index.html"]),
+                   "clicks": json.loads(files[f"builder-data/{h}.clicks.json"])} for h in hf_ids}
+    result = glue_page.evaluate(
+        """async (text) => {
+            const recipes = JSON.parse(text);
+            const b = window.vllmBuilder;
+            const glue = window.glue;
             // equal as JSON, whatever the key order
             const same = (a, b) => a === b || (a && b && typeof a === "object" && typeof b === "object"
               && Array.isArray(a) === Array.isArray(b) && Object.keys(a).length === Object.keys(b).length
@@ -139,12 +159,12 @@ def test_stored_second_clicks_equal_pyodides_views(builder_site: dict[str, Any],
             }
             return { count, bad: bad.slice(0, 20) };
         }""",
-        json.dumps({"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode(),
-                    "recipes": recipes}),
+        json.dumps(recipes),  # one text: Playwright's per-value encoding is slow
     )
     stored = sum(len(after) for h in hf_ids for after in recipes[h]["clicks"]["next"].values())
     assert result["count"] == stored > 3000
     assert result["bad"] == []
+    assert glue_page.js_errors == []
 
 
 def test_first_click_is_answered_without_the_worker(cold_page: Any) -> None:
