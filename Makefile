@@ -44,7 +44,10 @@ lint: $(STAMP)
 	$(PY) -m mypy --strict builder/resolver
 
 # Every test, on every core (pytest-xdist; the session's shared sites are built once per run).
+# Byte-compiled first: the many Python processes the tests start then load bytecode (PYTHONDONTWRITEBYTECODE,
+# set on some machines, would have each of them compile the package from source again).
 test: $(STAMP) node_modules/.installed chromium lint
+	$(PY) -m compileall -q builder tests > /dev/null
 	$(PY) -m pytest -q -n auto
 
 # vLLM 0.33.0's real `vllm serve` parser on the CPU (about 80 s, 2.2 GB), for the lint's ground truth.
