@@ -145,6 +145,22 @@ def test_hostile_strings_read_back_as_themselves(value: str) -> None:
     assert list(yaml.safe_load_all(dump_all([doc, {"b": value}], [value]))) == [doc, {"b": value}]
 
 
+@pytest.mark.parametrize("value", [4.0, -0.5, 0.9, 1e-05, 2.5e-12, 1e+20, -3e+300, 123456789.125,
+                                   float("inf"), float("-inf")])
+def test_floats_read_back_as_themselves(value: float) -> None:
+    """A float inside a JSON-valued flag (``--speculative-config '{"x": 4.0}'``) reads back as that float
+    under YAML 1.1 (PyYAML, as vLLM's ``--config`` reads it) and 1.2."""
+    doc = {"speculative-config": {"x": value}, "list": [value]}
+    assert yaml.safe_load(dump(doc)) == doc
+    assert type(yaml.safe_load(dump(doc))["list"][0]) is float
+
+
+def test_nan_reads_back_as_nan() -> None:
+    assert dump({"x": float("nan")}) == "x: .nan\n"
+    read = yaml.safe_load(dump({"x": float("nan")}))["x"]
+    assert read != read
+
+
 def test_hostile_record_values_stay_inside_their_strings() -> None:
     recipe, vocab = minimax()
     record = resolver.resolve(recipe, vocab, {"hardware": "h200"})

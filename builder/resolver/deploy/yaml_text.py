@@ -1,6 +1,6 @@
 """A small YAML emitter for deployment documents (no PyYAML in the browser).
 
-Only JSON-like data is written: mappings, lists, strings, integers, booleans and ``None``.
+Only JSON-like data is written: mappings, lists, strings, integers, floats, booleans and ``None``.
 Every string that is not a plain word is written double-quoted with every character outside
 printable ASCII escaped, so a recipe value can never open a new key, a comment, an anchor, a
 tag or a document; the output is pure ASCII. Multi-line strings made only of printable ASCII
@@ -53,6 +53,18 @@ def _block_lines(text: str) -> list[str] | None:
     return lines
 
 
+def _float(value: float) -> str:
+    """A float that YAML 1.1 (which wants a dot and a signed exponent) and 1.2 both read back as itself:
+    the shortest repr, with ``.0`` before a bare exponent (``1e-05`` -> ``1.0e-05``)."""
+    if value != value:
+        return ".nan"
+    if value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    return f"{mantissa}.0e{exponent}" if e and "." not in mantissa else text
+
+
 def scalar(value: Any) -> str:
     """A one-line scalar (strings quoted unless plain)."""
     if value is None:
@@ -63,6 +75,8 @@ def scalar(value: Any) -> str:
         return "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return _float(value)
     if isinstance(value, str):
         return value if _is_plain(value) else quoted(value)
     raise TypeError(f"cannot write {type(value).__name__} as YAML")
