@@ -274,6 +274,10 @@ class ApiBuilder:
         standalone = {recipe.hf_id for recipe in self.content.recipes}
         for recipe in self.content.recipes:
             self.recipe(recipe, standalone)
+        return self.finish()
+
+    def finish(self) -> BuildOutput:
+        """The endpoints written after every recipe: the models index and the quickstarts."""
         self.models_index()
         for quickstart in self.content.quickstarts:
             self.write(f"quickstart/{quickstart['hardware_profile']}.json", quickstart)

@@ -120,7 +120,12 @@ class Pipeline:
             api = ApiBuilder(content, source)
         else:
             api = ApiBuilder(content, source, files=streams[0], keep_alternatives=False)
-        output = api.build()
+        if parallel and not html and streams is not None:  # with pages, a child computes builder data
+            from builder.output.parallel_api import build_api_parallel
+
+            output = build_api_parallel(api)
+        else:
+            output = api.build()
         problems = problems + output.problems
         if options.strict and output.problems:
             raise ContentError(problems)

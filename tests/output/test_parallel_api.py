@@ -1,0 +1,85 @@
+"""The JSON API resolved on two cores (``builder/output/parallel_api.py``): a ``--json-only`` build of
+../shared/upstream whose forked child resolves every other recipe writes the same files and prints the
+same lines as one process resolving them all, and a child that fails costs only the time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from builder.cli.main import main
+from builder.content.loader import load_content
+from builder.output import forked, parallel_api
+from tests.support.paths import UPSTREAM, need_shared
+from tests.support.trees import discards_done
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def json_build(out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, bytes], str, str]:
+    """``build --json-only`` of ../shared/upstream into ``out``: its files, stdout (without the folder's
+    name) and stderr."""
+    assert main(["build", "--json-only", "--content", str(UPSTREAM), "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    discards_done(out.parent)
+    return tree_bytes(out), printed.out.replace(str(out), "OUT"), printed.err
+
+
+@pytest.fixture()
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Forks allowed beside xdist's threads; the jobs the API resolution forked, by name."""
+    need_shared()
+    monkeypatch.setattr(forked, "can_fork", lambda: True)
+    monkeypatch.setattr("builder.output.writer_process.can_fork", lambda: True)
+    started: list[str] = []
+    real = parallel_api.fork_job
+
+    def recorded(job: Any) -> Any:
+        started.append(job.__name__)
+        return real(job)
+
+    monkeypatch.setattr(parallel_api, "fork_job", recorded)
+    return started
+
+
+def test_two_cores_write_what_one_process_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 forks: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    parallel = json_build(tmp_path / "parallel" / "site", capsys)
+    assert forks == ["their_share"]
+    monkeypatch.setattr(parallel_api, "MIN_RECIPES", 10**6)  # one process: ApiBuilder.build itself
+    serial = json_build(tmp_path / "serial" / "site", capsys)
+    assert forks == ["their_share"]
+    assert sorted(parallel[0]) == sorted(serial[0]) and len(parallel[0]) > 13_654
+    assert [p for p in parallel[0] if parallel[0][p] != serial[0][p]] == []
+    assert parallel[1:] == serial[1:]
+    assert parallel[1].startswith("built 150 recipes, 286 documents, ")
+
+
+class FailedChild:
+    """A forked job that died: no result."""
+
+    def result(self) -> None:
+        return None
+
+
+def test_a_failed_child_leaves_its_recipes_to_the_parent(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         forks: list[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    two_cores = json_build(tmp_path / "two-cores" / "site", capsys)
+    monkeypatch.setattr(parallel_api, "fork_job", lambda job: FailedChild())
+    fallback = json_build(tmp_path / "fallback" / "site", capsys)
+    assert fallback == two_cores
+
+
+def test_recipes_publishing_the_same_base_are_resolved_by_one_process() -> None:
+    need_shared()
+    content, _ = load_content(UPSTREAM, strict=False)
+    bases = parallel_api.bases_of(content.recipes)
+    assert sum(len(own) for own in bases) == 286  # every document's base: the upstream's are all distinct
+    assert parallel_api.disjoint(bases)
+    assert not parallel_api.disjoint([{"a/b"}, {"c/d", "e/f"}, {"e/f"}])
