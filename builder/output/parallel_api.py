@@ -1,7 +1,8 @@
 """The JSON API resolved on two cores: a forked child resolves every other recipe and streams its
 files into the build's staging folder, while this process resolves the rest; what each recipe
 added to the builder's state is then put together in walk order, so the output, the warnings and
-the documents are those of :meth:`~builder.api.publish.ApiBuilder.build`.
+the documents are those of :meth:`~builder.api.publish.ApiBuilder.build` (the child is forked before the
+catalogues, so what it sends back is its recipes' alone).
 
 Only when no two recipes publish the same base (a duplicate promoted variant: there walk order
 decides which one wins) and the process can fork; else one process resolves everything.
@@ -97,22 +98,21 @@ def build_api_parallel(api: ApiBuilder) -> BuildOutput:
     if (not isinstance(streamed, StreamedFiles) or len(recipes) < MIN_RECIPES
             or not disjoint(bases_of(recipes))):
         return api.build()
-    api.catalogues()
     standalone = {recipe.hf_id for recipe in recipes}
-    out = api.out
-    before = (list(out.warnings), dict(out.documents), dict(out.objects), dict(out.findings))
     theirs = range(1, len(recipes), 2)
 
-    def their_share() -> Share | None:
+    def their_share() -> Share | None:  # forked before anything is resolved: its state holds only its own
         share = streamed.sibling()
-        out.files = share
-        api.index, api.owned, api.base_files, api.base_owners, api.lint_problems = {}, {}, {}, {}, {}
+        api.out.files = share
         additions = _resolve(api, theirs, standalone)
         return _share(api, additions, list(share)) if share.staging.error is None else None
 
     child = fork_job(their_share)
     if child is None:
-        return _serial_rest(api, standalone)
+        return api.build()
+    api.catalogues()
+    out = api.out
+    before = (list(out.warnings), dict(out.documents), dict(out.objects), dict(out.findings))
     mine = _resolve(api, range(0, len(recipes), 2), standalone)
     share = child.result()
     if share is None:  # the child failed: resolve its recipes here
@@ -126,13 +126,6 @@ def build_api_parallel(api: ApiBuilder) -> BuildOutput:
         api.base_owners.update(share["base_owners"])
         api.lint_problems.update(share["lint_problems"])
     _in_walk_order(out, before, {**mine, **additions})
-    return api.finish()
-
-
-def _serial_rest(api: ApiBuilder, standalone: set[str]) -> BuildOutput:
-    """Every recipe resolved here, after the catalogues (the process could not fork)."""
-    for recipe in api.content.recipes:
-        api.recipe(recipe, standalone)
     return api.finish()
 
 

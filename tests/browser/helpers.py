@@ -47,3 +47,17 @@ def pill(page: Any, row: str, value: str) -> Any:
 def click(page: Any, row: str, value: str) -> None:
     pill(page, row, value).click()
     settle(page)
+
+
+# Page-side code to paste into an evaluated function's body: ``bootPyodide(runtime, code)`` starts Pyodide
+# from the site's runtime folder with the page's code zip on ``sys.path``, as the worker imports it.
+BOOT_PYODIDE = """
+const bootPyodide = async (runtime, code) => {
+  const { loadPyodide } = await import(runtime + "pyodide.mjs");
+  const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json",
+                                 packages: [] });
+  py.FS.writeFile("/home/pyodide/code.zip", new Uint8Array(await (await fetch(code)).arrayBuffer()));
+  py.runPython("import sys; sys.path.insert(0, '/home/pyodide/code.zip')");
+  return py;
+};
+"""

@@ -9,7 +9,7 @@ from typing import Any
 
 from builder import resolver
 from builder.resolver.ui.deploy import INSTALL_CHOICES
-from tests.browser.helpers import open_builder
+from tests.browser.helpers import BOOT_PYODIDE, open_builder
 
 CASES = 320
 PAGE = "/Qwen/Qwen3-8B"
@@ -138,18 +138,15 @@ def test_fixture_cases_agree_in_pyodide(builder_site: dict[str, Any], page: Any)
     source, text = page.evaluate(
         """async (casesText) => {
             const { pyodide: base, resolver: code } = document.querySelector("#builder").dataset;
-            const { loadPyodide } = await import(base + "pyodide.mjs");
-            const py = await loadPyodide({ indexURL: base, lockFileURL: base + "pyodide-lock.json",
-                                           packages: [] });
-            py.FS.writeFile("/home/pyodide/code.zip",
-                            new Uint8Array(await (await fetch(code)).arrayBuffer()));
-            py.runPython("import json, sys; sys.path.insert(0, '/home/pyodide/code.zip'); import resolver");
+            BOOT_PYODIDE
+            const py = await bootPyodide(base, code);
+            py.runPython("import json; import resolver");
             py.runPython(PRESET_OR_RESOLVE);
             const run = py.runPython(
                 "lambda text: json.dumps([resolve_with(resolver, c['recipe'], c['vocab'], "
                 + "c['selection']) for c in json.loads(text)], ensure_ascii=False)");
             return [py.runPython("resolver.__file__"), run(casesText)];
-        }""".replace("PRESET_OR_RESOLVE", json.dumps(
+        }""".replace("BOOT_PYODIDE", BOOT_PYODIDE).replace("PRESET_OR_RESOLVE", json.dumps(
             "from typing import Any\n" + inspect.getsource(resolve_with))),  # the very function CPython uses
         json.dumps(inputs),  # the cases' JSON text, handed to Python as it is
     )

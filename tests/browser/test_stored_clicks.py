@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import builder_context, builder_page
-from tests.browser.helpers import dedicated_worker, open_builder, pill, settle, view, wait_ready
+from tests.browser.helpers import BOOT_PYODIDE, dedicated_worker, open_builder, pill, settle, view, wait_ready
 from tests.support.builder_page import embedded_view
 from tests.support.paths import need_runtime
 
@@ -104,15 +104,11 @@ def glue_page(optimising_chromium: Any, site_url: str, builder_site: dict[str, A
     page.goto(QWEN)
     page.evaluate(
         """async ({runtime, code, vocab}) => {
-            const { loadPyodide } = await import(runtime + "pyodide.mjs");
-            const py = await loadPyodide({ indexURL: runtime, lockFileURL: runtime + "pyodide-lock.json",
-                                           packages: [] });
-            py.FS.writeFile("/home/pyodide/code.zip",
-                            new Uint8Array(await (await fetch(code)).arrayBuffer()));
-            py.runPython("import sys; sys.path.insert(0, '/home/pyodide/code.zip')");
+            BOOT_PYODIDE
+            const py = await bootPyodide(runtime, code);
             window.glue = py.pyimport("recipes_worker_glue");
             window.glue.set_vocab(vocab);
-        }""",
+        }""".replace("BOOT_PYODIDE", BOOT_PYODIDE),
         {"runtime": runtime, "code": code, "vocab": files["builder-data/vocab.json"].decode()},
     )
     yield page
