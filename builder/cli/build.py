@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builder.api.form_schema import FORM_SCHEMA_PATH, form_schema
 from builder.api.output import BuildOutput
 from builder.api.publish import ApiBuilder, dumps
 from builder.content.loader import load_content, reload_recipe
@@ -131,9 +132,10 @@ class Pipeline:
             raise ContentError(problems)
         files: MutableMapping[str, bytes] = (dict(output.files) if streams is None
                                              else ChainMap(streams[1], output.files))
-        schema = files[SCHEMA_PATH] = dumps(recipe_schema())
-        performance = files[PERFORMANCE_SCHEMA_PATH] = dumps(performance_schema())
-        schema_part = ({SCHEMA_PATH: schema, PERFORMANCE_SCHEMA_PATH: performance}, "the JSON Schemas")
+        schemas = {SCHEMA_PATH: dumps(recipe_schema()), PERFORMANCE_SCHEMA_PATH: dumps(performance_schema()),
+                   FORM_SCHEMA_PATH: dumps(form_schema())}
+        files.update(schemas)
+        schema_part = (schemas, "the JSON Schemas")
         check_outputs([(output.files, API), schema_part], content, api)
         result = BuildResult(content, output, files, problems, api)
         if html:

@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from builder.api.deploy_forms import API_FORMS, form_path
+from builder.api.form_schema import FORM_SCHEMA_PATH
 from builder.resolver.deploy import FORMAT_LABELS
 from builder.site.command_blocks import record_commands, record_env
 from builder.site.index import SITE_NAME, SiteIndex
@@ -66,7 +67,8 @@ def llms(index: SiteIndex) -> bytes:
              "each with its provenance and measured over predicted tok/s per GPU; "
              f"schema: {index.base_url}/schema/performance.json",
              *(f"{FORMAT_LABELS[fmt]} files per hardware (each file's text and the command that applies it; "
-               f"every recipe and promoted variant): {index.base_url}/{form_path('<org>/<repo>', fmt)}"
+               f"every recipe and promoted variant): {index.base_url}/{form_path('<org>/<repo>', fmt)}; "
+               f"schema: {index.base_url}/{FORM_SCHEMA_PATH}"
                for fmt in API_FORMS), ""]
     for org in index.orgs.values():
         lines.append(f"## {org['name']} ({org['id']})")

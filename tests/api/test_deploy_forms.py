@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from jsonschema import Draft202012Validator
 
 from builder import resolver
 from builder.api.deploy_forms import API_FORMS, form_entry
+from builder.api.form_schema import FORM_SCHEMA_PATH, form_schema
 from builder.cli.resolve import Choice, resolve_command
 from builder.content.loader import load_content
 from builder.content.model import Content
 from builder.resolver.deploy import deployment_output, deployment_text
+from tests.support.described import undescribed_properties
 from tests.support.paths import RECIPES, UPSTREAM, need_shared
 
 FORM = "vllm-config"
@@ -40,7 +43,11 @@ def check_documents(site: Path) -> dict[str, Any]:
     order of ``by_hardware``, each with files; the documents."""
     expected, docs = expected_forms(site), published(site)
     assert sorted(docs) == sorted(expected)
+    schema = json.loads((site / FORM_SCHEMA_PATH).read_bytes())
+    assert schema == form_schema()
+    validator = Draft202012Validator(schema)
     for path, doc in docs.items():
+        assert list(validator.iter_errors(doc)) == []
         assert list(doc) == ["hf_id", "format", "by_hardware"]
         assert (doc["hf_id"], doc["format"]) == (path.removesuffix(f"/{FORM}.json"), FORM)
         assert {hw: e["record"] for hw, e in doc["by_hardware"].items()} == expected[path]
@@ -139,4 +146,23 @@ def test_page_and_llms_txt_link_the_documents(built_site: dict[str, Any]) -> Non
     assert api.count(f"/{FORM}.json\">") == len(bases)
     llms = pages["llms.txt"].decode()
     assert ("vLLM config files per hardware (each file's text and the command that applies it; every recipe "
-            "and promoted variant): http://127.0.0.1:8000/<org>/<repo>/vllm-config.json\n") in llms
+            "and promoted variant): http://127.0.0.1:8000/<org>/<repo>/vllm-config.json; "
+            "schema: http://127.0.0.1:8000/schema/deploy-form.json\n") in llms
+
+
+def test_the_schema_describes_every_property_and_refuses_what_the_build_never_writes() -> None:
+    schema = form_schema()
+    assert undescribed_properties(schema) == []
+    assert (schema["$id"], schema["properties"]["format"]["const"]) == ("/schema/deploy-form.json", FORM)
+    validator = Draft202012Validator(schema)
+    entry = {"record": "/a/b/hw/h200.json", "files": [{"filename": "b.yaml", "text": "x: 1\n",
+                                                       "apply": "vllm serve a/b --config b.yaml"}],
+             "reason": None}
+    doc: dict[str, Any] = {"hf_id": "a/b", "format": FORM, "by_hardware": {"h200": entry}}
+    assert list(validator.iter_errors(doc)) == []
+    errors = {(tuple(e.absolute_path), e.validator) for e in validator.iter_errors(
+        {**doc, "format": "compose", "extra": 1,
+         "by_hardware": {"h200": {**entry, "record": "/a/b.json", "files": [{"filename": "b.yaml"}]}}})}
+    assert errors == {((), "additionalProperties"), (("format",), "const"),
+                      (("by_hardware", "h200", "record"), "pattern"),
+                      (("by_hardware", "h200", "files", 0), "required")}

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from builder.api.form_schema import FORM_SCHEMA_PATH
 from builder.cli.main import main
 from builder.content import yaml12
 from builder.content.loader import load_content
@@ -190,7 +191,8 @@ def test_two_builds_are_byte_identical(tmp_path: Path, upstream_build: dict[str,
     second = {rel: digest for rel, digest in tree_digest(out).items() if rel != MARKER}
     first = {rel: hashlib.sha256(upstream_build["pages"].get(rel)
                                  or upstream_build["output"].files[rel]).hexdigest()
-             for rel in [*upstream_build["output"].files, SCHEMA_PATH, PERFORMANCE_SCHEMA_PATH]}
+             for rel in [*upstream_build["output"].files, SCHEMA_PATH, PERFORMANCE_SCHEMA_PATH,
+                         FORM_SCHEMA_PATH]}
     assert len(second) > 13_000 and second == first
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Any
 
 from pydantic import BaseModel
 
 from builder.content import schemas
 from builder.content.schemas.json_schema import performance_schema, recipe_schema
+from tests.support.described import undescribed_properties
 
 
 def defined_models() -> list[type[BaseModel]]:
@@ -27,21 +27,6 @@ def undocumented(model: type[BaseModel]) -> list[str]:
     """``Model.field`` for each field without a description."""
     return [f"{model.__name__}.{name}" for name, field in model.model_fields.items()
             if not (field.description or "").strip()]
-
-
-def undescribed_properties(schema: Any, path: str = "$") -> list[str]:
-    """JSON paths of the ``properties`` entries of a JSON Schema that have no ``description``."""
-    missing: list[str] = []
-    if isinstance(schema, dict):
-        for name, prop in (schema.get("properties") or {}).items():
-            if not (isinstance(prop, dict) and prop.get("description")):
-                missing.append(f"{path}.properties.{name}")
-        for key, value in schema.items():
-            missing += undescribed_properties(value, f"{path}.{key}")
-    elif isinstance(schema, list):
-        for i, value in enumerate(schema):
-            missing += undescribed_properties(value, f"{path}[{i}]")
-    return missing
 
 
 def test_every_field_of_every_model_has_a_description() -> None:

@@ -17,7 +17,7 @@ SCHEMA_PATH = "schema/recipe.json"
 PERFORMANCE_SCHEMA_PATH = "schema/performance.json"
 
 
-def _published(schema: dict[str, Any], schema_id: str, title: str, description: str) -> dict[str, Any]:
+def published(schema: dict[str, Any], schema_id: str, title: str, description: str) -> dict[str, Any]:
     """A pydantic schema as a draft 2020-12 document with our id, title and description (pydantic's own,
     the class name and its docstring, would replace them)."""
     kept = {key: value for key, value in schema.items() if key not in ("title", "description")}
@@ -27,13 +27,13 @@ def _published(schema: dict[str, Any], schema_id: str, title: str, description: 
 
 def recipe_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of one ``models/<org>/<repo>.yaml`` file."""
-    return _published(Recipe.model_json_schema(mode="validation"), "/schema/recipe.json", "vLLM recipe",
+    return published(Recipe.model_json_schema(mode="validation"), "/schema/recipe.json", "vLLM recipe",
                       "One model's serving recipe: models/<org>/<repo>.yaml")
 
 
 def performance_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a rendering record's ``performance`` block."""
-    return _published(
+    return published(
         PerformanceBlock.json_schema(mode="serialization"), "/schema/performance.json",
         "Predicted performance of a command",
         "A JSON API rendering record's performance block: predicted TTFT, TPOT, tokens/s per user and "
