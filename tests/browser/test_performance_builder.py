@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from tests.browser.axe_scan import need_axe, serious_violations
 from tests.browser.helpers import click, settle
-from tests.browser.test_axe import AXE
 
 CIRCLES = re.compile(r'<circle class="([^"]*)" cx="([^"]*)" cy="([^"]*)"')
 
@@ -112,8 +112,7 @@ def test_pick_for_me_and_the_price(page_js: Any, presets_server: str, errors: li
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_interactive_panel_is_axe_clean_on_a_phone(chromium: Any, presets_server: str,
                                                         scheme: str) -> None:
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed: run `npm ci` at the project root")
+    need_axe()
     ctx = chromium.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844})
     page = ctx.new_page()
     found: list[str] = []
@@ -124,9 +123,7 @@ def test_the_interactive_panel_is_axe_clean_on_a_phone(chromium: Any, presets_se
         box = page.locator("#performance svg").bounding_box()
         assert box is not None and 0 < box["width"] <= 390
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-        result = page.evaluate("() => axe.run('#performance', {resultTypes: ['violations']})")
-        assert [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")] == []
+        assert serious_violations(page, scheme, "#performance") == []
         assert found == []
     finally:
         ctx.close()
