@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
-from tests.browser.axe_scan import need_axe, serious_violations
+from tests.browser.axe_scan import AXE, need_axe, serious_violations
 from tests.browser.conftest import serve_dir
 from tests.browser.helpers import click, open_builder, settle
 from tests.support.paths import UPSTREAM
@@ -230,6 +230,7 @@ def open_panels(page: Any) -> None:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_builder_panels_open_and_dialog(page: Any, scheme: str) -> None:
     need_axe()
+    page.add_init_script(path=str(AXE))  # in each document this page loads (the page goes after the test)
     page.emulate_media(color_scheme=scheme)
     page.set_viewport_size({"width": 1280, "height": 900})
     problems: list[str] = []
