@@ -2,7 +2,7 @@
 pages: builder pages open beside a page that keeps the site's shared worker booted (as a reader's
 second recipe page finds it), with storage, cookies and permissions reset before each test; pages
 in a context of their own for the tests that configure the context or need a cold first boot, and
-for the static sites (``page_js``, ``page_nojs``)."""
+for the static sites (``page_js``, ``page_nojs``: a new page of the session's no-script context)."""
 
 from __future__ import annotations
 
@@ -105,11 +105,24 @@ def fresh_page(chromium: Any, javascript: bool) -> Iterator[Any]:
         ctx.close()
 
 
+@pytest.fixture(scope="session")
+def nojs_context(chromium: Any) -> Iterator[Any]:
+    """The session's context with JavaScript disabled: without scripts its pages store nothing but
+    cookies (``page_nojs`` clears them) and the HTTP cache (the static host's ETags are the files'
+    hashes, revalidated on each load)."""
+    ctx = chromium.new_context(java_script_enabled=False)
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
 @pytest.fixture()
-def page_nojs(chromium: Any) -> Iterator[Any]:
-    """A page with JavaScript disabled."""
-    with fresh_page(chromium, javascript=False) as page:
-        yield page
+def page_nojs(nojs_context: Any) -> Iterator[Any]:
+    """A page with JavaScript disabled (a new page of ``nojs_context``, closed after the test)."""
+    nojs_context.clear_cookies()
+    page = nojs_context.new_page()
+    yield page
+    page.close()
 
 
 @pytest.fixture()
