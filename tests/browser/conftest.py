@@ -2,7 +2,7 @@
 pages: builder pages open beside a page that keeps the site's shared worker booted (as a reader's
 second recipe page finds it), with storage, cookies and permissions reset before each test; pages
 in a context of their own for the tests that configure the context or need a cold first boot, and
-for the static sites (``page_js``, ``page_nojs``)."""
+for the static sites (``page_js``, ``page_nojs``: a new page of the session's no-script context)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from builder.cli.static_host import serve_directory
-from tests.browser.warm_context import BUILDER_PERMISSIONS, WarmContext
+from tests.browser.warm_context import BUILDER_PERMISSIONS, WarmContext, WarmContexts
 from tests.support.paths import CHROMIUM, CHROMIUM_ARGS, TEST_CHROMIUM_ARGS, need_runtime
 
 
@@ -105,11 +105,24 @@ def fresh_page(chromium: Any, javascript: bool) -> Iterator[Any]:
         ctx.close()
 
 
+@pytest.fixture(scope="session")
+def nojs_context(chromium: Any) -> Iterator[Any]:
+    """The session's context with JavaScript disabled: without scripts its pages store nothing but
+    cookies (``page_nojs`` clears them) and the HTTP cache (the static host's ETags are the files'
+    hashes, revalidated on each load)."""
+    ctx = chromium.new_context(java_script_enabled=False)
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
 @pytest.fixture()
-def page_nojs(chromium: Any) -> Iterator[Any]:
-    """A page with JavaScript disabled."""
-    with fresh_page(chromium, javascript=False) as page:
-        yield page
+def page_nojs(nojs_context: Any) -> Iterator[Any]:
+    """A page with JavaScript disabled (a new page of ``nojs_context``, closed after the test)."""
+    nojs_context.clear_cookies()
+    page = nojs_context.new_page()
+    yield page
+    page.close()
 
 
 @pytest.fixture()
@@ -137,32 +150,45 @@ def builder_page(ctx: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def warm_contexts() -> Iterator[dict[Any, WarmContext]]:
-    """The process's warm contexts, one per browser (made on first use), closed at the end."""
-    made: dict[Any, WarmContext] = {}
+def warm_contexts() -> Iterator[WarmContexts]:
+    """The process's warm contexts, one per browser and site (made on first use), closed at the end."""
+    made: WarmContexts = {}
     yield made
     for warm in made.values():
         warm.context.close()
 
 
+def warm_page(warm_contexts: WarmContexts, browser: Any, site_url: str) -> Iterator[Any]:
+    """A new page of ``browser``'s warm context on ``site_url`` (see ``page``), closed after the test with
+    every other page the test opened."""
+    warm = warm_contexts.get((browser, site_url))
+    if warm is None or warm.keeper.is_closed():  # first use (or the keeper's page went): a new one
+        if warm is not None:
+            warm.context.close()
+        warm = warm_contexts[browser, site_url] = WarmContext(builder_context(browser, site_url), site_url)
+    warm.reset()
+    yield builder_page(warm.context)
+    for opened in warm.context.pages:
+        if opened is not warm.keeper:
+            opened.close()
+
+
 @pytest.fixture()
-def page(browser: Any, site_url: str, warm_contexts: dict[Any, WarmContext]) -> Iterator[Any]:
+def page(browser: Any, site_url: str, warm_contexts: WarmContexts) -> Iterator[Any]:
     """A new builder-site page (clipboard allowed; ``page.js_errors`` collects uncaught errors) in its
     browser's warm context: the site's shared worker is booted already, as for a reader's second recipe
     page. Its storage, cookies and permissions are reset first (``WarmContext.reset``); what a test adds
     to its page (routes, init scripts, listeners) goes with the page, closed after the test with every
     other page the test opened. A test that configures the context, or needs a cold first boot, takes
     ``cold_page``."""
-    warm = warm_contexts.get(browser)
-    if warm is None or warm.keeper.is_closed():  # first use (or the keeper's page went): a new one
-        if warm is not None:
-            warm.context.close()
-        warm = warm_contexts[browser] = WarmContext(builder_context(browser, site_url), site_url)
-    warm.reset()
-    yield builder_page(warm.context)
-    for opened in warm.context.pages:
-        if opened is not warm.keeper:
-            opened.close()
+    yield from warm_page(warm_contexts, browser, site_url)
+
+
+@pytest.fixture()
+def presets_page(browser: Any, presets_server: str,
+                 warm_contexts: WarmContexts) -> Iterator[Any]:
+    """Like ``page``, on the presets site (our recipes/ with their stored predictions)."""
+    yield from warm_page(warm_contexts, browser, presets_server)
 
 
 @pytest.fixture()

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
+from tests.browser.axe_scan import AXE, need_axe, serious_violations
 from tests.browser.conftest import serve_dir
 from tests.browser.helpers import click, open_builder, settle
 from tests.support.paths import UPSTREAM
@@ -20,7 +21,6 @@ from tests.support.sites import build_real
 
 MINIMAX = "/MiniMaxAI/MiniMax-M3"
 GEMMA = "/Google/gemma-4-26B-A4B-it"  # lists a self-host platform (Modal)
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def logo(page: Any, selector: str) -> dict[str, Any]:
@@ -229,8 +229,8 @@ def open_panels(page: Any) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_builder_panels_open_and_dialog(page: Any, scheme: str) -> None:
-    if not AXE.is_file():
-        pytest.skip("axe-core is not installed: run `npm ci`")
+    need_axe()
+    page.add_init_script(path=str(AXE))  # in each document this page loads (the page goes after the test)
     page.emulate_media(color_scheme=scheme)
     page.set_viewport_size({"width": 1280, "height": 900})
     problems: list[str] = []
@@ -247,9 +247,5 @@ def test_axe_builder_panels_open_and_dialog(page: Any, scheme: str) -> None:
             page.get_by_role("button", name="Self Host vLLM").click()
             scans.append(f"{path} (self-host dialog)")
         for label in scans:
-            page.add_script_tag(path=str(AXE))
-            result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
-            problems += [
-                f"{scheme} {label}: {v['id']} ({v['impact']}) {[n['target'] for n in v['nodes'][:3]]}"
-                for v in result["violations"] if v["impact"] in ("serious", "critical")]
+            problems += serious_violations(page, f"{scheme} {label}")
     assert not problems, "\n".join(problems)

@@ -11,8 +11,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from tests.browser.axe_scan import need_axe, serious_violations
 from tests.browser.helpers import click, settle
-from tests.browser.test_axe import AXE
 
 CIRCLES = re.compile(r'<circle class="([^"]*)" cx="([^"]*)" cy="([^"]*)"')
 
@@ -43,10 +43,10 @@ def drawn(page: Any) -> dict[str, Any]:
 
 
 @pytest.fixture()
-def errors(page_js: Any) -> list[str]:
+def errors(presets_page: Any) -> list[str]:
     found: list[str] = []
-    page_js.on("pageerror", lambda e: found.append(str(e)))
-    page_js.on("console", lambda m: found.append(m.text) if m.type == "error" else None)
+    presets_page.on("pageerror", lambda e: found.append(str(e)))
+    presets_page.on("console", lambda m: found.append(m.text) if m.type == "error" else None)
     return found
 
 
@@ -54,79 +54,75 @@ def errors(page_js: Any) -> list[str]:
     ("/MiniMaxAI/MiniMax-M3", "strategy", "single_node_tep", "Tensor + Expert Parallel"),
     ("/Qwen/Qwen3-8B", "variant", "fp8", "Tensor Parallel"),
 ])
-def test_the_panel_follows_the_selection(page_js: Any, presets_server: str, errors: list[str], path: str,
+def test_the_panel_follows_the_selection(presets_page: Any, presets_server: str, errors: list[str], path: str,
                                          row: str, value: str, curve: str) -> None:
-    html = page_js.request.get(f"{presets_server}{path}").text()
+    html = presets_page.request.get(f"{presets_server}{path}").text()
     static = [list(m) for m in CIRCLES.findall(html.split('id="performance"')[1].split("</svg>")[0])]
     assert len(static) >= 5
-    open_with_predictions(page_js, f"{presets_server}{path}")
-    first = drawn(page_js)
+    open_with_predictions(presets_page, f"{presets_server}{path}")
+    first = drawn(presets_page)
     assert first["circles"] == static  # the builder draws the build's panel again for the default selection
     assert first["heading"].startswith("For this selection: H200 · Tensor Parallel")
-    click(page_js, row, value)
-    settle(page_js)
-    after = drawn(page_js)
+    click(presets_page, row, value)
+    settle(presets_page)
+    after = drawn(presets_page)
     assert after["heading"] != first["heading"] and after["rows"] != first["rows"]
     assert after["circles"] != first["circles"]
     assert [name for name, selected in after["curves"] if selected] == [curve]
     assert errors == []
 
 
-def test_pick_for_me_and_the_price(page_js: Any, presets_server: str, errors: list[str]) -> None:
-    open_with_predictions(page_js, f"{presets_server}/MiniMaxAI/MiniMax-M3")
-    page_js.locator("#performance .perf-pick summary").click()
-    page_js.locator('#performance input[name="ttft"]').fill("2")
-    page_js.locator('#performance input[name="tps_user"]').fill("50")
-    page_js.locator('#performance [data-perf="pick"]').click()
-    settle(page_js)
-    answer = page_js.locator("#performance .perf-answer").inner_text()
+def test_pick_for_me_and_the_price(presets_page: Any, presets_server: str, errors: list[str]) -> None:
+    open_with_predictions(presets_page, f"{presets_server}/MiniMaxAI/MiniMax-M3")
+    presets_page.locator("#performance .perf-pick summary").click()
+    presets_page.locator('#performance input[name="ttft"]').fill("2")
+    presets_page.locator('#performance input[name="tps_user"]').fill("50")
+    presets_page.locator('#performance [data-perf="pick"]').click()
+    settle(presets_page)
+    answer = presets_page.locator("#performance .perf-answer").inner_text()
     assert answer.startswith(
         "Picked GB300 NVL4 · Multi-Node Data + Expert Parallel · NVFP4 for TTFT at most 2 s")
-    state = page_js.evaluate("window.vllmBuilder.view.state")
+    state = presets_page.evaluate("window.vllmBuilder.view.state")
     assert (state["hardware"], state["variant"], state["strategy"]) == ("gb300", "nvfp4", "multi_node_dep")
-    gb300 = page_js.locator('[data-row="hardware"] .cb-pill[data-value="gb300"]')
+    gb300 = presets_page.locator('[data-row="hardware"] .cb-pill[data-value="gb300"]')
     assert gb300.get_attribute("aria-checked") == "true"
-    assert "2× GB300 NVL4" in page_js.locator(".cb-summary").inner_text()
+    assert "2× GB300 NVL4" in presets_page.locator(".cb-summary").inner_text()
     # a target nothing meets: said, and the selection stays
-    page_js.locator('#performance input[name="ttft"]').fill("0.001")
-    page_js.locator('#performance input[name="tps_user"]').fill("")
-    page_js.locator('#performance [data-perf="pick"]').click()
-    settle(page_js)
-    assert page_js.locator("#performance .perf-answer").inner_text().startswith(
+    presets_page.locator('#performance input[name="ttft"]').fill("0.001")
+    presets_page.locator('#performance input[name="tps_user"]').fill("")
+    presets_page.locator('#performance [data-perf="pick"]').click()
+    settle(presets_page)
+    assert presets_page.locator("#performance .perf-answer").inner_text().startswith(
         "No command meets TTFT at most 0.001 s at 1k/1k. Closest: ")
-    assert page_js.evaluate("window.vllmBuilder.view.state.hardware") == "gb300"
+    assert presets_page.evaluate("window.vllmBuilder.view.state.hardware") == "gb300"
     # the price: the cost column follows it, and the URL keeps it
-    cost = page_js.locator("#performance .perf-table tbody tr").first.locator("td").nth(5).inner_text()
-    price = page_js.locator('#performance [data-perf="price"]')
+    cost = presets_page.locator("#performance .perf-table tbody tr").first.locator("td").nth(5).inner_text()
+    price = presets_page.locator('#performance [data-perf="price"]')
     assert price.input_value() == "2.652"
     price.fill("5.304")
     price.dispatch_event("change")
-    settle(page_js)
-    page_js.wait_for_function("location.search.includes('perf_price=5.304')")
-    doubled = page_js.locator("#performance .perf-table tbody tr").first.locator("td").nth(5).inner_text()
+    settle(presets_page)
+    presets_page.wait_for_function("location.search.includes('perf_price=5.304')")
+    first_row = presets_page.locator("#performance .perf-table tbody tr").first
+    doubled = first_row.locator("td").nth(5).inner_text()
     assert float(doubled.strip("$")) == pytest.approx(2 * float(cost.strip("$")), rel=0.01)
-    assert parse_qs(urlparse(page_js.url).query)["perf_price"] == ["5.304"]
+    assert parse_qs(urlparse(presets_page.url).query)["perf_price"] == ["5.304"]
     assert errors == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_interactive_panel_is_axe_clean_on_a_phone(chromium: Any, presets_server: str,
+def test_the_interactive_panel_is_axe_clean_on_a_phone(presets_page: Any, presets_server: str,
                                                         scheme: str) -> None:
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed: run `npm ci` at the project root")
-    ctx = chromium.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844})
-    page = ctx.new_page()
+    need_axe()
+    page = presets_page
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 390, "height": 844})
     found: list[str] = []
     page.on("pageerror", lambda e: found.append(str(e)))
-    try:
-        open_with_predictions(page, f"{presets_server}/MiniMaxAI/MiniMax-M3")
-        page.locator("#performance .perf-pick summary").click()
-        box = page.locator("#performance svg").bounding_box()
-        assert box is not None and 0 < box["width"] <= 390
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-        result = page.evaluate("() => axe.run('#performance', {resultTypes: ['violations']})")
-        assert [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")] == []
-        assert found == []
-    finally:
-        ctx.close()
+    open_with_predictions(page, f"{presets_server}/MiniMaxAI/MiniMax-M3")
+    page.locator("#performance .perf-pick summary").click()
+    box = page.locator("#performance svg").bounding_box()
+    assert box is not None and 0 < box["width"] <= 390
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert serious_violations(page, scheme, "#performance") == []
+    assert found == []

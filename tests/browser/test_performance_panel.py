@@ -9,15 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_axe import AXE
+from tests.browser.axe_scan import need_axe, serious_violations
 from tests.support.paths import ROOT
-
-
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed: run `npm ci` at the project root")
-    return AXE.read_text(encoding="utf-8")
 
 
 def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str) -> None:
@@ -47,8 +40,8 @@ def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, axe_source: str,
-                                      scheme: str) -> None:
+def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, scheme: str) -> None:
+    need_axe()
     ctx = chromium.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844})
     page = ctx.new_page()
     errors: list[str] = []
@@ -58,10 +51,7 @@ def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, axe_so
         page.wait_for_load_state("load")
         chart = page.locator("section.perf svg").first.bounding_box()
         assert chart is not None and 0 < chart["width"] <= 390
-        page.add_script_tag(content=axe_source)
-        result = page.evaluate("() => axe.run('section.perf', {resultTypes: ['violations']})")
-        serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
-        assert serious == []
+        assert serious_violations(page, scheme, "section.perf") == []
         assert errors == []
     finally:
         ctx.close()

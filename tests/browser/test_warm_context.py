@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.browser.helpers import open_builder
-from tests.browser.warm_context import SNAPSHOTS, WarmContext
+from tests.browser.warm_context import SNAPSHOTS, WarmContexts
 
 STORE_EVERYWHERE = """async () => {
     localStorage.setItem("vllm-recipes-prefs", JSON.stringify({hardware: "b200"}));
@@ -30,9 +30,9 @@ STORED = """async () => ({
 })"""
 
 
-def test_the_reset_leaves_only_the_workers_snapshot(page: Any, browser: Any,
-                                                    warm_contexts: dict[Any, WarmContext]) -> None:
-    warm = warm_contexts[browser]
+def test_the_reset_leaves_only_the_workers_snapshot(page: Any, browser: Any, site_url: str,
+                                                    warm_contexts: WarmContexts) -> None:
+    warm = warm_contexts[browser, site_url]
     page.goto("/")
     # the keeper's worker stores its snapshot half a second after its first answer
     page.wait_for_function(f"async () => await caches.has('{SNAPSHOTS}')")

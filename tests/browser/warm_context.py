@@ -56,3 +56,6 @@ class WarmContext:
         state = self.context.storage_state(indexed_db=True)
         stored = [o for o in state["origins"] if o.get("localStorage") or o.get("indexedDB")]
         assert (state["cookies"], stored, set(left) - {SNAPSHOTS}) == ([], [], set()), "storage left"
+
+
+WarmContexts = dict[tuple[Any, str], WarmContext]  # by browser and site URL

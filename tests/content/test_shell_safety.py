@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,13 @@ from builder import resolver
 from builder.cli.build import BuildOptions, Pipeline
 from builder.cli.main import main
 from builder.content import shell_safety
-from builder.content.loader import load_content
+from builder.content.model import Content
 from builder.output.writer import MARKER, MARKER_TEXT
 from builder.resolver import docker, install, omni, safety, shell, values
 from builder.resolver.families import family_of
 from builder.resolver.topologies import mooncake
 from builder.site.command_blocks import env_exports
-from tests.support.paths import RECIPES, UPSTREAM, need_shared
+from tests.support.paths import RECIPES
 
 SERVE_STUBS = ("vllm", "docker")
 SCRIPT_STUBS = ("uv", "pip", "curl", "git", "hf", "sudo", "modal", "python3", "cat", "jq", "base64", "sed",
@@ -47,6 +48,32 @@ exit 0
 HARNESS_HEAD = """command_not_found_handle() {
   printf '\\001NOTFOUND\\000%s\\000' "$1" >> "$STUB_LOG"; return 127; }
 """
+# Each stub is also a shell function that looks ``$1`` up in PATH as bash would: when the first hit is
+# the stub folder it logs what the stub would (without a process per call), otherwise ``command`` runs
+# what bash would have run. ``exec``, ``command`` and the like still reach the stub files.
+STUB_FUNCTION = r"""__stub_call() {
+  local __name=$1 __rest="$PATH:" __dir __hit= __line
+  while [ -n "$__rest" ]; do
+    __dir=${__rest%%:*}; __dir=${__dir:-.}; __rest=${__rest#*:}
+    if [ -f "$__dir/$__name" ] && [ -x "$__dir/$__name" ]; then __hit=$__dir; break; fi
+  done
+  if [ "$__hit" != "$__stub_bin" ]; then command "$@"; return; fi
+  { printf '\001CALL\000%s\000' "$__name"; shift; [ $# -gt 0 ] && printf '%s\000' "$@"
+    printf '\001END\000'; } >> "$STUB_LOG"
+  if [ "$__name" = cat ] && [ $# -eq 0 ]; then
+    while IFS= read -r __line || [ -n "$__line" ]; do printf '%s\n' "$__line"; done
+  fi
+  return 0
+}
+"""
+
+
+def stub_functions(binary: Path, names: tuple[str, ...]) -> str:
+    """The harness lines defining one function per stub name (see ``STUB_FUNCTION``)."""
+    return STUB_FUNCTION + f"__stub_bin='{binary}'\n" + "".join(
+        f'{name}() {{ __stub_call {name} "$@"; }}\n' for name in names)
+
+
 HF_MOUNT = values.HF_CACHE_MOUNT
 PLACEHOLDER = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -176,9 +203,8 @@ def collect(value: Any, profiles: dict[str, Any], home: str, corpus: Corpus,
             collect(inner, profiles, home, corpus, profile)
 
 
-def builder_pastes(content_root: Path, home: str, corpus: Corpus) -> None:
+def builder_pastes(content: Content, home: str, corpus: Corpus) -> None:
     """Texts only the builder shows: omni commands and examples, install blocks, kv companions."""
-    content, _ = load_content(content_root)
     vocab = {"taxonomy": content.vocab.taxonomy, "strategies": content.vocab.strategy_map}
     for option in (content.vocab.taxonomy.get("kv_offload") or {}).values():
         if isinstance(option.get("companion"), dict):
@@ -203,16 +229,21 @@ def builder_pastes(content_root: Path, home: str, corpus: Corpus) -> None:
                     corpus.add(Paste(block["command"], None))
 
 
-def build_corpus(content_root: Path, home: str) -> tuple[Corpus, dict[str, Any]]:
-    """Build ``content_root`` in memory and gather every published shell text."""
-    result = Pipeline(BuildOptions(content=content_root, out=Path("unused"), html=False)).run()
-    profiles = result.content.vocab.taxonomy.get("hardware_profiles") or {}
+def corpus_of(api_files: Mapping[str, bytes], content: Content, home: str) -> Corpus:
+    """Every shell text of a build: its JSON API files (``api_files``) and the builder's own."""
+    profiles = content.vocab.taxonomy.get("hardware_profiles") or {}
     corpus = Corpus()
-    for path, body in result.files.items():
+    for path, body in api_files.items():
         if path.endswith(".json"):
             collect(orjson.loads(body), profiles, home, corpus)
-    builder_pastes(content_root, home, corpus)
-    return corpus, result.content.vocab.kv_store
+    builder_pastes(content, home, corpus)
+    return corpus
+
+
+def build_corpus(content_root: Path, home: str) -> tuple[Corpus, dict[str, Any]]:
+    """Build ``content_root``'s JSON API in memory and gather every published shell text."""
+    result = Pipeline(BuildOptions(content=content_root, out=Path("unused"), html=False)).run()
+    return corpus_of(result.files, result.content, home), result.content.vocab.kv_store
 
 
 # ── running pastes ────────────────────────────────────────────────────────
@@ -285,7 +316,7 @@ def run_pastes(pastes: list[Paste], work: Path, extra_env: dict[str, str] | None
         cases.mkdir(parents=True)
         (folder / ".venv" / "bin").mkdir(parents=True)
         (folder / ".venv" / "bin" / "activate").write_text("")
-        script = [HARNESS_HEAD]
+        script = [HARNESS_HEAD, stub_functions(binary, SCRIPT_STUBS)]
         for i in range(b, len(pastes), batches):
             (cases / f"{i}.sh").write_text(pastes[i].text + "\n")
             probe = "".join(
@@ -309,6 +340,30 @@ def run_pastes(pastes: list[Paste], work: Path, extra_env: dict[str, str] | None
     return [results.get(i, Ran()) for i in range(len(pastes))], leftovers
 
 
+def test_the_stub_functions_do_what_bash_would_run(tmp_path: Path) -> None:
+    """A stub name runs as its logging function only when PATH would find the stub file first."""
+    pastes = [Paste(text, None) for text in (
+        "vllm serve 'a b' --x=1",
+        "exec vllm serve exec",  # exec skips functions: the stub file itself logs
+        "command docker run",
+        "PATH=/nowhere vllm serve gone",
+        "export PATH=/usr/bin:$PATH; cat /dev/null",  # the real cat, not a stub
+        "rm -rf x; printf hi | cat",
+        "cat <<'EOF' > out.txt\nline one\nEOF",
+    )]
+    ran, leftovers = run_pastes(pastes, tmp_path, batches=1)
+    assert [(r.calls, r.missing) for r in ran] == [
+        ([("vllm", "serve", "a b", "--x=1")], []),
+        ([("vllm", "serve", "exec")], []),
+        ([("docker", "run")], []),
+        ([], ["vllm"]),
+        ([], []),
+        ([("cat",)], ["rm"]),
+        ([("cat",)], []),
+    ]
+    assert [(p.name, p.read_text()) for p in leftovers] == [("out.txt", "line one\n")]
+
+
 def check_pastes(pastes: list[Paste], ran: list[Ran]) -> list[str]:
     """Human-readable failures (empty = every paste did exactly what it should)."""
     failures = []
@@ -324,9 +379,9 @@ def check_pastes(pastes: list[Paste], ran: list[Ran]) -> list[str]:
     return failures
 
 
-def _paste_corpus(root: Path, tmp_path: Path, run_summary: list[str], label: str) -> Corpus:
-    work = tmp_path / "serve"
-    corpus, kv_store = build_corpus(root, str(work / "home"))  # run_pastes' HOME
+def _paste_corpus(corpus: Corpus, kv_store: dict[str, Any], work: Path, tmp_path: Path,
+                  run_summary: list[str], label: str) -> Corpus:
+    """Run every paste of ``corpus`` (gathered with HOME ``work / "home"``) and the kv-store scripts."""
     pastes = list(corpus.pastes.values())
     ran, leftovers = run_pastes(pastes, work)
     failures = check_pastes(pastes, ran)
@@ -348,16 +403,23 @@ def _paste_corpus(root: Path, tmp_path: Path, run_summary: list[str], label: str
     return corpus
 
 
-def test_paste_upstream(tmp_path: Path, run_summary: list[str]) -> None:
-    """Every command the upstream build publishes runs only stubs, with the record's argv."""
-    need_shared()
-    corpus = _paste_corpus(UPSTREAM, tmp_path, run_summary, "upstream")
+def test_paste_upstream(upstream_build: dict[str, Any], tmp_path: Path, run_summary: list[str]) -> None:
+    """Every command the upstream build publishes runs only stubs, with the record's argv.
+
+    (The session's build of ../shared/upstream: its API files are those a JSON-only build writes.)"""
+    work = tmp_path / "serve"
+    pages = upstream_build["pages"]
+    api = {path: body for path, body in upstream_build["files"].items() if path not in pages}
+    content = upstream_build["content"]
+    corpus = corpus_of(api, content, str(work / "home"))  # run_pastes' HOME
+    _paste_corpus(corpus, content.vocab.kv_store, work, tmp_path, run_summary, "upstream")
     assert len(corpus.pastes) > 10_000
 
 
 def test_paste_recipes(tmp_path: Path, run_summary: list[str]) -> None:
     """The same for our own recipes/ (presets, omni, the builder's install blocks)."""
-    corpus = _paste_corpus(RECIPES, tmp_path, run_summary, "recipes")
+    work = tmp_path / "serve"
+    corpus = _paste_corpus(*build_corpus(RECIPES, str(work / "home")), work, tmp_path, run_summary, "recipes")
     assert len(corpus.pastes) > 100
 
 
