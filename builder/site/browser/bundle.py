@@ -344,9 +344,9 @@ def warm_up_jobs() -> list[Callable[[], bool]]:
     """What a build on cold caches would wait for, as jobs the caller runs beside it (forked:
     :mod:`builder.cli.build`): one per runtime file whose twins are not cached (largest first: the
     9.6 MB ``pyodide.asm.wasm`` takes half a minute at Brotli's best quality), and, when anything is
-    cold, one computing :func:`browser_files` (the compiled zips, the other twins).  The jobs leave
-    their results in the disk caches, where the build finds them or waits, under their locks, for the
-    job computing them.  Empty in an installed tool and when everything is cached."""
+    cold, one computing :func:`browser_files` (the compiled zips first, then the other twins).  The
+    jobs leave their results in the disk caches, where the build finds them or waits, under their
+    locks, for the job computing them.  Empty in an installed tool and when everything is cached."""
     root = PROJECT_ROOT.resolve()
     package = root / PACKAGE
     if not CHECKOUT or not (package / "pyodide.asm.wasm").is_file():
@@ -360,8 +360,15 @@ def warm_up_jobs() -> list[Callable[[], bool]]:
     compiles = shutil.which("node") is not None
     if (jobs or (compiles and not all(entry.is_file() for entry in compiled))
             or cold_twins({entry.name: entry.read_bytes() for entry in compiled})):
-        jobs.append(lambda: bool(browser_files()))
+        jobs.append(_browser_files_job)
     return jobs
+
+
+def _browser_files_job() -> bool:
+    """:func:`browser_files`, the compiled zips first (the pages need them, not the twins)."""
+    runtime_dir()
+    code_zip()
+    return bool(browser_files())
 
 
 def _twins_job(files: dict[str, bytes]) -> bool:
