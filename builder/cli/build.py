@@ -24,7 +24,7 @@ from builder.content.schemas.json_schema import (
     recipe_schema,
 )
 from builder.output.collisions import API, check_outputs, incremental_clash
-from builder.output.forked import ForkedJob
+from builder.output.forked import ForkedJob, can_fork, fork_job
 from builder.output.streaming import StreamedFiles
 from builder.output.writer import Staging, UnsafeOutput, UnsafePath, check_out
 from builder.resolver import memory_coverage
@@ -106,10 +106,12 @@ class Pipeline:
              streams: tuple[StreamedFiles, StreamedFiles] | None) -> BuildResult:
         options = self.options
         html = options.html if html is None else html
+        warming: list[ForkedJob[bool]] = []
         if html:
-            from builder.site.browser.bundle import runtime_dir
+            from builder.site.browser.bundle import check_browser_files
 
-            runtime_dir()  # raises BrowserFilesMissing now: no site goes out without its builder
+            check_browser_files()  # raises BrowserFilesMissing now: no site goes out without its builder
+            warming = warm_up()
         content, problems = load_content(options.content, strict=options.strict)
         source = source_settings(content, options.source)
         builder_data = None
@@ -152,6 +154,8 @@ class Pipeline:
                     files.maps.append(part)  # already written
                 else:
                     files.update(part)
+        for job in warming:  # done: the pages waited for what they computed
+            job.result()
         self.result = result
         return result
 
@@ -190,6 +194,19 @@ class Pipeline:
         return files, problems
 
 
+def warm_up() -> list[ForkedJob[bool]]:
+    """The slow parts of the in-browser builder's files that are not cached yet (the runtime's
+    Brotli twins, its compiled zips: :func:`~builder.site.browser.bundle.warm_up_jobs`), started in
+    forked children, one per job, while this process reads, resolves and renders; nothing when the
+    process cannot fork (it then computes them itself when the pages need them).  A build that fails
+    leaves them running: they only fill the caches."""
+    from builder.site.browser.bundle import warm_up_jobs
+
+    if not can_fork():
+        return []
+    return [job for job in map(fork_job, warm_up_jobs()) if job is not None]
+
+
 def _pages(content: Content, output: BuildOutput, parallel: bool,
            base_url: str | None = None,
            into: MutableMapping[str, bytes] | None = None,
@@ -204,9 +221,8 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
     already computing the builder data into the same staging folder as ``into``
     (:func:`~builder.output.parallel.builder_data_child`); without it, or when it failed, this process
     computes them (unless ``with_data`` is false)."""
-    from builder.output.parallel import site_pages_parallel
+    from builder.output.parallel import builder_data_two_cores, site_pages_parallel
     from builder.site.browser.bundle import browser_files
-    from builder.site.browser.data import builder_data_files
     from builder.site.pages import site_pages
 
     if parallel:
@@ -222,7 +238,7 @@ def _pages(content: Content, output: BuildOutput, parallel: bool,
         data = adopted = into.sibling()  # the child wrote them
         adopted.adopt(written)
     else:
-        data = builder_data_files(content) if with_data else {}
+        data = builder_data_two_cores(content) if with_data else {}
     return [
         (pages, "the site's pages"),
         (browser_files(), "the in-browser builder's runtime"),

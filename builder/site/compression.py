@@ -54,9 +54,22 @@ def _cached(data: bytes, suffix: str, pack: Callable[[bytes], bytes], cache_dir:
     while another process computes it."""
     if len(data) < CACHE_MIN_BYTES:
         return pack(data)
-    packed = cached_bytes(cache_dir / f"{hashlib.sha256(data).hexdigest()}{suffix}", lambda: pack(data), wait)
+    packed = cached_bytes(_entry(data, suffix, cache_dir), lambda: pack(data), wait)
     assert packed is not None
     return packed
+
+
+def _entry(data: bytes, suffix: str, cache_dir: Path) -> Path:
+    """Where the ``suffix`` twin of ``data`` is cached."""
+    return cache_dir / f"{hashlib.sha256(data).hexdigest()}{suffix}"
+
+
+def cold_twins(files: dict[str, bytes], cache_dir: Path = CACHE) -> list[str]:
+    """The paths of ``files`` whose twins :func:`with_twins` would compute at Brotli's best quality
+    (none cached yet), largest first."""
+    cold = [path for path, data in files.items() if len(data) >= CACHE_MIN_BYTES
+            and not all(_entry(data, suffix, cache_dir).is_file() for _, suffix in ENCODINGS)]
+    return sorted(cold, key=lambda path: -len(files[path]))
 
 
 def with_twins(files: dict[str, bytes], cache_dir: Path = CACHE, quick: bool = False) -> dict[str, bytes]:

@@ -61,3 +61,13 @@ def test_twins_being_computed_elsewhere_are_taken_last_and_the_order_kept(tmp_pa
         assert not first_twin.exists() and "twins" not in done
     worker.join(30)
     assert list(done["twins"]) == list(expected) and done["twins"] == expected
+
+
+def test_cold_twins_are_the_large_files_without_cached_twins_largest_first(tmp_path: Path) -> None:
+    big = compression.CACHE_MIN_BYTES
+    files = {"small.txt": b"s" * (big - 1), "a.txt": b"a" * big, "b.txt": b"b" * (big + 1)}
+    assert compression.cold_twins(files, tmp_path) == ["b.txt", "a.txt"]
+    compression.with_twins({"a.txt": files["a.txt"]}, tmp_path)
+    assert compression.cold_twins(files, tmp_path) == ["b.txt"]
+    (tmp_path / f"{compression.hashlib.sha256(files['a.txt']).hexdigest()}.gz").unlink()
+    assert compression.cold_twins(files, tmp_path) == ["b.txt", "a.txt"]  # one twin missing is cold

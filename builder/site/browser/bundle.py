@@ -48,7 +48,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from builder.site.compression import with_twins
+from builder.site.compression import cold_twins, with_twins
 from builder.site.disk_cache import cached_bytes
 from builder.site.packed import read_manifest
 from builder.site.paths import CHECKOUT, NODE_MODULES, PACKED_BROWSER_DIR, PROJECT_ROOT
@@ -181,11 +181,7 @@ def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path, opt
     contents, so a build that finds them compiled does not zip them); their sources, deflated, when
     Node is unavailable."""
     node = shutil.which("node")
-    key_hash = hashlib.sha256(
-        _COMPILE_JS.encode() + (package / "package.json").read_bytes() + bytes([optimize]))
-    for name in sorted(members):
-        key_hash.update(f"{name}\0{hashlib.sha256(members[name]).hexdigest()}\0".encode())
-    cached = cache_dir / f"compiled-{key_hash.hexdigest()[:20]}.zip"
+    cached = _compiled_entry(package, members, cache_dir, optimize)
     if node is None:
         return cached.read_bytes() if cached.is_file() else _deterministic_zip(members)
 
@@ -203,6 +199,15 @@ def _compiled_zip(package: Path, members: dict[str, bytes], cache_dir: Path, opt
 
     compiled = cached_bytes(cached, compile_with_pyodide)
     return compiled if compiled is not None else _deterministic_zip(members)
+
+
+def _compiled_entry(package: Path, members: dict[str, bytes], cache_dir: Path, optimize: int) -> Path:
+    """Where :func:`_compiled_zip` keeps ``members`` compiled: named by them, the compiler and Pyodide."""
+    key_hash = hashlib.sha256(
+        _COMPILE_JS.encode() + (package / "package.json").read_bytes() + bytes([optimize]))
+    for name in sorted(members):
+        key_hash.update(f"{name}\0{hashlib.sha256(members[name]).hexdigest()}\0".encode())
+    return cache_dir / f"compiled-{key_hash.hexdigest()[:20]}.zip"
 
 
 def pyodide_files(project_root: Path | str) -> dict[str, bytes]:
@@ -233,12 +238,22 @@ def browser_files() -> dict[str, bytes]:
     """Every file of the site that comes from the tool, not the content, for the in-browser builder
     (today :func:`pyodide_files` and :func:`resolver_files`), by output path; raises
     :class:`BrowserFilesMissing` when there is nothing to ship."""
+    check_browser_files()
+    if CHECKOUT:
+        return {**pyodide_files(PROJECT_ROOT), **resolver_files(PROJECT_ROOT)}
+    return {path.relative_to(PACKED_BROWSER_DIR).as_posix(): path.read_bytes()
+            for path in sorted(PACKED_BROWSER_DIR.rglob("*")) if path.is_file()}
+
+
+def check_browser_files() -> None:
+    """Raise :class:`BrowserFilesMissing` when :func:`browser_files` would, computing nothing (a build
+    checks first and compiles and compresses only when its pages need the files)."""
     if CHECKOUT:
         if not (NODE_MODULES / "pyodide" / "pyodide.asm.wasm").is_file():
             raise BrowserFilesMissing(
                 f"the command builder's runtime is missing: {NODE_MODULES / 'pyodide'} is not installed; "
                 f"run `npm ci` in {PROJECT_ROOT} (a site without it would lack the interactive builder)")
-        return {**pyodide_files(PROJECT_ROOT), **resolver_files(PROJECT_ROOT)}
+        return
     manifest = read_manifest()
     if manifest is None or not PACKED_BROWSER_DIR.is_dir():
         raise BrowserFilesMissing(
@@ -248,13 +263,14 @@ def browser_files() -> dict[str, bytes]:
         raise BrowserFilesMissing(
             f"the packed runtime in {PACKED_BROWSER_DIR} was built from other resolver sources "
             "than the installed ones: reinstall vllm-recipes from one wheel")
-    return {path.relative_to(PACKED_BROWSER_DIR).as_posix(): path.read_bytes()
-            for path in sorted(PACKED_BROWSER_DIR.rglob("*")) if path.is_file()}
 
 
 def code_zip() -> bytes:
     """The bytes of ``static/resolver.zip`` as :func:`browser_files` publishes it (raises
-    :class:`BrowserFilesMissing`)."""
+    :class:`BrowserFilesMissing`; in a checkout without compressing anything)."""
+    if CHECKOUT:
+        check_browser_files()
+        return _code(str(PROJECT_ROOT.resolve()))
     return browser_files()[CODE_ZIP]
 
 
@@ -264,7 +280,11 @@ def resolver_url(site_url: Callable[[str], str]) -> str:
 
 
 def runtime_dir() -> str:
-    """The hashed folder name of the runtime under ``pyodide/`` (raises :class:`BrowserFilesMissing`)."""
+    """The hashed folder name of the runtime under ``pyodide/`` (raises :class:`BrowserFilesMissing`; in
+    a checkout without compressing anything)."""
+    if CHECKOUT:
+        check_browser_files()
+        return _runtime(str(PROJECT_ROOT.resolve()))[0]
     names = sorted({path.split("/")[1] for path in browser_files() if path.startswith("pyodide/")})
     if len(names) != 1:
         raise BrowserFilesMissing(f"expected one runtime folder under pyodide/, found {names}")
@@ -306,9 +326,51 @@ def resolver_files(project_root: Path | str) -> dict[str, bytes]:
     """``static/resolver.zip``: ``builder/resolver/`` and the worker glue, byte-compiled by the
     runtime's Pyodide (their sources without Node), with its twins; empty without ``node_modules/pyodide``."""
     root = Path(project_root)
-    package = root / PACKAGE
-    if not (package / "pyodide.asm.wasm").is_file():
+    if not (root / PACKAGE / "pyodide.asm.wasm").is_file():
         return {}
+    return with_twins({CODE_ZIP: _code(str(root.resolve()))})
+
+
+@functools.lru_cache(maxsize=4)
+def _code(root_text: str) -> bytes:
+    """The compiled code zip of the checkout at ``root_text`` (computed once per process)."""
+    root = Path(root_text)
     # optimize 2: without docstrings (the resolver reads none), asserts and __debug__ blocks
-    code = _compiled_zip(package, _code_members(root / "builder" / "resolver"), root / CACHE, optimize=2)
-    return with_twins({CODE_ZIP: code})
+    members = _code_members(root / "builder" / "resolver")
+    return _compiled_zip(root / PACKAGE, members, root / CACHE, optimize=2)
+
+
+def warm_up_jobs() -> list[Callable[[], bool]]:
+    """What a build on cold caches would wait for, as jobs the caller runs beside it (forked:
+    :mod:`builder.cli.build`): one per runtime file whose twins are not cached (largest first: the
+    9.6 MB ``pyodide.asm.wasm`` takes half a minute at Brotli's best quality), and, when anything is
+    cold, one computing :func:`browser_files` (the compiled zips first, then the other twins).  The
+    jobs leave their results in the disk caches, where the build finds them or waits, under their
+    locks, for the job computing them.  Empty in an installed tool and when everything is cached."""
+    root = PROJECT_ROOT.resolve()
+    package = root / PACKAGE
+    if not CHECKOUT or not (package / "pyodide.asm.wasm").is_file():
+        return []
+    raw = {name: (package / name).read_bytes() for name in RUNTIME}
+    jobs: list[Callable[[], bool]] = [functools.partial(_twins_job, {name: raw[name]})
+                                      for name in cold_twins(raw)]
+    stdlib = _stdlib_members((package / "python_stdlib.zip").read_bytes())
+    compiled = [_compiled_entry(package, stdlib, root / CACHE, 2),
+                _compiled_entry(package, _code_members(root / "builder" / "resolver"), root / CACHE, 2)]
+    compiles = shutil.which("node") is not None
+    if (jobs or (compiles and not all(entry.is_file() for entry in compiled))
+            or cold_twins({entry.name: entry.read_bytes() for entry in compiled})):
+        jobs.append(_browser_files_job)
+    return jobs
+
+
+def _browser_files_job() -> bool:
+    """:func:`browser_files`, the compiled zips first (the pages need them, not the twins)."""
+    runtime_dir()
+    code_zip()
+    return bool(browser_files())
+
+
+def _twins_job(files: dict[str, bytes]) -> bool:
+    with_twins(files)
+    return True
