@@ -109,7 +109,12 @@ class Pipeline:
             from builder.site.browser.bundle import runtime_dir
 
             runtime_dir()  # raises BrowserFilesMissing now: no site goes out without its builder
-        content, problems = load_content(options.content, strict=options.strict)
+        reader = None
+        if parallel:
+            from builder.output.parallel_load import read_on_two_cores
+
+            reader = read_on_two_cores
+        content, problems = load_content(options.content, strict=options.strict, reader=reader)
         source = source_settings(content, options.source)
         builder_data = None
         if html and parallel and streams is not None:
