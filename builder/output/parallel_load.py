@@ -1,6 +1,7 @@
-"""The recipes read and validated on two cores: a forked child reads every other recipe and sends
-back what each gave (the recipe and its problems), while this process reads the rest; they are put
-together in walk order, so the content and the problems are those of one process reading them all.
+"""The recipes read and validated on two cores: a forked child and this process take the recipes one at
+a time (:class:`~builder.output.turns.Turns`), the child sending back what each gave (the recipe and its
+problems); they are put together in walk order, so the content and the problems are those of one
+process reading them all.
 
 Reading is the part of a build that runs before the JSON API is split across the two cores
 (:mod:`builder.output.parallel_api`); done in one process it held the second core idle for a
@@ -13,21 +14,22 @@ from collections.abc import Callable
 
 from builder.content.loader import RecipeRead, read_in_order
 from builder.output.forked import fork_job
+from builder.output.turns import Turns
 
 MIN_RECIPES = 8  # fewer: a fork costs more than it saves
 
 
 def read_on_two_cores(rels: list[str], read: Callable[[str], RecipeRead]) -> list[RecipeRead]:
-    """A :data:`~builder.content.loader.RecipeReader`: ``read(rel)`` of every path, the odd
-    positions in a forked child; :func:`~builder.content.loader.read_in_order` where the process
-    cannot fork, with few recipes, or when the child fails (this process then reads its share)."""
-    if len(rels) < MIN_RECIPES:
+    """A :data:`~builder.content.loader.RecipeReader`: ``read(rel)`` of every path, some of them in a
+    forked child; :func:`~builder.content.loader.read_in_order` where the process cannot fork or with
+    few recipes. When the child fails, this process reads what it did not read itself."""
+    turns = Turns.open(len(rels)) if len(rels) >= MIN_RECIPES else None
+    if turns is None:
         return read_in_order(rels, read)
-    theirs = range(1, len(rels), 2)
-    child = fork_job(lambda: {position: read(rels[position]) for position in theirs})
-    if child is None:
-        return read_in_order(rels, read)
-    got = {position: read(rels[position]) for position in range(0, len(rels), 2)}
-    shared = child.result()
-    got.update(shared if shared is not None else {position: read(rels[position]) for position in theirs})
+    child = fork_job(lambda: {position: read(rels[position]) for position in turns.take()})
+    got = {position: read(rels[position]) for position in turns.take()}
+    shared = child.result() if child is not None else None
+    turns.close()
+    got.update(shared if shared is not None else
+               {position: read(rels[position]) for position in range(len(rels)) if position not in got})
     return [got[position] for position in range(len(rels))]

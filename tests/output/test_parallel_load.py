@@ -15,6 +15,7 @@ from builder.content.model import Content
 from builder.content.problems import ContentError, Problem
 from builder.output import forked, parallel_load
 from tests.support.paths import UPSTREAM, need_shared
+from tests.support.turns import dies_after_taking
 
 
 @pytest.fixture()
@@ -85,3 +86,11 @@ def test_few_recipes_are_read_without_a_fork(forks: list[object]) -> None:
     rels = [f"r{i}" for i in range(parallel_load.MIN_RECIPES - 1)]
     assert parallel_load.read_on_two_cores(rels, lambda rel: (None, [])) == [(None, [])] * len(rels)
     assert forks == []
+
+
+def test_a_child_dying_midway_leaves_what_it_took_to_the_parent(forks: list[object],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    serial = loaded(*load_content(UPSTREAM))
+    dies_after_taking(monkeypatch, 4)
+    assert loaded(*load_content(UPSTREAM, reader=parallel_load.read_on_two_cores)) == serial
+    assert len(forks) == 1
