@@ -111,16 +111,17 @@ def build_api_parallel(api: ApiBuilder) -> BuildOutput:
         additions = _resolve(api, turns.take(), standalone)
         return _share(api, additions, list(share)) if share.staging.error is None else None
 
-    child = fork_job(their_share)
-    if child is None:
+    try:
+        child = fork_job(their_share)
+        if child is None:
+            return api.build()
+        api.catalogues()
+        out = api.out
+        before = (list(out.warnings), dict(out.documents), dict(out.objects), dict(out.findings))
+        mine = _resolve(api, turns.take(), standalone)
+        share = child.result()
+    finally:
         turns.close()
-        return api.build()
-    api.catalogues()
-    out = api.out
-    before = (list(out.warnings), dict(out.documents), dict(out.objects), dict(out.findings))
-    mine = _resolve(api, turns.take(), standalone)
-    share = child.result()
-    turns.close()
     if share is None:  # the child failed: resolve here what this process did not
         additions = _resolve(api, [p for p in range(len(recipes)) if p not in mine], standalone)
     else:

@@ -26,10 +26,12 @@ def read_on_two_cores(rels: list[str], read: Callable[[str], RecipeRead]) -> lis
     turns = Turns.open(len(rels)) if len(rels) >= MIN_RECIPES else None
     if turns is None:
         return read_in_order(rels, read)
-    child = fork_job(lambda: {position: read(rels[position]) for position in turns.take()})
-    got = {position: read(rels[position]) for position in turns.take()}
-    shared = child.result() if child is not None else None
-    turns.close()
+    try:
+        child = fork_job(lambda: {position: read(rels[position]) for position in turns.take()})
+        got = {position: read(rels[position]) for position in turns.take()}
+        shared = child.result() if child is not None else None
+    finally:
+        turns.close()
     got.update(shared if shared is not None else
                {position: read(rels[position]) for position in range(len(rels)) if position not in got})
     return [got[position] for position in range(len(rels))]
