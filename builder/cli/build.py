@@ -112,7 +112,12 @@ class Pipeline:
 
             check_browser_files()  # raises BrowserFilesMissing now: no site goes out without its builder
             warming = warm_up()
-        content, problems = load_content(options.content, strict=options.strict)
+        reader = None
+        if parallel:
+            from builder.output.parallel_load import read_on_two_cores
+
+            reader = read_on_two_cores
+        content, problems = load_content(options.content, strict=options.strict, reader=reader)
         source = source_settings(content, options.source)
         builder_data = None
         if html and parallel and streams is not None:

@@ -36,6 +36,11 @@ from builder.content.written_json import written_json
 from builder.resolver.performance.measured import ResultsFile, dump_results, results_path
 from builder.resolver.performance.store import StoredFile, dump_stored, stored_path
 
+# one recipe read and validated: the recipe (None when its shape is broken) and its problems
+RecipeRead = tuple[RecipeFile | None, list[Problem]]
+# reads every recipe path with the function given, returning what each read gave in the paths' order
+RecipeReader = Callable[[list[str], Callable[[str], RecipeRead]], list[RecipeRead]]
+
 
 def check_model(
     model: type[BaseModel], data: Any, rel: str, where: Any, out: Collector
@@ -217,11 +222,18 @@ def reload_recipe(content: Content, rel: str, strict: bool = False) -> tuple[Rec
     return recipe, out.problems
 
 
-def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[Problem]]:
+def read_in_order(rels: list[str], read: Callable[[str], RecipeRead]) -> list[RecipeRead]:
+    """The default :data:`RecipeReader`: every recipe read here, one after the other."""
+    return [read(rel) for rel in rels]
+
+
+def load_content(root: str | Path, strict: bool = False,
+                 reader: RecipeReader | None = None) -> tuple[Content, list[Problem]]:
     """Read and validate a whole content root.
 
     Returns the content and its warnings; raises :class:`ContentError` listing every
-    problem when there is an error (with ``strict``, when there is any problem).
+    problem when there is an error (with ``strict``, when there is any problem). ``reader``
+    (default :func:`read_in_order`) reads the recipes; the build reads them on two cores.
     """
     root = Path(root)
     out = Collector()
@@ -229,8 +241,13 @@ def load_content(root: str | Path, strict: bool = False) -> tuple[Content, list[
     # with a broken vocabulary, checks against it would only repeat its errors in every recipe
     vocab_ok = not any(not p.warning for p in out.problems)
     recipes: list[RecipeFile] = []
-    for rel in recipe_paths(root, out):
-        recipe = read_recipe(root, rel, vocab, out, vocab_ok)
+
+    def read(rel: str) -> RecipeRead:
+        own = Collector()
+        return read_recipe(root, rel, vocab, own, vocab_ok), own.problems
+
+    for recipe, found in (reader or read_in_order)(recipe_paths(root, out), read):
+        out.problems.extend(found)
         if recipe is not None:
             recipes.append(recipe)
     site: dict[str, Any] = {}

@@ -1,8 +1,8 @@
-"""The JSON API resolved on two cores: a forked child resolves every other recipe and streams its
-files into the build's staging folder, while this process resolves the rest; what each recipe
-added to the builder's state is then put together in walk order, so the output, the warnings and
-the documents are those of :meth:`~builder.api.publish.ApiBuilder.build` (the child is forked before the
-catalogues, so what it sends back is its recipes' alone).
+"""The JSON API resolved on two cores: a forked child and this process take the recipes one at a time
+(:class:`~builder.output.turns.Turns`), each streaming its files into the build's staging folder; what
+each recipe added to the builder's state is then put together in walk order, so the output, the
+warnings and the documents are those of :meth:`~builder.api.publish.ApiBuilder.build` (the child
+is forked before the catalogues, so what it sends back is its recipes' alone).
 
 Only when no two recipes publish the same base (a duplicate promoted variant: there walk order
 decides which one wins) and the process can fork; else one process resolves everything.
@@ -10,6 +10,7 @@ decides which one wins) and the process can fork; else one process resolves ever
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from builder.api.output import BuildOutput
@@ -17,6 +18,7 @@ from builder.api.publish import ApiBuilder
 from builder.content.model import RecipeFile
 from builder.output.forked import fork_job
 from builder.output.streaming import StreamedFiles
+from builder.output.turns import Turns
 
 MIN_RECIPES = 8  # fewer: a fork costs more than it saves
 
@@ -70,7 +72,7 @@ def _tail(mapping: dict[str, Any], start: int) -> dict[str, Any]:
     return {key: mapping[key] for key in list(mapping)[start:]}
 
 
-def _resolve(api: ApiBuilder, positions: range, standalone: set[str]) -> dict[int, RecipeAdditions]:
+def _resolve(api: ApiBuilder, positions: Iterable[int], standalone: set[str]) -> dict[int, RecipeAdditions]:
     """Resolve the recipes at ``positions`` in ``api``; what each added to its ordered output."""
     out = api.out
     recipes = api.content.recipes
@@ -91,32 +93,37 @@ def _share(api: ApiBuilder, additions: dict[int, RecipeAdditions], paths: list[s
 
 
 def build_api_parallel(api: ApiBuilder) -> BuildOutput:
-    """``api.build()`` with every other recipe resolved by a forked child (see the module docstring);
+    """``api.build()`` with some of the recipes resolved by a forked child (see the module docstring);
     ``api`` streams its files (``files`` a :class:`StreamedFiles`)."""
     streamed = api.out.files
     recipes = api.content.recipes
     if (not isinstance(streamed, StreamedFiles) or len(recipes) < MIN_RECIPES
             or not disjoint(bases_of(recipes))):
         return api.build()
+    turns = Turns.open(len(recipes))
+    if turns is None:
+        return api.build()
     standalone = {recipe.hf_id for recipe in recipes}
-    theirs = range(1, len(recipes), 2)
 
     def their_share() -> Share | None:  # forked before anything is resolved: its state holds only its own
         share = streamed.sibling()
         api.out.files = share
-        additions = _resolve(api, theirs, standalone)
+        additions = _resolve(api, turns.take(), standalone)
         return _share(api, additions, list(share)) if share.staging.error is None else None
 
-    child = fork_job(their_share)
-    if child is None:
-        return api.build()
-    api.catalogues()
-    out = api.out
-    before = (list(out.warnings), dict(out.documents), dict(out.objects), dict(out.findings))
-    mine = _resolve(api, range(0, len(recipes), 2), standalone)
-    share = child.result()
-    if share is None:  # the child failed: resolve its recipes here
-        additions = _resolve(api, theirs, standalone)
+    try:
+        child = fork_job(their_share)
+        if child is None:
+            return api.build()
+        api.catalogues()
+        out = api.out
+        before = (list(out.warnings), dict(out.documents), dict(out.objects), dict(out.findings))
+        mine = _resolve(api, turns.take(), standalone)
+        share = child.result()
+    finally:
+        turns.close()
+    if share is None:  # the child failed: resolve here what this process did not
+        additions = _resolve(api, [p for p in range(len(recipes)) if p not in mine], standalone)
     else:
         streamed.adopt(share["paths"])
         additions = share["additions"]

@@ -14,6 +14,7 @@ from builder.content.loader import load_content
 from builder.output import forked, parallel_api
 from tests.support.paths import UPSTREAM, need_shared
 from tests.support.trees import discards_done
+from tests.support.turns import dies_after_taking
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
@@ -74,6 +75,16 @@ def test_a_failed_child_leaves_its_recipes_to_the_parent(tmp_path: Path, capsys:
     monkeypatch.setattr(parallel_api, "fork_job", lambda job: FailedChild())
     fallback = json_build(tmp_path / "fallback" / "site", capsys)
     assert fallback == two_cores
+
+
+def test_a_child_dying_midway_leaves_what_it_took_to_the_parent(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str],
+                                                                 forks: list[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    two_cores = json_build(tmp_path / "two-cores" / "site", capsys)
+    dies_after_taking(monkeypatch, 6)  # five recipes' files written into the staging folder, then dead
+    assert json_build(tmp_path / "fallback" / "site", capsys) == two_cores
+    assert forks == ["their_share", "their_share"]
 
 
 def test_recipes_publishing_the_same_base_are_resolved_by_one_process() -> None:
