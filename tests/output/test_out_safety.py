@@ -213,7 +213,7 @@ def test_a_new_or_empty_out_gets_the_site_and_the_marker(place: Place, existing:
         out.mkdir(parents=True)
     status, stdout, err = build(capsys, place.content, out)
     assert (status, err) == (0, "")
-    assert stdout == (f"built 11 recipes, 20 documents, 889 files into {out}\nmemory facts: 10 of 10 "
+    assert stdout == (f"built 11 recipes, 20 documents, 890 files into {out}\nmemory facts: 10 of 10 "
                       "recipes, 21 of 21 variants\nperformance: 56 of 193 records predicted, 137 with a "
                       "named reason, in 8 recipes with stored predictions\n")
     assert (out / MARKER).read_bytes() == MARKER_TEXT
