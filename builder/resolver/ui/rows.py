@@ -19,7 +19,7 @@ from ..hardware import (
     variant_of,
 )
 from ..omni import omni_task_for_hardware, omni_tasks
-from ..strategies import node_pills, strategy_supported
+from ..strategies import strategy_supported
 from ..types import ClickEvent
 from ..values import MAX_NODES, as_dict, as_list, get_key, int_if_integral, is_num, js_str, truthy
 from .facts import (
@@ -86,8 +86,14 @@ def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
 
 
 def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
+    """The Hardware row: a function of the state's variant and hardware only (recalled per pair)."""
+    variant, hw = state["variant"], state["hardware"]
+    return facts.recall(("hardware_row", variant, hw), lambda: _hardware_row(facts, variant, hw))
+
+
+def _hardware_row(facts: BuilderFacts, variant: str, selected: str) -> dict[str, Any]:
     groups: list[dict[str, Any]] = []
-    cur_v = variant_of(facts.recipe, state["variant"])
+    cur_v = variant_of(facts.recipe, variant)
     for hw in facts.listed():
         p = facts.profile(hw)
         mark = facts.declared.get(hw)
@@ -97,7 +103,7 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
                       "be enabled later.")
         elif facts.omni:
             if not precision_ok(cur_v, p):
-                reason = (f"{variant_label(state['variant'], cur_v)} needs "
+                reason = (f"{variant_label(variant, cur_v)} needs "
                           f"{precision_hardware_name(cur_v)} hardware.")
             elif not allowlisted(cur_v, hw):
                 names = ", ".join(hardware_name(facts.taxonomy, h)
@@ -108,7 +114,7 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         tip = [js_str(p.get("description") or hardware_name(facts.taxonomy, hw))]
         if mark == "verified":
             tip.append("Verified end-to-end by the recipe author.")
-        if reason is None and not facts.omni and not facts.runs(hw, state["variant"]):
+        if reason is None and not facts.omni and not facts.runs(hw, variant):
             alt = pick_fitting_variant(facts.recipe, p, hw)
             if alt:
                 tip.append("Choosing it also switches Variant to "
@@ -117,17 +123,22 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         if not groups or groups[-1]["label"] != brand:
             groups.append({"label": brand, "pills": []})
         groups[-1]["pills"].append(
-            make_pill(hw, hardware_name(facts.taxonomy, hw), hw == state["hardware"], reason,
+            make_pill(hw, hardware_name(facts.taxonomy, hw), hw == selected, reason,
                   "\n\n".join(tip), sub=per_gpu_label(p), verified=mark == "verified"))
     pills = [pill for g in groups for pill in g["pills"]]
     return make_row("hardware", "Hardware", pills, groups=groups, event={"type": "hardware"})
 
 
 def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The Variant row (None: none shown): a function of the state's variant and hardware only."""
+    variant, hw = state["variant"], state["hardware"]
+    return facts.recall(("variant_row", variant, hw), lambda: _variant_row(facts, variant, hw))
+
+
+def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] | None:
     if facts.omni and len(facts.variants) <= 1:
         return None
     pills = []
-    hw = state["hardware"]
     for key, v in facts.variants.items():
         v = as_dict(v)
         reason = None
@@ -144,9 +155,9 @@ def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | 
         if reason is None and not facts.omni and not facts.usable(hw, key):
             target = default_hardware(facts.recipe, facts.taxonomy, key)
             tip.append(f"Choosing it also switches Hardware to {hardware_name(facts.taxonomy, target)}.")
-        pills.append(make_pill(key, variant_label(key, v), key == state["variant"], reason, "\n\n".join(tip),
+        pills.append(make_pill(key, variant_label(key, v), key == variant, reason, "\n\n".join(tip),
                            sub=f"{js_str(need)} GB" if is_num(need) else None))
-    v = variant_of(facts.recipe, state["variant"])
+    v = variant_of(facts.recipe, variant)
     omni = as_dict(facts.recipe.get("omni"))
     hint = ("The GB figure is the minimum to load the weights (about params × bytes × 1.2), not a serving "
             "budget: long contexts and big batches need roughly 1.5-2× more for the KV cache.")
@@ -299,7 +310,7 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
              or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1) \
         if mooncake else 1
     pills = []
-    for n in node_pills(facts.recipe, facts.vocab, hw):
+    for n in facts.node_pills(hw):
         reason = node_reason(facts, state, n)
         if n == 1:
             label, tip = "Single-node", f"One {hardware_name(facts.taxonomy, hw)} node ({counted(g, noun)})."
