@@ -42,12 +42,12 @@ from .facts import (
     variant_label,
 )
 from .install import install_view
+from .kv_rows import kv_rows
 from .performance import performance_view, stored_block
 from .rows import (
     feature_reason,
     features_rows,
     hardware_row,
-    kv_rows,
     make_row,
     nodes_rows,
     omni_rows,

@@ -40,6 +40,7 @@ INITIAL_INPUTS: dict[str, dict[str, Any]] = {"query": {}, "prefs": {}, "stored":
 # ../shared/upstream stores about 700; a recipe with hundreds of pills can't make the build run for minutes.
 MAX_STORED_VIEWS = 2000
 SAME_AS_FIRST: dict[str, int] = {"@": 1}  # a second click whose view is that click's first-click view
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # JSON values no patch looks into
 
 Patch = dict[str, Any]
 
@@ -74,8 +75,13 @@ def view_patch(before: Any, after: Any) -> Patch:
         for key, value in after.items():
             if key not in before:
                 changes[key] = {"=": value}
-            elif not _same(before[key], value):
-                changes[key] = view_patch(before[key], value)
+                continue
+            old, kind = before[key], type(value)
+            if kind in _SCALARS and type(old) is kind:  # the common case, without a call
+                if old != value:
+                    changes[key] = {"=": value}
+            elif not _same(old, value):
+                changes[key] = view_patch(old, value)
         for key in before:
             if key not in after:
                 changes[key] = {"-": 1}
