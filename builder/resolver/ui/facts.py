@@ -165,8 +165,9 @@ def make_pill(value: Any, label: str, selected: bool = False, reason: str | None
 class BuilderFacts:
     """Everything derived from one (recipe, vocab) pair, shared by the state steps."""
 
-    def __init__(self, recipe: dict[str, Any], vocab: Vocab):
-        self.recipe, self.vocab = recipe, vocab
+    def __init__(self, recipe: dict[str, Any], vocab: Vocab, shared: bool = True):
+        """``shared``: these facts serve many clicks (see :meth:`recall`)."""
+        self.recipe, self.vocab, self.shared = recipe, vocab, shared
         self.taxonomy = as_dict(vocab.get("taxonomy"))
         self.strategies = strategy_catalogue(vocab)
         self.profiles = hardware_profiles(self.taxonomy)
@@ -201,19 +202,22 @@ class BuilderFacts:
         function), remembered for the life of these facts (at most :data:`RECALLED` answers). A text,
         number, bool or None is kept as it is, other plain data marshalled (each caller gets its own
         copy, free to change it: a copy by marshal is several times faster than one in Python), and
-        anything else (which marshal refuses) is not kept."""
+        anything else (which marshal refuses) is not kept; facts made for one view (``shared`` False)
+        keep plain answers only (a copy is worth its cost only when another click asks again)."""
         found = self._recalled.get(key)
         if found is not None:
             return found[1] if found[0] else marshal.loads(found[1])  # type: ignore[no-any-return]
         if len(self._recalled) >= RECALLED:
             self._recalled.clear()
-        answer = compute()
-        try:
-            plain = answer is None or type(answer) in _PLAIN
-            self._recalled[key] = (True, answer) if plain else (False, marshal.dumps(answer))  # type: ignore[arg-type]
-        except ValueError:
-            pass
-        return answer
+        answer: Any = compute()
+        if answer is None or type(answer) in _PLAIN:
+            self._recalled[key] = (True, answer)
+        elif self.shared:
+            try:
+                self._recalled[key] = (False, marshal.dumps(answer))
+            except ValueError:
+                pass
+        return answer  # type: ignore[no-any-return]
 
     def resolved(self, selection: Selection) -> dict[str, Any]:
         """``resolve(recipe, vocab, selection, with_views=False)``, recalled by the selection's content

@@ -168,7 +168,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     across calls (the build's stored clicks); a new one by default. ``predictions``: the recipe's stored
     predictions (its ``.performance.json``), which the view's ``performance`` section draws from.
     """
-    facts = BuilderFacts(recipe, vocab) if facts is None else facts
+    facts = BuilderFacts(recipe, vocab, shared=False) if facts is None else facts
     if predictions is not None and predictions is not facts.predictions:
         facts.predictions, facts.perf_table = predictions, None  # the table is of the predictions it indexes
     return step_view(facts, builder_step(facts, state, event))
