@@ -80,3 +80,42 @@ def test_the_published_code_zip_holds_the_compiled_resolver_and_glue(built_site:
     sources = {name + "c" for name in _code_members(ROOT / "builder" / "resolver")}
     assert names == sources
     assert {i.compress_type for i in infos} == {zipfile.ZIP_STORED}
+
+
+CHANGES = """
+import json, sys
+exec(json.loads(sys.stdin.readline()))  # the worker's loader
+vocab, recipe, other_recipe, other_vocab = (sys.stdin.readline() for _ in range(4))
+load_code("one", sys.argv[1])
+glue = CODE["one"]
+state = json.dumps({"hardware": "h200"})
+glue.set_vocab(vocab)
+glue.set_recipe("a/b", recipe)
+out = {"first": [json.loads(glue.view("a/b", state, "null")) for _ in range(2)]}
+glue.set_recipe("a/b", other_recipe)
+out["new_recipe"] = json.loads(glue.view("a/b", state, "null"))
+glue.set_vocab(other_vocab)
+out["new_vocab"] = json.loads(glue.view("a/b", state, "null"))
+print(json.dumps(out))
+"""
+
+
+def test_the_glue_answers_a_changed_recipe_or_vocabulary_with_fresh_facts(tmp_path: Path) -> None:
+    """The glue keeps one BuilderFacts per recipe for its clicks: a recipe or vocabulary set anew is
+    answered from its own (the model id is in the resolved command, the VRAM in the Hardware row)."""
+    path = tmp_path / "one.zip"
+    path.write_bytes(_deterministic_zip(_code_members(ROOT / "builder" / "resolver")))
+    other_recipe = {**RECIPE, "model": {"model_id": "a/c"}}
+    other_vocab = json.loads(json.dumps(VOCAB))
+    other_vocab["taxonomy"]["hardware_profiles"]["h200"]["vram_gb"] = 640
+    stdin = "".join(json.dumps(x) + "\n" for x in (worker_loader(), VOCAB, RECIPE, other_recipe, other_vocab))
+    run = subprocess.run([sys.executable, "-I", "-c", CHANGES, str(path)], input=stdin, capture_output=True,
+                         text=True, check=True)
+    out = json.loads(run.stdout)
+
+    def expected(recipe: dict, vocab: dict) -> dict:
+        return json.loads(json.dumps(resolver.builder_state(recipe, vocab, {"hardware": "h200"})))
+
+    assert out["first"] == [expected(RECIPE, VOCAB)] * 2
+    assert out["new_recipe"] == expected(other_recipe, VOCAB) != out["first"][0]
+    assert out["new_vocab"] == expected(other_recipe, other_vocab) != out["new_recipe"]

@@ -41,12 +41,22 @@ def frozen(value: Any) -> Any:
     raise _Unkeyable(kind.__name__)
 
 
+def content_key(value: Any) -> Any:
+    """:func:`frozen` ``value``, or None when it is not plain data."""
+    try:
+        return frozen(value)
+    except _Unkeyable:
+        return None
+
+
 def copied(value: R) -> R:
     """Fresh dicts and lists all the way down (tuples and scalars are shared: they cannot change)."""
-    if isinstance(value, dict):
-        return {key: copied(item) for key, item in value.items()}  # type: ignore[return-value]
+    if isinstance(value, dict):  # (a scalar item is not passed down: most are, and calls cost)
+        return {key: copied(item) if isinstance(item, (dict, list)) else item  # type: ignore[return-value]
+                for key, item in value.items()}
     if isinstance(value, list):
-        return [copied(item) for item in value]  # type: ignore[return-value]
+        return [copied(item) if isinstance(item, (dict, list)) else item  # type: ignore[return-value]
+                for item in value]
     return value
 
 
@@ -77,10 +87,7 @@ def memoised(function: Callable[P, R]) -> Callable[P, R]:
 
     @wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            key = None if kwargs else frozen(args)
-        except _Unkeyable:
-            key = None
+        key = None if kwargs else content_key(args)
         if key is None:
             return function(*args, **kwargs)
         return copied(cached(_Call(key, args)))

@@ -26,7 +26,6 @@ from ..resolve import node_count_value
 from ..strategies import (
     deploy_type_of,
     initial_node_count,
-    node_pills,
     nodes_for,
     nodes_for_strategy,
     strategy_supported,
@@ -174,7 +173,7 @@ def _strategy(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
 
 def _nodes(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
     n = int_or(click.value)
-    pills = node_pills(facts.recipe, facts.vocab, state["hardware"])
+    pills = facts.node_pills(state["hardware"])
     if n in pills and node_reason(facts, state, n) is None:
         state["nodes"], state["strategy"] = n, None
 
@@ -302,7 +301,7 @@ def _pick(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
         _on_hardware(facts, state, choice["hardware"], click.out)
         hw, strategy = state["hardware"], choice["strategy"]
         counts = [1] if not facts.clusterable(hw) else sorted(
-            {max(1, facts.floor_nodes(strategy, hw)), *node_pills(facts.recipe, facts.vocab, hw)})
+            {max(1, facts.floor_nodes(strategy, hw)), *facts.node_pills(hw)})
         state["nodes"] = next((n for n in counts if strategy in facts.row_strategies(hw, n)), counts[0])
         state["strategy"], state["perf_concurrency"] = strategy, choice["concurrency"]
     state["perf_pick"] = note

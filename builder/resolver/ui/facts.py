@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
 import re
+from collections.abc import Callable, Hashable
 from typing import Any, TypeVar, overload
 
 from ..families import family_id
@@ -22,17 +24,20 @@ from ..hardware import (
     runs_on,
     variant_of,
 )
+from ..memory.memo import content_key
+from ..resolve import resolve
 from ..strategies import (
     builder_strategies,
     deploy_type_of,
     effective_compatible_strategies,
     kv_store_ids,
+    node_pills,
     nodes_for_strategy,
     recommend_strategy,
     strategy_catalogue,
     strategy_supported,
 )
-from ..types import Vocab
+from ..types import Selection, Vocab
 from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
@@ -73,6 +78,11 @@ POOL_MODE_TIPS = {"tp": "Tensor parallel across the pool's GPUs.",
 
 
 MAX_INSTANCES = 16
+RECALLED = 1024  # entries BuilderFacts.recall keeps: every (hardware, variant) pair of a large recipe
+
+
+_Answer = TypeVar("_Answer")
+_PLAIN = (str, int, float, bool)  # answers BuilderFacts.recall keeps as they are
 
 
 _Default = TypeVar("_Default")
@@ -155,8 +165,9 @@ def make_pill(value: Any, label: str, selected: bool = False, reason: str | None
 class BuilderFacts:
     """Everything derived from one (recipe, vocab) pair, shared by the state steps."""
 
-    def __init__(self, recipe: dict[str, Any], vocab: Vocab):
-        self.recipe, self.vocab = recipe, vocab
+    def __init__(self, recipe: dict[str, Any], vocab: Vocab, shared: bool = True):
+        """``shared``: these facts serve many clicks (see :meth:`recall`)."""
+        self.recipe, self.vocab, self.shared = recipe, vocab, shared
         self.taxonomy = as_dict(vocab.get("taxonomy"))
         self.strategies = strategy_catalogue(vocab)
         self.profiles = hardware_profiles(self.taxonomy)
@@ -172,7 +183,8 @@ class BuilderFacts:
         self._profile: dict[str, dict[str, Any]] = {}
         self._listed: tuple[str, ...] | None = None
         self._rows: dict[tuple[str, int], tuple[str, ...]] = {}
-        self._runs: dict[tuple[str, str], bool] = {}
+        self._multi: bool | None = None
+        self._recalled: dict[tuple[Hashable, ...], tuple[bool, Any]] = {}
         # the recipe's stored predictions (a StoredFile) once the page loaded them; their entries by inputs
         self.predictions: Any = None
         self.perf_table: Any = None
@@ -185,6 +197,37 @@ class BuilderFacts:
             found = self._profile[hw] = profile_of(self.taxonomy, hw)
         return found
 
+    def recall(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer]) -> _Answer:
+        """``compute()``, a pure function of these facts and ``key`` (whose first item names the
+        function), remembered for the life of these facts (at most :data:`RECALLED` answers). A text,
+        number, bool or None is kept as it is, other plain data marshalled (each caller gets its own
+        copy, free to change it: a copy by marshal is several times faster than one in Python), and
+        anything else (which marshal refuses) is not kept; facts made for one view (``shared`` False)
+        keep plain answers only (a copy is worth its cost only when another click asks again)."""
+        found = self._recalled.get(key)
+        if found is not None:
+            return found[1] if found[0] else marshal.loads(found[1])  # type: ignore[no-any-return]
+        if len(self._recalled) >= RECALLED:
+            self._recalled.clear()
+        answer: Any = compute()
+        if answer is None or type(answer) in _PLAIN:
+            self._recalled[key] = (True, answer)
+        elif self.shared:
+            try:
+                self._recalled[key] = (False, marshal.dumps(answer))
+            except ValueError:
+                pass
+        return answer  # type: ignore[no-any-return]
+
+    def resolved(self, selection: Selection) -> dict[str, Any]:
+        """``resolve(recipe, vocab, selection, with_views=False)``, recalled by the selection's content
+        (many clicks resolve the same selection)."""
+        def compute() -> dict[str, Any]:
+            return resolve(self.recipe, self.vocab, selection, with_views=False)
+
+        key = content_key(selection)
+        return compute() if key is None else self.recall(("resolved", key), compute)
+
     def listed(self) -> tuple[str, ...]:
         """Hardware pills: restricted profiles only when declared (CB-HW-02), in ``pill_order``."""
         if self._listed is not None:
@@ -196,30 +239,43 @@ class BuilderFacts:
 
     def usable(self, hw: Any, vkey: str) -> bool:
         """Precision-compatible, not unsupported, allowed by the variant allowlist (§3.7)."""
+        if isinstance(hw, str) and isinstance(vkey, str):
+            return self.recall(("usable", hw, vkey), lambda: self._usable(hw, vkey))
+        return self._usable(hw, vkey)
+
+    def _usable(self, hw: Any, vkey: str) -> bool:
         v = variant_of(self.recipe, vkey)
         return (isinstance(hw, str) and isinstance(self.profiles.get(hw), dict)
                 and self.declared.get(hw) != "unsupported" and precision_ok(v, self.profile(hw))
                 and allowlisted(v, hw))
 
     def runs(self, hw: str, vkey: str) -> bool:
-        key = (hw, vkey)
-        found = self._runs.get(key) if isinstance(hw, str) and isinstance(vkey, str) else None
-        if found is None:
-            found = (self.declared.get(hw) != "unsupported"
-                     and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw))
-            if isinstance(hw, str) and isinstance(vkey, str):
-                self._runs[key] = found
-        return found
+        def compute() -> bool:
+            return (self.declared.get(hw) != "unsupported"
+                    and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw))
+
+        if isinstance(hw, str) and isinstance(vkey, str):
+            return self.recall(("runs", hw, vkey), compute)
+        return compute()
 
     def any_variant_runs(self, hw: str) -> bool:
         return any(self.runs(hw, k) for k in self.variants)
 
     def multi_capable(self) -> bool:
-        return any(deploy_type_of(self.strategies.get(s)) in ("multi_node", "pd_cluster") for s in self.comp)
+        if self._multi is None:
+            self._multi = any(deploy_type_of(self.strategies.get(s)) in ("multi_node", "pd_cluster")
+                              for s in self.comp)
+        return self._multi
 
     def clusterable(self, hw: str) -> bool:
         p = self.profile(hw)
         return is_scalable(p) and not is_xpu(p)
+
+    def node_pills(self, hw: str) -> list[int]:
+        """:func:`strategies.node_pills` of this recipe on ``hw``."""
+        if isinstance(hw, str):
+            return self.recall(("node_pills", hw), lambda: node_pills(self.recipe, self.vocab, hw))
+        return node_pills(self.recipe, self.vocab, hw)
 
     def vkey(self, key: Any) -> str:
         return key if isinstance(key, str) and key in self.variants else (
@@ -245,6 +301,12 @@ class BuilderFacts:
         return rec if rec in row else (row[0] if row else None)
 
     def active_strategy(self, hw: str, nodes: int, pick: Any) -> str | None:
+        """The strategy in effect: ``pick`` when supported here, else the recommended or first supported."""
+        if isinstance(hw, str) and type(nodes) is int and (pick is None or isinstance(pick, str)):
+            return self.recall(("active_strategy", hw, nodes, pick), lambda: self._active(hw, nodes, pick))
+        return self._active(hw, nodes, pick)
+
+    def _active(self, hw: str, nodes: int, pick: Any) -> str | None:
         row = self.row_strategies(hw, nodes)
         p = self.profile(hw)
         ok = [s for s in row if strategy_supported(self.recipe, s, p, hw)]
@@ -300,6 +362,12 @@ class BuilderFacts:
 
 def advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
     """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now)."""
+    if sid is None or isinstance(sid, str):
+        return facts.recall(("advanced_options", sid), lambda: _advanced_options(facts, sid))
+    return _advanced_options(facts, sid)
+
+
+def _advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
     model = as_dict(facts.recipe.get("model"))
     out = []
     for oid, args, desc in BUILDER_ADVANCED:

@@ -8,6 +8,7 @@ from ..deploy import FORMATS
 from ..docker import docker_image, image_sources
 from ..hardware import is_nvidia, variant_of
 from ..install import copy_all_installs, install_platform, interactive_install
+from ..memory.memo import content_key
 from ..presets import preset_image
 from ..values import as_dict, get_key, truthy
 from .deploy import deploy_tabs, unavailable_note
@@ -16,7 +17,18 @@ from .facts import BuilderFacts
 
 def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None,
                  deploy_type: Any = None) -> dict[str, Any]:
-    """The install strip (pip / Docker, then the deployment forms of a record of ``deploy_type``)."""
+    """The install strip (pip / Docker, then the deployment forms of a record of ``deploy_type``),
+    recalled by what it reads (the state's hardware, variant, CUDA and install tab, the arguments)."""
+    key = (state["hardware"], state["variant"], state["cuda"], state["install"], kv, deploy_type)
+    preset_key = content_key(preset)
+    if preset_key is not None and all(k is None or type(k) is str for k in key):
+        return facts.recall(("install_view", preset_key, *key),
+                            lambda: _install_view(facts, state, kv, preset, deploy_type))
+    return _install_view(facts, state, kv, preset, deploy_type)
+
+
+def _install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None,
+                  deploy_type: Any = None) -> dict[str, Any]:
     hw, p = state["hardware"], facts.profile(state["hardware"])
     info = interactive_install(facts.recipe, facts.vocab, hw, state["variant"], state["cuda"], kv)
     platform = install_platform(p)

@@ -19,12 +19,11 @@ from ..hardware import (
     variant_of,
 )
 from ..omni import omni_task_for_hardware, omni_tasks
-from ..strategies import node_pills, strategy_supported
+from ..strategies import strategy_supported
 from ..types import ClickEvent
 from ..values import MAX_NODES, as_dict, as_list, get_key, int_if_integral, is_num, js_str, truthy
 from .facts import (
     FEATURE_ICONS,
-    MAX_INSTANCES,
     ORIENTATION_LABELS,
     POOL_MODE_TIPS,
     BuilderFacts,
@@ -86,8 +85,14 @@ def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
 
 
 def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
+    """The Hardware row: a function of the state's variant and hardware only (recalled per pair)."""
+    variant, hw = state["variant"], state["hardware"]
+    return facts.recall(("hardware_row", variant, hw), lambda: _hardware_row(facts, variant, hw))
+
+
+def _hardware_row(facts: BuilderFacts, variant: str, selected: str) -> dict[str, Any]:
     groups: list[dict[str, Any]] = []
-    cur_v = variant_of(facts.recipe, state["variant"])
+    cur_v = variant_of(facts.recipe, variant)
     for hw in facts.listed():
         p = facts.profile(hw)
         mark = facts.declared.get(hw)
@@ -97,7 +102,7 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
                       "be enabled later.")
         elif facts.omni:
             if not precision_ok(cur_v, p):
-                reason = (f"{variant_label(state['variant'], cur_v)} needs "
+                reason = (f"{variant_label(variant, cur_v)} needs "
                           f"{precision_hardware_name(cur_v)} hardware.")
             elif not allowlisted(cur_v, hw):
                 names = ", ".join(hardware_name(facts.taxonomy, h)
@@ -108,7 +113,7 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         tip = [js_str(p.get("description") or hardware_name(facts.taxonomy, hw))]
         if mark == "verified":
             tip.append("Verified end-to-end by the recipe author.")
-        if reason is None and not facts.omni and not facts.runs(hw, state["variant"]):
+        if reason is None and not facts.omni and not facts.runs(hw, variant):
             alt = pick_fitting_variant(facts.recipe, p, hw)
             if alt:
                 tip.append("Choosing it also switches Variant to "
@@ -117,17 +122,22 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         if not groups or groups[-1]["label"] != brand:
             groups.append({"label": brand, "pills": []})
         groups[-1]["pills"].append(
-            make_pill(hw, hardware_name(facts.taxonomy, hw), hw == state["hardware"], reason,
+            make_pill(hw, hardware_name(facts.taxonomy, hw), hw == selected, reason,
                   "\n\n".join(tip), sub=per_gpu_label(p), verified=mark == "verified"))
     pills = [pill for g in groups for pill in g["pills"]]
     return make_row("hardware", "Hardware", pills, groups=groups, event={"type": "hardware"})
 
 
 def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The Variant row (None: none shown): a function of the state's variant and hardware only."""
+    variant, hw = state["variant"], state["hardware"]
+    return facts.recall(("variant_row", variant, hw), lambda: _variant_row(facts, variant, hw))
+
+
+def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] | None:
     if facts.omni and len(facts.variants) <= 1:
         return None
     pills = []
-    hw = state["hardware"]
     for key, v in facts.variants.items():
         v = as_dict(v)
         reason = None
@@ -144,9 +154,9 @@ def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | 
         if reason is None and not facts.omni and not facts.usable(hw, key):
             target = default_hardware(facts.recipe, facts.taxonomy, key)
             tip.append(f"Choosing it also switches Hardware to {hardware_name(facts.taxonomy, target)}.")
-        pills.append(make_pill(key, variant_label(key, v), key == state["variant"], reason, "\n\n".join(tip),
+        pills.append(make_pill(key, variant_label(key, v), key == variant, reason, "\n\n".join(tip),
                            sub=f"{js_str(need)} GB" if is_num(need) else None))
-    v = variant_of(facts.recipe, state["variant"])
+    v = variant_of(facts.recipe, variant)
     omni = as_dict(facts.recipe.get("omni"))
     hint = ("The GB figure is the minimum to load the weights (about params × bytes × 1.2), not a serving "
             "budget: long contexts and big batches need roughly 1.5-2× more for the KV cache.")
@@ -182,93 +192,6 @@ def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) ->
                     else None)
 
 
-def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
-            effective: str | None) -> list[dict[str, Any]]:
-    hw = state["hardware"]
-    options = as_dict(facts.taxonomy.get("kv_offload"))
-    groups = as_dict(facts.taxonomy.get("kv_offload_groups"))
-    entries: list[tuple[Any, str, str]] = []
-    seen_groups = set()
-    for key, opt in options.items():
-        g = get_key(opt, "group")
-        if g in groups:
-            if g not in seen_groups:
-                seen_groups.add(g)
-                entries.append((as_dict(groups[g]).get("order") or 0, "group", g))
-        else:
-            entries.append((as_dict(opt).get("order") or 0, "option", key))
-    entries.append((3, "mooncake", "mooncake"))
-    entries.sort(key=lambda e: e[0] if is_num(e[0]) else 0)
-    pills = [make_pill("off", "Off", effective is None, None, "KV cache stays in GPU memory.")]
-    sub_rows: list[dict[str, Any]] = []
-    below, docs = None, None
-    for _, kind, key in entries:
-        if kind == "option":
-            opt = as_dict(options[key])
-            reason = facts.kv_reason(key, hw, sid)
-            pills.append(
-                make_pill(key, js_str(opt.get("label") or opt.get("display_name") or key), effective == key,
-                      reason, js_str(opt.get("description") or "")))
-            if effective == key:
-                below, docs = opt.get("description"), opt.get("docs_url")
-        elif kind == "group":
-            grp = as_dict(groups[key])
-            members = sorted((k for k, o in options.items() if get_key(o, "group") == key),
-                             key=lambda k: as_dict(options[k]).get("order") or 0)
-            reasons = {m: facts.kv_reason(m, hw, sid) for m in members}
-            reason = None if any(r is None for r in reasons.values()) else next(iter(reasons.values()), None)
-            active = effective in members
-            pills.append(make_pill(key, js_str(grp.get("label") or key), active, reason,
-                               js_str(grp.get("tooltip") or grp.get("description") or "")))
-            if active:
-                below, docs = grp.get("description"), grp.get("docs_url")
-                mpills = [
-                    make_pill(m, js_str(as_dict(options[m]).get("label") or m), m == effective, reasons[m],
-                          js_str(as_dict(options[m]).get("description") or "")) for m in members]
-                sub_rows.append(
-                    make_row("kv_member", js_str(grp.get("sub_row_label") or "Offload Tiers"), mpills,
-                         nested=True, event={"type": "kv_member"},
-                         below=js_str(as_dict(get_key(options, effective)).get("description")
-                                      or "")))
-        else:
-            reason = facts.mooncake_reason(hw)
-            active = effective in facts.kv_ids
-            pills.append(make_pill("mooncake", "Mooncake", active, reason,
-                               "Mooncake distributed KV store: a shared CPU-DRAM cache pool "
-                               "across vLLM instances."))
-            if active:
-                below = ("Mooncake pools CPU DRAM across instances as a shared KV cache; a master process "
-                         "coordinates it and a cache-aware router shares it between instances.")
-                docs = "https://docs.vllm.ai/en/latest/features/mooncake_connector_usage.html"
-                tpills = []
-                for t in facts.kv_ids:
-                    dep = as_dict(facts.strategies.get(t))
-                    tpills.append(
-                        make_pill(t, js_str(dep.get("label") or dep.get("display_name") or t), t == effective,
-                              facts.mooncake_reason(hw, t), js_str(dep.get("description") or "").strip()))
-                sub_rows.append(make_row("topology", "Store Topology", tpills, nested=True,
-                                     event={"type": "topology"},
-                                     below=js_str(as_dict(get_key(facts.strategies, effective)).get(
-                                         "description") or "")
-                                     .strip()))
-                if sid != "pd_cluster":
-                    dep = as_dict(get_key(facts.strategies, effective))
-                    count = state["kv_instances"] or dep.get("default_instances") or 1
-                    g = gpu_count_of(facts.profile(hw))
-                    n = state["nodes"]
-                    noun = device_noun(facts.profile(hw))
-                    sub_rows.append(make_row(
-                        "instances", "Instances", [], kind="number", nested=True, value=count, min=1,
-                        max=MAX_INSTANCES, input_label="Number of vLLM instances",
-                        input_event={"type": "kv_instances"},
-                        text=f"× {counted(n, 'node')} × {counted(g, noun)} = "
-                             f"{counted(count * n * g, noun)} total",
-                        hint="At 2 or more instances a cache-aware router appears in front of them."))
-    row = make_row("kv_offload", "KV Offload", pills, below=js_str(below).strip() if below else None,
-                   docs=docs, event={"type": "kv_offload"})
-    return [row, *sub_rows]
-
-
 def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
     hw = state["hardware"]
     p = facts.profile(hw)
@@ -299,7 +222,7 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
              or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1) \
         if mooncake else 1
     pills = []
-    for n in node_pills(facts.recipe, facts.vocab, hw):
+    for n in facts.node_pills(hw):
         reason = node_reason(facts, state, n)
         if n == 1:
             label, tip = "Single-node", f"One {hardware_name(facts.taxonomy, hw)} node ({counted(g, noun)})."

@@ -16,7 +16,6 @@ from ..hardware import (
 from ..omni import active_omni_task, omni_tasks
 from ..strategies import (
     initial_node_count,
-    node_pills,
     nodes_for_strategy,
     pd_pool_defaults,
     pd_pool_modes,
@@ -188,7 +187,7 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     sid = facts.active_strategy(hw, state["nodes"], state["strategy"])
     if sid != "pd_cluster" and facts.clusterable(hw):  # CB-NODE-07 floor reconciliation
         floor = facts.floor_nodes(sid, hw)
-        pills = node_pills(facts.recipe, facts.vocab, hw)
+        pills = facts.node_pills(hw)
         if state["nodes"] < floor:
             state["nodes"] = floor
         elif state["nodes"] > 2 and state["nodes"] not in pills:

@@ -20,9 +20,9 @@ from ..layering import single_parallel_size
 from ..memory import import_command, memory_fallback, memory_for_record
 from ..omni import active_omni_task, omni_example, resolve_omni
 from ..presets import resolve_preset
-from ..resolve import applicable_notes, resolve
+from ..resolve import applicable_notes
 from ..shell import pip_view
-from ..strategies import deploy_type_of, is_multi_node, node_pills
+from ..strategies import deploy_type_of, is_multi_node
 from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .address import canonical_query, stored_choices
@@ -42,12 +42,12 @@ from .facts import (
     variant_label,
 )
 from .install import install_view
+from .kv_rows import kv_rows
 from .performance import performance_view, stored_block
 from .rows import (
     feature_reason,
     features_rows,
     hardware_row,
-    kv_rows,
     make_row,
     nodes_rows,
     omni_rows,
@@ -168,7 +168,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     across calls (the build's stored clicks); a new one by default. ``predictions``: the recipe's stored
     predictions (its ``.performance.json``), which the view's ``performance`` section draws from.
     """
-    facts = BuilderFacts(recipe, vocab) if facts is None else facts
+    facts = BuilderFacts(recipe, vocab, shared=False) if facts is None else facts
     if predictions is not None and predictions is not facts.predictions:
         facts.predictions, facts.perf_table = predictions, None  # the table is of the predictions it indexes
     return step_view(facts, builder_step(facts, state, event))
@@ -177,7 +177,6 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
 def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None,
                  event: dict[str, Any] | None = None) -> Step:
     """The first half of :func:`builder_state`: ``event`` applied to ``state`` and reconciled."""
-    recipe, vocab = facts.recipe, facts.vocab
     raw = as_dict(state)
     endpoints = {k: v for k, v in as_dict(raw.get("_endpoints")).items() if isinstance(k, str)}
     storage: dict[str, Any] = {"prefs": None, "recipe": None}
@@ -187,8 +186,8 @@ def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None,
         if not facts.omni and raw.get("strategy") in facts.comp and current["nodes"] == 1 and \
                 is_multi_node(facts.vocab, raw["strategy"]) and facts.clusterable(current["hardware"]):
             current["nodes"] = max(2, facts.floor_nodes(raw["strategy"], current["hardware"]))
-        if raw.get("nodes") not in (None, "") and int_or(raw.get("nodes"), 1) in node_pills(
-                recipe, vocab, current["hardware"]) and not facts.omni:
+        if raw.get("nodes") not in (None, "") and int_or(raw.get("nodes"), 1) in facts.node_pills(
+                current["hardware"]) and not facts.omni:
             current["nodes"] = (int_or(raw.get("nodes"), 1)
                                 if facts.clusterable(current["hardware"]) and facts.multi_capable() else 1)
         if current["preset"]:
@@ -304,7 +303,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
                 count = (state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances")
                          or 1)
                 selection["kv_instances"] = {"count": count, "current": state["kv_instance"]}
-            record = resolve(facts.recipe, facts.vocab, selection, with_views=False)
+            record = facts.resolved(selection)
             kv = record.get("kv_offload")
         view["memory"] = memory_view(facts, record)
         block = stored_block(facts, record)  # the selection's predictions: the panel and the Bench popover

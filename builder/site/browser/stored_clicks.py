@@ -40,6 +40,7 @@ INITIAL_INPUTS: dict[str, dict[str, Any]] = {"query": {}, "prefs": {}, "stored":
 # ../shared/upstream stores about 700; a recipe with hundreds of pills can't make the build run for minutes.
 MAX_STORED_VIEWS = 2000
 SAME_AS_FIRST: dict[str, int] = {"@": 1}  # a second click whose view is that click's first-click view
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # JSON values no patch looks into
 
 Patch = dict[str, Any]
 
@@ -74,8 +75,13 @@ def view_patch(before: Any, after: Any) -> Patch:
         for key, value in after.items():
             if key not in before:
                 changes[key] = {"=": value}
-            elif not _same(before[key], value):
-                changes[key] = view_patch(before[key], value)
+                continue
+            old, kind = before[key], type(value)
+            if kind in _SCALARS and type(old) is kind:  # the common case, without a call
+                if old != value:
+                    changes[key] = {"=": value}
+            elif not _same(old, value):
+                changes[key] = view_patch(old, value)
         for key in before:
             if key not in after:
                 changes[key] = {"-": 1}
@@ -128,11 +134,13 @@ def stored_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -
     The state sent with each click is what the page sends: the shown view's state plus ``_endpoints``.
     One :class:`resolver.BuilderFacts` serves every click, and a second click whose step
     (:func:`resolver.builder_step`) is the one the same click makes from the initial view is
-    ``SAME_AS_FIRST`` without computing its view: the view is a function of the step.
+    ``SAME_AS_FIRST`` without computing its view: the view is a function of the step, so a step met
+    before (a second click reaching the state another order of the same clicks reached) reuses its view.
     """
     facts = resolver.BuilderFacts(recipe, vocab)
     budget = [MAX_STORED_VIEWS]
-    first = _clicks_after(facts, initial, budget, {})
+    seen: dict[str, Any] = {}
+    first = _clicks_after(facts, initial, budget, {}, seen)
     first_steps = {key: click.step for key, click in first.items()}
     views = {key: view_patch(initial, click.view) for key, click in first.items()}
     following: dict[str, dict[str, Patch]] = {}
@@ -140,7 +148,7 @@ def stored_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -
         after = click.view
         following[key] = {
             key2: SAME_AS_FIRST if second.view is None else view_patch(after, second.view)
-            for key2, second in _clicks_after(facts, after, budget, first_steps).items()}
+            for key2, second in _clicks_after(facts, after, budget, first_steps, seen).items()}
     return {"inputs": INITIAL_INPUTS, "views": views, "next": following}
 
 
@@ -150,10 +158,11 @@ class _Click(NamedTuple):
 
 
 def _clicks_after(facts: resolver.BuilderFacts, shown: dict[str, Any], budget: list[int],
-                  first_steps: dict[str, str]) -> dict[str, _Click]:
+                  first_steps: dict[str, str], seen: dict[str, Any]) -> dict[str, _Click]:
     """event_key -> that click on ``shown``, for each of its stored clicks while ``budget[0]``
     (decremented per click) lasts; a click whose step or view fails is left out, and a click whose
-    step is ``first_steps[event_key]`` gets no view."""
+    step is ``first_steps[event_key]`` gets no view. ``seen``: step fingerprint -> its view, the views
+    computed so far (shared, never changed: the patches are written out as they are)."""
     state = {**shown["state"], "_endpoints": {}}
     out: dict[str, _Click] = {}
     for event in one_click_events(shown):
@@ -164,7 +173,12 @@ def _clicks_after(facts: resolver.BuilderFacts, shown: dict[str, Any], budget: l
         try:
             step = resolver.builder_step(facts, state, event)
             fingerprint = repr(step)
-            view = None if first_steps.get(key) == fingerprint else _as_json(resolver.step_view(facts, step))
+            if first_steps.get(key) == fingerprint:
+                view = None
+            elif fingerprint in seen:
+                view = seen[fingerprint]
+            else:
+                view = seen[fingerprint] = _as_json(resolver.step_view(facts, step))
         except Exception:  # noqa: BLE001 - the page waits for the worker, whose error it then shows
             continue
         out[key] = _Click(fingerprint, view)
