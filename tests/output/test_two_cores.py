@@ -22,8 +22,9 @@ from tests.support.paths import RECIPES
 
 @pytest.fixture()
 def forks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forks allowed beside xdist's threads."""
+    """Forks allowed beside threads an earlier test left in this worker (a session's local server)."""
     monkeypatch.setattr(forked, "can_fork", lambda: True)
+    monkeypatch.setattr(build, "can_fork", lambda: True)
 
 
 def square_and_pid(n: int) -> tuple[int, int]:
