@@ -4,6 +4,7 @@ same lines as one process resolving them all, and a child that fails costs only 
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,9 @@ def json_build(out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str,
     return tree_bytes(out), printed.out.replace(str(out), "OUT"), printed.err
 
 
-@pytest.fixture()
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Forks allowed beside xdist's threads; the jobs the API resolution forked, by name."""
-    need_shared()
+def allow_forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Forks allowed beside threads an earlier test left in this worker; the jobs the API resolution
+    forked, by name."""
     monkeypatch.setattr(forked, "can_fork", lambda: True)
     monkeypatch.setattr("builder.output.writer_process.can_fork", lambda: True)
     started: list[str] = []
@@ -48,17 +48,38 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return started
 
 
+@pytest.fixture()
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    need_shared()
+    return allow_forks(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def two_cores(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], str, str]:
+    """The two-core ``--json-only`` build of ../shared/upstream the tests compare with (built once)."""
+    need_shared()
+    out = tmp_path_factory.mktemp("two-cores") / "site"
+    with pytest.MonkeyPatch.context() as monkeypatch, StringIO() as stdout, StringIO() as stderr:
+        started = allow_forks(monkeypatch)
+        monkeypatch.setattr("sys.stdout", stdout)
+        monkeypatch.setattr("sys.stderr", stderr)
+        assert main(["build", "--json-only", "--content", str(UPSTREAM), "--out", str(out)]) == 0
+        assert started == ["their_share"]
+        printed = stdout.getvalue().replace(str(out), "OUT"), stderr.getvalue()
+    discards_done(out.parent)
+    return tree_bytes(out), *printed
+
+
 def test_two_cores_write_what_one_process_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 two_cores: tuple[dict[str, bytes], str, str],
                                                  forks: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    parallel = json_build(tmp_path / "parallel" / "site", capsys)
-    assert forks == ["their_share"]
     monkeypatch.setattr(parallel_api, "MIN_RECIPES", 10**6)  # one process: ApiBuilder.build itself
     serial = json_build(tmp_path / "serial" / "site", capsys)
-    assert forks == ["their_share"]
-    assert sorted(parallel[0]) == sorted(serial[0]) and len(parallel[0]) > 13_654
-    assert [p for p in parallel[0] if parallel[0][p] != serial[0][p]] == []
-    assert parallel[1:] == serial[1:]
-    assert parallel[1].startswith("built 150 recipes, 286 documents, ")
+    assert forks == []
+    assert sorted(two_cores[0]) == sorted(serial[0]) and len(serial[0]) > 13_654
+    assert [p for p in serial[0] if two_cores[0][p] != serial[0][p]] == []
+    assert two_cores[1:] == serial[1:]
+    assert serial[1].startswith("built 150 recipes, 286 documents, ")
 
 
 class FailedChild:
@@ -69,22 +90,21 @@ class FailedChild:
 
 
 def test_a_failed_child_leaves_its_recipes_to_the_parent(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         two_cores: tuple[dict[str, bytes], str, str],
                                                          forks: list[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    two_cores = json_build(tmp_path / "two-cores" / "site", capsys)
     monkeypatch.setattr(parallel_api, "fork_job", lambda job: FailedChild())
-    fallback = json_build(tmp_path / "fallback" / "site", capsys)
-    assert fallback == two_cores
+    assert json_build(tmp_path / "fallback" / "site", capsys) == two_cores
 
 
 def test_a_child_dying_midway_leaves_what_it_took_to_the_parent(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str],
+                                                                 two_cores: tuple[dict[str, bytes], str, str],
                                                                  forks: list[str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    two_cores = json_build(tmp_path / "two-cores" / "site", capsys)
     dies_after_taking(monkeypatch, 6)  # five recipes' files written into the staging folder, then dead
     assert json_build(tmp_path / "fallback" / "site", capsys) == two_cores
-    assert forks == ["their_share", "their_share"]
+    assert forks == ["their_share"]
 
 
 def test_recipes_publishing_the_same_base_are_resolved_by_one_process() -> None:
