@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
+from builder.output.turns import Turns
+
 T = TypeVar("T")
 
 
@@ -63,17 +65,20 @@ def fork_job(job: Callable[[], T | None]) -> ForkedJob[T] | None:
 
 
 def on_two_cores(jobs: Sequence[Callable[[], T]]) -> list[T]:
-    """Every job's result, in order: a forked child runs every other job (the second, the fourth, ...)
-    while this process runs the rest; this process runs them all when it cannot fork or the child
-    fails.  What the jobs change besides their results stays in the process that ran them."""
-    child = fork_job(lambda: [job() for job in jobs[1::2]]) if len(jobs) >= 2 else None
-    mine = [job() for job in jobs[::2]]
-    theirs = child.result() if child is not None else None
+    """Every job's result, in order: a forked child and this process take the jobs one at a time
+    (:class:`~builder.output.turns.Turns`, so neither waits idle for the other); this process runs what
+    the child did not return (it could not fork, or it failed midway). What the jobs change besides their
+    results stays in the process that ran them."""
+    turns = Turns.open(len(jobs)) if len(jobs) >= 2 else None
+    if turns is None:
+        return [job() for job in jobs]
+    try:
+        child = fork_job(lambda: {at: jobs[at]() for at in turns.take()})
+        done = {at: jobs[at]() for at in turns.take()}
+        theirs = child.result() if child is not None else None
+    finally:
+        turns.close()
     if theirs is None:
-        theirs = [job() for job in jobs[1::2]]
-    out: list[T] = []
-    for at, result in enumerate(mine):
-        out.append(result)
-        if at < len(theirs):
-            out.append(theirs[at])
-    return out
+        theirs = {at: jobs[at]() for at in range(len(jobs)) if at not in done}
+    done.update(theirs)
+    return [done[at] for at in range(len(jobs))]

@@ -10,28 +10,19 @@ fifth of a ``--json-only`` build.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from builder.content.loader import RecipeRead, read_in_order
-from builder.output.forked import fork_job
-from builder.output.turns import Turns
+from builder.output.forked import on_two_cores
 
 MIN_RECIPES = 8  # fewer: a fork costs more than it saves
 
 
 def read_on_two_cores(rels: list[str], read: Callable[[str], RecipeRead]) -> list[RecipeRead]:
-    """A :data:`~builder.content.loader.RecipeReader`: ``read(rel)`` of every path, some of them in a
-    forked child; :func:`~builder.content.loader.read_in_order` where the process cannot fork or with
-    few recipes. When the child fails, this process reads what it did not read itself."""
-    turns = Turns.open(len(rels)) if len(rels) >= MIN_RECIPES else None
-    if turns is None:
+    """A :data:`~builder.content.loader.RecipeReader`: ``read(rel)`` of every path on two cores
+    (:func:`~builder.output.forked.on_two_cores`); :func:`~builder.content.loader.read_in_order` with few
+    recipes."""
+    if len(rels) < MIN_RECIPES:
         return read_in_order(rels, read)
-    try:
-        child = fork_job(lambda: {position: read(rels[position]) for position in turns.take()})
-        got = {position: read(rels[position]) for position in turns.take()}
-        shared = child.result() if child is not None else None
-    finally:
-        turns.close()
-    got.update(shared if shared is not None else
-               {position: read(rels[position]) for position in range(len(rels)) if position not in got})
-    return [got[position] for position in range(len(rels))]
+    return on_two_cores([functools.partial(read, rel) for rel in rels])

@@ -27,8 +27,8 @@ class Turns:
 
     @classmethod
     def open(cls, count: int) -> Turns | None:
-        """The positions queued in a new pipe; None when they do not fit in one (the caller splits the
-        work statically)."""
+        """The positions queued in a new pipe; None when they do not fit in one (the caller then does
+        the work in one process)."""
         queue = b"".join(ITEM.pack(position) for position in range(count))
         read_end, write_end = os.pipe()
         try:

@@ -24,13 +24,13 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     need_shared()
     monkeypatch.setattr(forked, "can_fork", lambda: True)
     started: list[object] = []
-    real = parallel_load.fork_job
+    real = forked.fork_job
 
     def recorded(job: Any) -> Any:
         started.append(job)
         return real(job)
 
-    monkeypatch.setattr(parallel_load, "fork_job", recorded)
+    monkeypatch.setattr(forked, "fork_job", recorded)
     return started
 
 
@@ -78,7 +78,7 @@ class FailedChild:
 def test_a_failed_child_leaves_its_recipes_to_the_parent(forks: list[object],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     serial = loaded(*load_content(UPSTREAM))
-    monkeypatch.setattr(parallel_load, "fork_job", lambda job: FailedChild())
+    monkeypatch.setattr(forked, "fork_job", lambda job: FailedChild())
     assert loaded(*load_content(UPSTREAM, reader=parallel_load.read_on_two_cores)) == serial
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,14 +29,15 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def square_and_pid(n: int) -> tuple[int, int]:
+    time.sleep(0.05)  # long enough for the child to start and take its turns
     return n * n, os.getpid()
 
 
-def test_jobs_on_two_cores_come_back_in_order_half_of_them_from_a_child(forks: None) -> None:
+def test_jobs_on_two_cores_come_back_in_order_some_of_them_from_a_child(forks: None) -> None:
     results = forked.on_two_cores([functools.partial(square_and_pid, n) for n in range(7)])
     assert [value for value, _ in results] == [0, 1, 4, 9, 16, 25, 36]
-    assert {pid for _, pid in results[::2]} == {os.getpid()}
-    assert len({pid for _, pid in results[1::2]}) == 1 and results[1][1] != os.getpid()
+    pids = {pid for _, pid in results}
+    assert len(pids) == 2 and os.getpid() in pids
     assert forked.on_two_cores([functools.partial(square_and_pid, 3)]) == [(9, os.getpid())]
     assert forked.on_two_cores([]) == []
 
