@@ -185,6 +185,13 @@ def page(browser: Any, site_url: str, warm_contexts: WarmContexts) -> Iterator[A
 
 
 @pytest.fixture()
+def server_page(browser: Any, server: str, warm_contexts: WarmContexts) -> Iterator[Any]:
+    """Like ``page``, on the upstream build's site (``server``): its recipe pages find the site's worker
+    booted instead of booting Pyodide in a new context of their own."""
+    yield from warm_page(warm_contexts, browser, server)
+
+
+@pytest.fixture()
 def presets_page(browser: Any, presets_server: str,
                  warm_contexts: WarmContexts) -> Iterator[Any]:
     """Like ``page``, on the presets site (our recipes/ with their stored predictions)."""

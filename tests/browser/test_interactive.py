@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tests.browser.helpers import wait_ready
+
 MINIMAX = "MiniMaxAI/MiniMax-M3"
 
 
-def test_search_shortcuts_and_keyboard(server: str, page_js: Any) -> None:
-    page = page_js
+def test_search_shortcuts_and_keyboard(server: str, server_page: Any) -> None:
+    page = server_page
     page.goto(f"{server}/browse")
     page.keyboard.press("/")
     assert page.evaluate("document.activeElement.id") == "search-input"
@@ -31,16 +33,16 @@ def test_search_shortcuts_and_keyboard(server: str, page_js: Any) -> None:
     page.wait_for_url(re.compile(re.escape(first_href) + "/?$"))
 
 
-def test_search_matching_ignores_separators(server: str, page_js: Any) -> None:
-    page = page_js
+def test_search_matching_ignores_separators(server: str, server_page: Any) -> None:
+    page = server_page
     page.goto(f"{server}/")
     page.fill("#search-input", "minimaxm3")
     page.wait_for_function("document.querySelector('#search-results').innerText.includes('MiniMax-M3')")
     assert page.locator("#search-results [role=option]").last.inner_text().startswith("Browse")
 
 
-def test_browse_filters_with_counts(built_site: dict[str, Any], server: str, page_js: Any) -> None:
-    page = page_js
+def test_browse_filters_with_counts(built_site: dict[str, Any], server: str, server_page: Any) -> None:
+    page = server_page
     total = len(built_site["content"].recipes)
     page.goto(f"{server}/browse?task=omni")
     omni = sum(1 for r in built_site["content"].recipes
@@ -63,8 +65,8 @@ def test_browse_filters_with_counts(built_site: dict[str, Any], server: str, pag
     page.wait_for_function(f"document.querySelector('[data-count]').textContent === '{total}'")
 
 
-def test_theme_toggle_persists(server: str, page_js: Any) -> None:
-    page = page_js
+def test_theme_toggle_persists(server: str, server_page: Any) -> None:
+    page = server_page
     page.goto(f"{server}/")
     toggle = page.locator("[data-theme-toggle]")
     assert toggle.get_attribute("aria-label") == "Switch to dark mode"
@@ -76,8 +78,8 @@ def test_theme_toggle_persists(server: str, page_js: Any) -> None:
     assert page.evaluate("localStorage.getItem('theme')") == "dark"
 
 
-def test_copy_buttons_everywhere(built_site: dict[str, Any], server: str, page_js: Any) -> None:
-    page = page_js
+def test_copy_buttons_everywhere(built_site: dict[str, Any], server: str, server_page: Any) -> None:
+    page = server_page
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.goto(f"{server}/{MINIMAX}")
     # every static code block has a copy button; the builder's own blocks carry theirs (tests/browser)
@@ -91,8 +93,8 @@ def test_copy_buttons_everywhere(built_site: dict[str, Any], server: str, page_j
     assert page.evaluate("navigator.clipboard.readText()") == block.inner_text().rstrip("\n")
 
 
-def test_404_suggests_and_redirects(built_site: dict[str, Any], server: str, page_js: Any) -> None:
-    page = page_js
+def test_404_suggests_and_redirects(built_site: dict[str, Any], server: str, server_page: Any) -> None:
+    page = server_page
     page.goto(f"{server}/MiniMaxAI/MiniMax-M9")
     assert page.locator("h1").inner_text() == "No recipe yet for this model"
     page.locator("[data-nf-suggest] a").first.wait_for()
@@ -104,22 +106,18 @@ def test_404_suggests_and_redirects(built_site: dict[str, Any], server: str, pag
     page.wait_for_url(re.compile(r"/MiniMaxAI/MiniMax-M3/?\?x=1$"))
 
 
-def test_variant_alias_stub_redirects(built_site: dict[str, Any], server: str, page_js: Any) -> None:
-    page = page_js
+def test_variant_alias_stub_redirects(built_site: dict[str, Any], server: str, server_page: Any) -> None:
+    page = server_page
     page.goto(f"{server}/nvidia/MiniMax-M3-NVFP4")
     page.wait_for_url(re.compile(r"/MiniMaxAI/MiniMax-M3/?\?variant=nvfp4$"))
 
 
-def test_no_horizontal_overflow_at_360px(chromium: Any, server: str) -> None:
+def test_no_horizontal_overflow_at_360px(server_page: Any, server: str) -> None:
     """RESP: pages fit a 360 px viewport; long commands scroll inside their blocks."""
-    ctx = chromium.new_context(viewport={"width": 360, "height": 800})
-    page = ctx.new_page()
-    try:
-        for path in ["/", "/browse", f"/{MINIMAX}", "/MiniMaxAI", "/no/such-page"]:
-            page.goto(server + path)
-            if path == f"/{MINIMAX}":  # measure the interactive builder too, not only the static page
-                page.wait_for_function("document.querySelector('#builder').dataset.builderReady === '1'",
-                                       timeout=60000)
-            assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
-    finally:
-        ctx.close()
+    page = server_page
+    page.set_viewport_size({"width": 360, "height": 800})
+    for path in ["/", "/browse", f"/{MINIMAX}", "/MiniMaxAI", "/no/such-page"]:
+        page.goto(server + path)
+        if path == f"/{MINIMAX}":  # measure the interactive builder too, not only the static page
+            wait_ready(page)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, path
