@@ -14,6 +14,12 @@ def dedicated_worker(target: Any) -> None:
     target.add_init_script("delete window.SharedWorker;")
 
 
+def without_builder(target: Any) -> None:
+    """Keep a page's (or every page of a context's) command builder from starting: its script is not
+    served, so no worker boots Pyodide. For tests of what recipe pages do besides the builder."""
+    target.route("**/static/builder.js?*", lambda route: route.abort())
+
+
 def open_builder(page: Any, path: str) -> None:
     """Open a recipe page and wait until the Pyodide-backed builder has applied the URL."""
     page.goto(path)

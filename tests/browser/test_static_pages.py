@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,6 +11,15 @@ import pytest
 from tests.support.sites import text_on_screen
 
 MINIMAX = "MiniMaxAI/MiniMax-M3"
+
+
+@pytest.fixture(scope="module")
+def minimax_page(nojs_context: Any, server: str) -> Iterator[Any]:
+    """MiniMax-M3's page without JavaScript, loaded once for the tests that only read it."""
+    page = nojs_context.new_page()
+    page.goto(f"{server}/{MINIMAX}")
+    yield page
+    page.close()
 
 
 def _doc(built_site: dict[str, Any], hf_id: str) -> dict[str, Any]:
@@ -26,10 +36,8 @@ def _single_and_multi(built_site: dict[str, Any]) -> list[str]:
     return [picks["single_node"], picks["multi_node"]]
 
 
-def test_recipe_page_shows_exact_default_command(built_site: dict[str, Any], server: str,
-                                                 page_nojs: Any) -> None:
-    page = page_nojs
-    page.goto(f"{server}/{MINIMAX}")
+def test_recipe_page_shows_exact_default_command(built_site: dict[str, Any], minimax_page: Any) -> None:
+    page = minimax_page
     rc = _doc(built_site, MINIMAX)["recommended_command"]
     assert page.locator("#cmd-serve").inner_text() == rc["command"]
     assert page.locator("#cmd-docker-serve").inner_text() == rc["docker_command"]
@@ -70,9 +78,8 @@ def test_install_block_and_required_extras(built_site: dict[str, Any], server: s
     assert page_nojs.locator(".extra[data-required=true]").count() == len(required)
 
 
-def test_matrix_and_guide(built_site: dict[str, Any], server: str, page_nojs: Any) -> None:
-    page = page_nojs
-    page.goto(f"{server}/{MINIMAX}")
+def test_matrix_and_guide(minimax_page: Any) -> None:
+    page = minimax_page
     _check_matrix_and_guide(page)
     # ../shared/upstream's MiniMax-M3 has no architecture facts: the cell says how many nodes
     assert page.locator("table.matrix tr[data-hardware=h100] td").first.inner_text() == "2 nodes"
@@ -167,24 +174,20 @@ def test_home_org_and_404_without_js(built_site: dict[str, Any], server: str, pa
     assert page.locator("a[href='/browse']", has_text="Browse all recipes").count() == 1
 
 
-
-
-
-
-def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, Any], server: str,
-                                                        page_nojs: Any) -> None:
+def test_recipe_page_shows_the_default_deployment_files(built_site: dict[str, Any],
+                                                        minimax_page: Any) -> None:
     """Without JavaScript the page holds the default configuration's files of every deployment form, as the
     CLI prints them."""
     from builder.cli.resolve import Choice, resolve_command
 
-    page_nojs.goto(f"{server}/{MINIMAX}")
+    page = minimax_page
     k8s = resolve_command(built_site["content"], Choice(MINIMAX, output="k8s"))
     compose = resolve_command(built_site["content"], Choice(MINIMAX, output="compose"))
     config = resolve_command(built_site["content"], Choice(MINIMAX, output="vllm-config"))
-    assert page_nojs.locator("#deploy-k8s-1").text_content().rstrip("\n") == k8s
-    assert page_nojs.locator("#deploy-compose-1").text_content().rstrip("\n") == compose
-    labels = page_nojs.locator("#deploy .codeblock-label").all_inner_texts()
-    assert page_nojs.locator("#deploy-vllm-config-1").text_content().rstrip("\n") == config
+    assert page.locator("#deploy-k8s-1").text_content().rstrip("\n") == k8s
+    assert page.locator("#deploy-compose-1").text_content().rstrip("\n") == compose
+    labels = page.locator("#deploy .codeblock-label").all_inner_texts()
+    assert page.locator("#deploy-vllm-config-1").text_content().rstrip("\n") == config
     assert labels == ["minimax-m3-h200.yaml", "compose.yaml", "minimax-m3.yaml"]
-    assert (page_nojs.locator("#deploy [data-format=k8s] .block-caption code").inner_text()
+    assert (page.locator("#deploy [data-format=k8s] .block-caption code").inner_text()
             == "kubectl apply -f minimax-m3-h200.yaml")
