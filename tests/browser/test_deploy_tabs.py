@@ -3,25 +3,31 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from builder.cli.main import main
 from tests.browser.helpers import click, open_builder, settle, view, wait_ready
 
 MINIMAX = "MiniMaxAI/MiniMax-M3"
 OMNI = "IndexTeam/IndexTTS-2.5"
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(builder_site: dict[str, Any], *args: str) -> str:
-    """``python -m builder resolve MiniMax-M3 ARGS`` on the content the served site was built from."""
+@pytest.fixture()
+def cli(builder_site: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> Callable[..., str]:
+    """What ``vllm-recipes resolve MiniMax-M3 ARGS`` prints (its main, run in this process) on the content
+    the served site was built from."""
     content = builder_site["dir"].parent / "content"
-    done = subprocess.run(
-        [sys.executable, "-m", "builder", "resolve", MINIMAX, "--content", str(content), *args],
-        cwd=ROOT, capture_output=True, text=True, check=True)
-    return done.stdout
+
+    def printed(*args: str) -> str:
+        capsys.readouterr()
+        assert main(["resolve", MINIMAX, "--content", str(content), *args]) == 0
+        return capsys.readouterr().out
+
+    return printed
 
 
 def pick(page: Any, label: str) -> None:
@@ -63,11 +69,11 @@ def query(page: Any) -> str:
 
 
 def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any,
-                                                                builder_site: dict[str, Any]) -> None:
+                                                                cli: Callable[..., str]) -> None:
     open_builder(page, f"/{MINIMAX}")
     click(page, "hardware", "h200")
     pick(page, "Kubernetes")
-    printed = cli(builder_site, "--hardware", "h200", "--format", "k8s")
+    printed = cli("--hardware", "h200", "--format", "k8s")
     files = shown_files(page)
     assert [name for name, _ in files] == ["minimax-m3-h200.yaml"]
     assert as_printed(files) == printed
@@ -85,13 +91,13 @@ def test_kubernetes_tab_is_the_cli_output_and_survives_a_reload(page: Any,
 
 
 def test_multi_node_compose_files_each_with_copy_and_download(page: Any,
-                                                              builder_site: dict[str, Any]) -> None:
+                                                              cli: Callable[..., str]) -> None:
     open_builder(page, f"/{MINIMAX}")
     click(page, "hardware", "h100")
     click(page, "strategy", "multi_node_tp")
     click(page, "nodes", "2")
     pick(page, "Compose")
-    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2",
+    printed = cli("--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2",
                   "--format", "compose")
     files = shown_files(page)
     assert [name for name, _ in files] == ["compose.minimax-m3-node-0.yaml", "compose.minimax-m3-node-1.yaml"]
@@ -101,7 +107,7 @@ def test_multi_node_compose_files_each_with_copy_and_download(page: Any,
     page.locator(".cb-deploy-file").nth(1).locator("button", has_text="Copy").click()
     assert page.evaluate("navigator.clipboard.readText()") == files[1][1]
     pick(page, "Kubernetes")
-    assert as_printed(shown_files(page)) == cli(builder_site, "--hardware", "h100", "--strategy",
+    assert as_printed(shown_files(page)) == cli("--hardware", "h100", "--strategy",
                                                 "multi_node_tp", "--nodes", "2", "--format", "k8s")
     pick(page, "pip")
     assert page.locator(".cb-deploy").count() == 0 and page.locator(".cb-cmd-code").count() == 1
@@ -110,13 +116,13 @@ def test_multi_node_compose_files_each_with_copy_and_download(page: Any,
 
 
 def test_vllm_config_tab_is_the_cli_output_with_its_env_files(page: Any,
-                                                              builder_site: dict[str, Any]) -> None:
+                                                              cli: Callable[..., str]) -> None:
     open_builder(page, f"/{MINIMAX}")
     click(page, "hardware", "h100")
     click(page, "strategy", "multi_node_tp")
     click(page, "nodes", "2")
     pick(page, "vLLM config")
-    printed = cli(builder_site, "--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2",
+    printed = cli("--hardware", "h100", "--strategy", "multi_node_tp", "--nodes", "2",
                   "--format", "vllm-config")
     files = shown_files(page)
     assert [name for name, _ in files] == ["minimax-m3-node-0.yaml", "minimax-m3-node-0.env",
