@@ -14,10 +14,14 @@ def dedicated_worker(target: Any) -> None:
     target.add_init_script("delete window.SharedWorker;")
 
 
+BUILDER_SCRIPT = "**/static/builder.js?*"
+
+
 def without_builder(target: Any) -> None:
     """Keep a page's (or every page of a context's) command builder from starting: its script is not
-    served, so no worker boots Pyodide. For tests of what recipe pages do besides the builder."""
-    target.route("**/static/builder.js?*", lambda route: route.abort())
+    served (until ``target.unroute(BUILDER_SCRIPT)``), so no worker boots Pyodide. For tests of what
+    recipe pages do besides the builder, or before it runs."""
+    target.route(BUILDER_SCRIPT, lambda route: route.abort())
 
 
 def open_builder(page: Any, path: str) -> None:

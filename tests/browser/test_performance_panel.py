@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from tests.browser.axe_scan import need_axe, serious_violations
+from tests.browser.helpers import BUILDER_SCRIPT, without_builder
+from tests.browser.test_performance_builder import open_with_predictions
 from tests.support.paths import ROOT
 
 
@@ -40,18 +42,19 @@ def test_the_panel_reads_without_javascript(page_nojs: Any, presets_server: str)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_and_no_errors_on_a_phone(chromium: Any, presets_server: str, scheme: str) -> None:
+def test_axe_and_no_errors_on_a_phone(presets_page: Any, presets_server: str, scheme: str) -> None:
+    """The panel as built (the builder held back), then as the builder redraws it."""
     need_axe()
-    ctx = chromium.new_context(color_scheme=scheme, viewport={"width": 390, "height": 844})
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        page.goto(f"{presets_server}/Qwen/Qwen3-8B")
-        page.wait_for_load_state("load")
-        chart = page.locator("section.perf svg").first.bounding_box()
-        assert chart is not None and 0 < chart["width"] <= 390
-        assert serious_violations(page, scheme, "section.perf") == []
-        assert errors == []
-    finally:
-        ctx.close()
+    page = presets_page
+    page.emulate_media(color_scheme=scheme)
+    page.set_viewport_size({"width": 390, "height": 844})
+    without_builder(page)
+    page.goto(f"{presets_server}/Qwen/Qwen3-8B")
+    page.wait_for_load_state("load")
+    chart = page.locator("section.perf svg").first.bounding_box()
+    assert chart is not None and 0 < chart["width"] <= 390
+    assert serious_violations(page, scheme, "section.perf") == []
+    page.unroute(BUILDER_SCRIPT)
+    open_with_predictions(page, f"{presets_server}/Qwen/Qwen3-8B")
+    assert serious_violations(page, f"{scheme} (builder)", "section.perf") == []
+    assert page.js_errors == []
