@@ -79,26 +79,26 @@ def test_env_panel_stays_open_while_typing_and_has_target_fields_and_tips(page: 
     assert not page.js_errors
 
 
-def test_blocked_runtime_says_so_with_try_again_and_inert_pills(cold_page: Any) -> None:
-    dedicated_worker(cold_page)
-    cold_page.context.route("**/pyodide/**", lambda route: route.abort())
-    cold_page.goto(QWEN)
-    retry = cold_page.locator("[data-retry]")
+def test_blocked_runtime_says_so_with_try_again_and_inert_pills(page: Any) -> None:
+    dedicated_worker(page)  # so that the page's route sees the worker's requests
+    page.route("**/pyodide/**", lambda route: route.abort())
+    page.goto(QWEN)
+    retry = page.locator("[data-retry]")
     retry.wait_for(timeout=60000)
-    status = cold_page.locator(".cb-status")
+    status = page.locator(".cb-status")
     assert status.get_attribute("role") == "alert"
     assert "The interactive builder could not start" in status.inner_text()
-    assert cold_page.locator('[data-block="panel"]').evaluate("e => e.inert")
-    assert "vllm serve Qwen/Qwen3-8B" in shown_command(cold_page)  # the default command stays readable
-    pill(cold_page, "hardware", "b200").click(force=True)
-    assert cold_page.evaluate("window.vllmBuilder.queued") == 0 and "hardware=" not in cold_page.url
-    cold_page.context.unroute("**/pyodide/**")
+    assert page.locator('[data-block="panel"]').evaluate("e => e.inert")
+    assert "vllm serve Qwen/Qwen3-8B" in shown_command(page)  # the default command stays readable
+    pill(page, "hardware", "b200").click(force=True)
+    assert page.evaluate("window.vllmBuilder.queued") == 0 and "hardware=" not in page.url
+    page.unroute("**/pyodide/**")
     retry.click()
-    wait_ready(cold_page)
-    assert not cold_page.locator("[data-retry]").count()
-    assert not cold_page.locator('[data-block="panel"]').evaluate("e => e.inert")
-    click(cold_page, "hardware", "b200")
-    assert "hardware=b200" in cold_page.url
+    wait_ready(page)
+    assert not page.locator("[data-retry]").count()
+    assert not page.locator('[data-block="panel"]').evaluate("e => e.inert")
+    click(page, "hardware", "b200")
+    assert "hardware=b200" in page.url
 
 
 def test_a_page_without_builder_data_keeps_its_static_commands(page: Any) -> None:
