@@ -1,8 +1,9 @@
 """Browser fixtures: one Debian Chromium per test process, the built sites served on 127.0.0.1, and
-pages: builder pages open beside a page that keeps the site's shared worker booted (as a reader's
-second recipe page finds it), with storage, cookies and permissions reset before each test; pages
-in a context of their own for the tests that configure the context or need a cold first boot, and
-for the static sites (``page_js``, ``page_nojs``: a new page of the session's no-script context)."""
+pages: pages with JavaScript (the builder site's ``page``, the presets site's ``presets_page``, the
+upstream build's ``server_page``) open beside a page that keeps the site's shared worker booted (as a
+reader's second recipe page finds it), with storage, cookies and permissions reset before each test;
+pages in a context of their own for the tests that configure the context or need a cold first boot
+(``cold_page``, ``page_js``); ``page_nojs``, a new page of the session's no-script context."""
 
 from __future__ import annotations
 
