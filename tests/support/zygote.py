@@ -1,10 +1,12 @@
 """A Python process that imports the command line once and runs each command in a forked child.
 
-Run as ``python -m tests.support.zygote`` (from the project root) by :mod:`tests.support.commands`.
-It reads one JSON request a line on stdin (``argv``, ``env``, ``cwd``, ``out``, ``err``, ``timeout``)
-and answers one JSON line (``{"status": N}``, or ``{"timeout": true}`` once it killed a child that ran
-too long). The child gets exactly ``env`` as its environment, ``cwd`` as its folder, its standard
-output and error in the files ``out`` and ``err``, and no input; it exits as ``python -m builder``
+Run as ``python -m tests.support.zygote SOCKET`` (from the project root) by :mod:`tests.support.commands`:
+it listens on the Unix socket ``SOCKET``, prints ``ready``, and serves one connection at a time. A
+connection sends a request (4-byte length, then JSON: ``argv``, ``env``, ``cwd``, ``timeout``) with
+three file descriptors (the command's standard input, output and error); the zygote answers one JSON
+line, ``{"status": N}`` (as ``subprocess`` reports it: -N for a signal), or ``{"timeout": true}`` once
+it killed a child that outlived ``timeout`` seconds (None: no limit). The child gets exactly ``env`` as
+its environment, ``cwd`` as its folder and the three descriptors, and exits as ``python -m builder``
 would. What reads the environment when imported (huggingface_hub) is imported by the child, never here.
 """
 
@@ -14,8 +16,10 @@ import json
 import os
 import select
 import signal
+import socket
 import sys
 import traceback
+from collections.abc import Callable
 from typing import TypedDict
 
 
@@ -25,9 +29,24 @@ class Request(TypedDict):
     argv: list[str]
     env: dict[str, str]
     cwd: str
-    out: str  # file for the child's standard output
-    err: str  # file for its standard error
-    timeout: float
+    timeout: float | None
+
+
+def send_request(conn: socket.socket, request: Request, fds: list[int]) -> None:
+    """``request`` and the command's standard input, output and error, over ``conn``."""
+    data = json.dumps(request).encode()
+    socket.send_fds(conn, [len(data).to_bytes(4, "big") + data], fds)
+
+
+def receive_request(conn: socket.socket) -> tuple[Request, list[int]]:
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    while len(data) < 4 or len(data) < 4 + int.from_bytes(data[:4], "big"):
+        more = conn.recv(1 << 16)
+        if not more:
+            raise EOFError("the request broke off")
+        data += more
+    request: Request = json.loads(data[4:])
+    return request, fds
 
 
 def exit_status(code: object) -> int:
@@ -40,19 +59,19 @@ def exit_status(code: object) -> int:
     return 1
 
 
-def child(request: Request, main: object) -> None:
+def child(request: Request, fds: list[int], main: Callable[[list[str]], int]) -> None:
     """In the forked child: set the process up as the request says, run the command, exit."""
     status = 1
     try:
+        for fd, given in enumerate(fds):
+            os.dup2(given, fd)
+            os.close(given)
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-        for fd, path in ((1, request["out"]), (2, request["err"])):
-            os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
         sys.argv = ["builder", *request["argv"]]
         try:
-            status = exit_status(main(request["argv"]))  # type: ignore[operator]
+            status = exit_status(main(request["argv"]))
         except SystemExit as exc:
             status = exit_status(exc.code)
         except BaseException:  # noqa: BLE001 - as the interpreter reports an uncaught exception
@@ -67,7 +86,7 @@ def child(request: Request, main: object) -> None:
         os._exit(status)
 
 
-def wait(pid: int, timeout: float) -> int | None:
+def wait(pid: int, timeout: float | None) -> int | None:
     """The child's exit status, or None after killing it when it outlives ``timeout`` seconds."""
     handle = os.pidfd_open(pid)
     try:
@@ -80,24 +99,37 @@ def wait(pid: int, timeout: float) -> int | None:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def serve() -> None:
+def serve(path: str) -> None:
     from builder.cli.main import main
 
     assert "huggingface_hub" not in sys.modules  # it reads HF_* when imported: by each child
-    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # nothing but answers on the answer pipe
-    for line in sys.stdin:
-        request: Request = json.loads(line)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            replies.close()
-            child(request, main)
-        status = wait(pid, request["timeout"])
-        replies.write(json.dumps({"timeout": True} if status is None else {"status": status}) + "\n")
-        replies.flush()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen()
+    print("ready", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        with conn:
+            try:
+                request, fds = receive_request(conn)
+            except (OSError, EOFError, ValueError):
+                continue
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                listener.close()
+                conn.close()
+                child(request, fds, main)
+            for fd in fds:
+                os.close(fd)
+            status = wait(pid, request["timeout"])
+            answer = {"timeout": True} if status is None else {"status": status}
+            try:
+                conn.sendall((json.dumps(answer) + "\n").encode())
+            except OSError:  # the caller is gone
+                pass
 
 
 if __name__ == "__main__":
-    serve()
+    serve(sys.argv[1])
