@@ -16,7 +16,7 @@ import pytest
 from tests.support import cpu_profile, run_order
 from tests.support.paths import RECIPES, UPSTREAM, need_runtime, need_shared
 from tests.support.shared_builds import once
-from tests.support.sites import build_for, build_presets_site, build_real
+from tests.support.sites import JsonBuild, build_for, build_presets_site, build_real, json_build_on_two_cores
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +28,16 @@ def upstream_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """
     need_shared()
     return once(tmp_path_factory, "upstream", lambda folder: build_real(UPSTREAM, folder / "site"))
+
+
+@pytest.fixture(scope="session")
+def upstream_json_build(tmp_path_factory: pytest.TempPathFactory) -> JsonBuild:
+    """The session's ``build --json-only`` of ../shared/upstream by the command, on two cores: read by the
+    tests comparing it with the session's build and with one process's."""
+    need_shared()
+    built = once(tmp_path_factory, "upstream-json",
+                 lambda folder: dict(json_build_on_two_cores(UPSTREAM, folder / "site")))
+    return JsonBuild(dir=built["dir"], out=built["out"], err=built["err"], forked=built["forked"])
 
 
 @pytest.fixture(scope="session")

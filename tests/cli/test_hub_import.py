@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +17,9 @@ from builder.content.loader import load_content
 from builder.content.yaml12 import load
 from builder.resolver import memory_coverage
 from builder.resolver.memory import estimate_memory
+from tests.support.commands import run_builder
 from tests.support.hub_server import TOKEN, HubServer, corpus_hub, shared_hub, strip_blocks
-from tests.support.paths import RECIPES, ROOT, UPSTREAM, need_shared
+from tests.support.paths import RECIPES, UPSTREAM, need_shared
 
 OWN_FACTS = ("Qwen/Qwen3-14B", "moonshotai/Kimi-K2-Instruct-0905", "zai-org/GLM-4.5-Air")  # no shared config
 
@@ -65,10 +64,8 @@ def content(tmp_path: Path) -> Path:
 def cli(server: HubServer, content: Path, *argv: str, **env: str) -> tuple[int, str, str]:
     """``python -m builder import-config ARGV --content CONTENT`` pointed at the local hub."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "builder", "import-config", *argv, "--content", str(content)],
-        cwd=ROOT, env={**clean, **server.env(**env)}, capture_output=True, text=True, timeout=120,
-    )
+    done = run_builder(["import-config", *argv, "--content", str(content)], {**clean, **server.env(**env)},
+                       timeout=120)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -125,8 +122,7 @@ def test_all_restores_our_facts_with_their_revision(hub: HubServer, content: Pat
     status, out, _ = cli(hub, content, "--from-hub", "--all")
     assert status == 1 and out.endswith("imported facts into 0 recipe(s); 11 import(s) failed\n")
     assert not [p for p in content.rglob(".*.tmp")]
-    done = subprocess.run([sys.executable, "-m", "builder", "check", "--content", str(content), "--strict"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = run_builder(["check", "--content", str(content), "--strict"], dict(os.environ), timeout=300)
     assert done.returncode == 0, done.stderr
 
 

@@ -22,6 +22,7 @@ from builder.content.loader import load_content
 from builder.content.schemas.json_schema import performance_schema
 from builder.resolver.performance.reproducer import reproducer
 from tests.cli.test_hub_import import OWN_FACTS, hub_config, recipe_data
+from tests.support.commands import run_builder
 from tests.support.hub_server import HubServer, shared_hub
 from tests.support.paths import ROOT
 
@@ -42,15 +43,18 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HubServer]:
 
 
 def run(hub: HubServer | None, *argv: str, pythonpath: str | None = None) -> tuple[int, str, str, float]:
-    """``python -m builder ARGV`` (pointed at the local hub); status, stdout, stderr, seconds."""
+    """``python -m builder ARGV`` as a process (pointed at the local hub); status, stdout, stderr, seconds.
+    With ``pythonpath`` a new interpreter (the path is read at its start), else a child of the zygote."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
     if hub is not None:
         env.update(hub.env())
-    if pythonpath is not None:
-        env["PYTHONPATH"] = pythonpath
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "builder", *argv], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    if pythonpath is None:
+        done = run_builder(list(argv), env, timeout=600)
+    else:
+        done = subprocess.run([sys.executable, "-m", "builder", *argv], cwd=ROOT,
+                              env={**env, "PYTHONPATH": pythonpath}, capture_output=True, text=True,
+                              timeout=600)
     return done.returncode, done.stdout, done.stderr, time.perf_counter() - started
 
 

@@ -20,18 +20,12 @@ from builder.content import schemas
 from builder.content.urls import is_absolute_http, is_safe_link
 from builder.content.validate import MAX_RENDERED_TOKENS, MAX_RENDERINGS
 from tests.support.paths import RECIPES
-from tests.support.trees import linked_copy
+from tests.support.trees import linked_copy, snapshot, with_linked_site
 
 M3 = "models/MiniMaxAI/MiniMax-M3.yaml"
 TAXONOMY = "taxonomy.yaml"
 STRESS = "models/stresslab/bounds.yaml"
 H100 = 'display_name: "H100"\n'
-
-
-def tree_bytes(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` with its bytes."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
 
 
 @pytest.fixture()
@@ -48,6 +42,7 @@ class Hostile:
         self.content = tmp_path / "content"
         self.out = tmp_path / "site"
         self.capsys = capsys
+        self.previous = previous
         shutil.copytree(RECIPES, self.content)
         linked_copy(previous, self.out)
 
@@ -71,11 +66,11 @@ class Hostile:
     def errors(self) -> list[str]:
         """Build; assert exit 1 and nothing changed; the error lines (without the summary)."""
         self.capsys.readouterr()
-        before = tree_bytes(self.root)
+        before = with_linked_site(self.root, self.out, self.previous)
         status = main(["build", "--content", str(self.content), "--out", str(self.out), "--json-only"])
         err = self.capsys.readouterr().err.splitlines()
         assert status == 1
-        assert tree_bytes(self.root) == before
+        assert snapshot(self.root) == before
         assert err[-1].startswith("build failed: ")
         return [line for line in err[:-1] if "warning:" not in line]
 

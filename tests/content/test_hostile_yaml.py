@@ -11,8 +11,6 @@ import os
 import random
 import shutil
 import stat
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -26,7 +24,8 @@ from builder.cli.serve import DevServer, start_dev_server
 from builder.content import yaml12
 from builder.content.files import Collector, read_yaml
 from builder.content.problems import ContentError, Problem
-from tests.support.paths import RECIPES, ROOT
+from tests.support.commands import run_builder
+from tests.support.paths import RECIPES
 from tests.support.trees import discards_done, linked_copy
 
 X = "models/Org/x.yaml"
@@ -246,10 +245,9 @@ def build_hostile(tmp_path: Path, previous_site: Path, make: Callable[[Path], No
     (content / "models" / "Org").mkdir()
     make(content / X)
     site_before, around_before = snapshot(out), snapshot(tmp_path, skip=out)
-    done = subprocess.run(  # a subprocess with a timeout: a hang or a runaway would fail, not stall
-        [sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out), *flags],
-        cwd=ROOT, capture_output=True, text=True, timeout=20,
-    )
+    # a process of its own with a timeout: a hang or a runaway would fail, not stall
+    done = run_builder(["build", "--content", str(content), "--out", str(out), *flags], dict(os.environ),
+                       timeout=20)
     discards_done(tmp_path)  # the replaced site is deleted by a detached process after the build returns
     assert snapshot(tmp_path, skip=out) == around_before  # nothing outside --out changed (no staging left)
     return done, out, site_before

@@ -4,18 +4,17 @@ same lines as one process resolving them all, and a child that fails costs only 
 
 from __future__ import annotations
 
-from io import StringIO
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from builder.cli.main import main
 from builder.content.loader import load_content
-from builder.output import forked, parallel_api
+from builder.output import parallel_api
 from tests.support.paths import UPSTREAM, need_shared
+from tests.support.sites import JsonBuild
 from tests.support.trees import discards_done
-from tests.support.turns import dies_after_taking
+from tests.support.turns import allow_forks, dies_after_taking
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
@@ -32,22 +31,6 @@ def json_build(out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[dict[str,
     return tree_bytes(out), printed.out.replace(str(out), "OUT"), printed.err
 
 
-def allow_forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Forks allowed beside threads an earlier test left in this worker; the jobs the API resolution
-    forked, by name."""
-    monkeypatch.setattr(forked, "can_fork", lambda: True)
-    monkeypatch.setattr("builder.output.writer_process.can_fork", lambda: True)
-    started: list[str] = []
-    real = parallel_api.fork_job
-
-    def recorded(job: Any) -> Any:
-        started.append(job.__name__)
-        return real(job)
-
-    monkeypatch.setattr(parallel_api, "fork_job", recorded)
-    return started
-
-
 @pytest.fixture()
 def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     need_shared()
@@ -55,19 +38,10 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def two_cores(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], str, str]:
-    """The two-core ``--json-only`` build of ../shared/upstream the tests compare with (built once)."""
-    need_shared()
-    out = tmp_path_factory.mktemp("two-cores") / "site"
-    with pytest.MonkeyPatch.context() as monkeypatch, StringIO() as stdout, StringIO() as stderr:
-        started = allow_forks(monkeypatch)
-        monkeypatch.setattr("sys.stdout", stdout)
-        monkeypatch.setattr("sys.stderr", stderr)
-        assert main(["build", "--json-only", "--content", str(UPSTREAM), "--out", str(out)]) == 0
-        assert started == ["their_share"]
-        printed = stdout.getvalue().replace(str(out), "OUT"), stderr.getvalue()
-    discards_done(out.parent)
-    return tree_bytes(out), *printed
+def two_cores(upstream_json_build: JsonBuild) -> tuple[dict[str, bytes], str, str]:
+    """The session's two-core ``--json-only`` build of ../shared/upstream, which the tests compare with."""
+    assert upstream_json_build["forked"] == ["their_share"]
+    return tree_bytes(upstream_json_build["dir"]), upstream_json_build["out"], upstream_json_build["err"]
 
 
 def test_two_cores_write_what_one_process_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -7,7 +7,6 @@ print exactly the expected problems, exit 1, change nothing in the folder around
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -22,28 +21,12 @@ from builder.content.identifiers import output_path_problem, segment_problem
 from builder.output.discard import wait_for_discards
 from builder.output.writer import Staging, UnsafePath, update_tree
 from tests.support.paths import RECIPES, need_runtime
-from tests.support.trees import linked_copy
+from tests.support.trees import linked_copy, snapshot, with_linked_site
 
 QWEN = "models/Qwen/Qwen3-14B.yaml"
 BAD_SEGMENT = ("cannot be used in a path: use letters, digits, '.', '_' and '-', starting with a "
                "letter or a digit")
 CASE_CLASH = "(their files would overwrite each other on a case-insensitive disk)"
-
-
-def snapshot(folder: Path) -> dict[str, bytes | str]:
-    """Every entry below ``folder``: file bytes, link targets, and folders."""
-    found: dict[str, bytes | str] = {}
-    for parent, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = Path(parent, name)
-            rel = path.relative_to(folder).as_posix()
-            if path.is_symlink():
-                found[rel] = f"link -> {os.readlink(path)}"
-            elif path.is_dir():
-                found[rel] = "folder"
-            else:
-                found[rel] = path.read_bytes()
-    return found
 
 
 @pytest.fixture()
@@ -59,6 +42,7 @@ class Case:
     top: Path
     content: Path
     out: Path
+    site: Path  # the session's site ``out`` is a linked copy of
 
     def edit(self, rel: str, old: str, new: str) -> int:
         """Replace the one occurrence of ``old`` in a content file; the line where it starts."""
@@ -80,7 +64,7 @@ class Case:
 
         ``also_at``: one more error, from a check outside this issue (the shell-safety of model
         ids), is expected at that ``path:line: field:`` location."""
-        before = snapshot(self.top)
+        before = with_linked_site(self.top, self.out, self.site)
         argv = (["build", "--content", str(self.content), "--out", str(self.out)]
                 + ([] if html else ["--json-only"]))
         capsys.readouterr()
@@ -106,7 +90,7 @@ def case(tmp_path: Path, previous_site: Path) -> Case:
     out = tmp_path / "work" / "out"
     shutil.copytree(RECIPES, content)
     linked_copy(previous_site, out)
-    return Case(tmp_path, content, out)
+    return Case(tmp_path, content, out, previous_site)
 
 
 # ── ids used as path segments ─────────────────────────────────────────────
@@ -355,7 +339,7 @@ def test_plain_output_paths_pass() -> None:
 def test_writer_refuses_paths_outside_the_site(tmp_path: Path, previous_site: Path, rel: str) -> None:
     out = tmp_path / "work" / "out"
     linked_copy(previous_site, out)
-    before = snapshot(tmp_path)
+    before = with_linked_site(tmp_path, out, previous_site)
     with Staging(out) as staging, pytest.raises(UnsafePath, match=re.escape(repr(rel))):
         staging.write({"ok.json": b"{}", rel: b"x"})
     assert snapshot(tmp_path) == before

@@ -1,5 +1,8 @@
 """The GitHub Action's steps run offline, as the runner runs them: a recipes repository's checkout as the
-working directory, ``GITHUB_STEP_SUMMARY`` and ``GITHUB_OUTPUT`` pointed at temporary files."""
+working directory, ``GITHUB_STEP_SUMMARY`` and ``GITHUB_OUTPUT`` pointed at temporary files. The tool
+(``VLLM_RECIPES``) is this checkout's builder run by the test process's zygote
+(:func:`~tests.support.commands.client_command`); ``VLLM_RECIPES=""`` runs ``python -I -m builder`` as
+released."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from tests.support.commands import client_command
 from tests.support.git_repo import git
 from tests.support.paths import RECIPES, ROOT
 
@@ -37,16 +41,6 @@ def step_script(step_id: str) -> Path:
     steps = action()["runs"]["steps"]
     step = next(s for s in steps if s.get("id") == step_id or s.get("name", "").startswith(step_id))
     return ROOT / SCRIPT_PATH.findall(step["run"])[0]
-
-
-def tool_command(folder: Path) -> Path:
-    """A ``vllm-recipes`` that runs this checkout's builder (the installed one may be another copy)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    script = folder / "vllm-recipes"
-    script.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                      "from builder.cli.main import main\nsys.exit(main())\n")
-    script.chmod(0o755)
-    return script
 
 
 def recipes_repo(folder: Path, content: str = ".") -> tuple[Path, str]:
@@ -74,7 +68,7 @@ def run_step(script: Path, repo: Path, tmp_path: Path, **env: str) -> StepRun:
     base_env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs),
                 "RUNNER_TEMP": str(runner), "GITHUB_WORKSPACE": str(repo),
                 "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-                "VLLM_RECIPES": str(tool_command(tmp_path / "tool")),
+                "VLLM_RECIPES": str(client_command(tmp_path / "tool")),
                 "INPUT_CONTENT": ".", "INPUT_HEAD": "HEAD", "INPUT_STRICT": "true"}
     done = subprocess.run(["bash", str(script)], cwd=repo, env={**base_env, **env}, capture_output=True,
                           text=True, timeout=300)
