@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 
 from ..features import available_modes
 from ..hardware import (
-    default_hardware,
     fits_single_node,
     lookup_exact,
     pick_fitting_variant,
@@ -131,7 +130,7 @@ def _on_variant(facts: BuilderFacts, state: dict[str, Any], vkey: str) -> None:
     old = state["variant"]
     state["variant"] = vkey
     if not facts.usable(state["hardware"], vkey):
-        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, vkey)
+        state["hardware"] = facts.default_hw(vkey)
     state["fmode"] = {}
     if state["features"] is not None:
         normal = set(facts.defaults(state["hardware"], "default")) - facts.forced("default")
@@ -276,7 +275,7 @@ def _reset(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
     state.clear()
     state.update(fresh_state(), **keep)
     # the recipe's own defaults; the stored global GPU preference is not touched (no ``out["prefs"]``)
-    state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, facts.vkey(None))
+    state["hardware"] = facts.default_hw(facts.vkey(None))
     state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
     state["hw_pinned"] = False  # the hardware is the recipe's default again, not the reader's pick
 

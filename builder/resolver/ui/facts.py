@@ -12,6 +12,7 @@ from ..features import declared_features, default_enabled_features
 from ..hardware import (
     allowlisted,
     declared_hardware,
+    default_hardware,
     gpu_count_of,
     hardware_labels,
     hardware_profiles,
@@ -83,6 +84,7 @@ RECALLED = 1024  # entries BuilderFacts.recall keeps: every (hardware, variant) 
 
 _Answer = TypeVar("_Answer")
 _PLAIN = (str, int, float, bool)  # answers BuilderFacts.recall keeps as they are
+_MISSING = object()
 
 
 _Default = TypeVar("_Default")
@@ -185,6 +187,7 @@ class BuilderFacts:
         self._rows: dict[tuple[str, int], tuple[str, ...]] = {}
         self._multi: bool | None = None
         self._recalled: dict[tuple[Hashable, ...], tuple[bool, Any]] = {}
+        self._kept: dict[tuple[Hashable, ...], Any] = {}
         # the recipe's stored predictions (a StoredFile) once the page loaded them; their entries by inputs
         self.predictions: Any = None
         self.perf_table: Any = None
@@ -218,6 +221,23 @@ class BuilderFacts:
             except ValueError:
                 pass
         return answer  # type: ignore[no-any-return]
+
+    def kept(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer]) -> _Answer:
+        """``compute()`` as :meth:`recall` remembers it, but handed out as it is: the same object for every
+        caller, which only reads it (no copy is made, for facts of one view too)."""
+        found = self._kept.get(key, _MISSING)
+        if found is _MISSING:
+            if len(self._kept) >= RECALLED:
+                self._kept.clear()
+            found = self._kept[key] = compute()
+        return found  # type: ignore[no-any-return]
+
+    def default_hw(self, vkey: str) -> str:
+        """:func:`hardware.default_hardware` of the recipe's variant ``vkey``."""
+        def compute() -> str:
+            return default_hardware(self.recipe, self.taxonomy, vkey)
+
+        return self.recall(("default_hw", vkey), compute) if isinstance(vkey, str) else compute()
 
     def resolved(self, selection: Selection) -> dict[str, Any]:
         """``resolve(recipe, vocab, selection, with_views=False)``, recalled by the selection's content
@@ -361,9 +381,10 @@ class BuilderFacts:
 
 
 def advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
-    """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now)."""
+    """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now), shared by
+    every caller (:meth:`BuilderFacts.kept`): read it, don't change it."""
     if sid is None or isinstance(sid, str):
-        return facts.recall(("advanced_options", sid), lambda: _advanced_options(facts, sid))
+        return facts.kept(("advanced_options", sid), lambda: _advanced_options(facts, sid))
     return _advanced_options(facts, sid)
 
 

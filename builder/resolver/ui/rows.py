@@ -7,7 +7,6 @@ from typing import Any, cast
 from ..features import available_modes, effective_mode, feature_allowed, has_companion
 from ..hardware import (
     allowlisted,
-    default_hardware,
     fits_single_node,
     gpu_count_of,
     is_scalable,
@@ -85,12 +84,20 @@ def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
 
 
 def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
-    """The Hardware row: a function of the state's variant and hardware only (recalled per pair)."""
+    """The Hardware row: a function of the state's variant and hardware only. The row of the variant
+    with no pill selected is recalled per variant; the state's hardware pill is then selected (unless
+    disabled), so a click on another GPU recomputes no pill."""
     variant, hw = state["variant"], state["hardware"]
-    return facts.recall(("hardware_row", variant, hw), lambda: _hardware_row(facts, variant, hw))
+    if not isinstance(variant, str):
+        return _hardware_row(facts, variant, hw)
+    row = facts.recall(("hardware_row", variant), lambda: _hardware_row(facts, variant, None))
+    for pill in row["pills"]:  # the same pill objects as the groups' (marshal keeps them shared)
+        if pill["value"] == hw and not pill["disabled"]:
+            pill["selected"] = True
+    return row
 
 
-def _hardware_row(facts: BuilderFacts, variant: str, selected: str) -> dict[str, Any]:
+def _hardware_row(facts: BuilderFacts, variant: str, selected: str | None) -> dict[str, Any]:
     groups: list[dict[str, Any]] = []
     cur_v = variant_of(facts.recipe, variant)
     for hw in facts.listed():
@@ -152,7 +159,7 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
             tip.append(f"Needs at least {js_str(need)} GB to load the weights; the KV cache needs more. "
                        "Multi-node can scale out.")
         if reason is None and not facts.omni and not facts.usable(hw, key):
-            target = default_hardware(facts.recipe, facts.taxonomy, key)
+            target = facts.default_hw(key)
             tip.append(f"Choosing it also switches Hardware to {hardware_name(facts.taxonomy, target)}.")
         pills.append(make_pill(key, variant_label(key, v), key == variant, reason, "\n\n".join(tip),
                            sub=f"{js_str(need)} GB" if is_num(need) else None))
