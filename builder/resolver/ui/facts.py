@@ -160,7 +160,9 @@ def make_pill(value: Any, label: str, selected: bool = False, reason: str | None
           **extra: Any) -> dict[str, Any]:
     pill = {"value": value, "label": label, "selected": bool(selected) and reason is None,
             "disabled": reason is not None, "reason": reason, "tooltip": reason or tooltip}
-    pill.update({k: v for k, v in extra.items() if v is not None})
+    for key, item in extra.items():
+        if item is not None:
+            pill[key] = item
     return pill
 
 

@@ -328,7 +328,9 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
         hf_id = js_str(facts.recipe.get("hf_id"))
         bench = bench_text(hf_id, record, block, state, target, endpoints, model)
-        view.update({"curl": curl_command(host, port, model), "bench": bench, "target": target})
+        curl = (facts.recall(("curl", host, port, model), lambda: curl_command(host, port, model))
+                if type(port) in (int, str) and type(model) is str else curl_command(host, port, model))
+        view.update({"curl": curl, "bench": bench, "target": target})
         variant = variant_of(facts.recipe, state["variant"])
         need = variant.get("vram_minimum_gb")
         if (state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
