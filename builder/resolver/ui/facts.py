@@ -39,7 +39,7 @@ from ..strategies import (
     strategy_supported,
 )
 from ..types import Selection, Vocab
-from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
+from ..values import as_dict, get_key, is_num, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
                   "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode",
@@ -47,20 +47,6 @@ BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode
                   "perf_workload", "perf_concurrency", "perf_price")
 """URL query parameters of a recipe page, in canonical order (§7.1 + install/cuda/preset/point + the
 Performance panel's workload, point and GPU-hour price)."""
-
-
-BUILDER_ADVANCED: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("max_batched_8k", ("--max-num-batched-tokens", "8192"),
-     "Larger prefill chunks: better throughput for long prompts, slightly higher latency."),
-    ("max_num_seqs_256", ("--max-num-seqs", "256"), "Cap concurrent sequences per engine at 256."),
-    ("gpu_mem_095", ("--gpu-memory-utilization", "0.95"), "Give 95% of GPU memory to weights and KV cache."),
-    ("max_model_len_auto", ("--max-model-len", "auto"),
-     "Let vLLM pick the longest context that fits in memory."),
-    ("dcp_8", ("--decode-context-parallel-size", "8"), "Shard the KV cache across 8 ranks during decode."),
-    ("no_flashinfer_autotune", ("--no-enable-flashinfer-autotune",),
-     "Skip FlashInfer autotuning at start-up."),
-    ("ep_weight_filter", ("--enable-ep-weight-filter",), "Load only the expert weights this rank serves."),
-)
 
 
 ORIENTATION_LABELS = {"latency": "Latency oriented", "balanced": "Balanced",
@@ -202,13 +188,18 @@ class BuilderFacts:
             found = self._profile[hw] = profile_of(self.taxonomy, hw)
         return found
 
-    def recall(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer]) -> _Answer:
+    def recall(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer],
+               copy: Callable[[_Answer], _Answer] | None = None) -> _Answer:
         """``compute()``, a pure function of these facts and ``key`` (whose first item names the
         function), remembered for the life of these facts (at most :data:`RECALLED` answers). A text,
         number, bool or None is kept as it is, other plain data marshalled (each caller gets its own
         copy, free to change it: a copy by marshal is several times faster than one in Python), and
         anything else (which marshal refuses) is not kept; facts made for one view (``shared`` False)
-        keep plain answers only (a copy is worth its cost only when another click asks again)."""
+        keep plain answers only (a copy is worth its cost only when another click asks again).
+        ``copy``: a copy of the answer's shape, cheaper than marshal's (the answer is kept as it is and
+        every caller, the first too, gets ``copy(answer)``)."""
+        if copy is not None:
+            return copy(self.kept(key, compute)) if self.shared else compute()
         found = self._recalled.get(key)
         if found is not None:
             return found[1] if found[0] else marshal.loads(found[1])  # type: ignore[no-any-return]
@@ -380,34 +371,3 @@ class BuilderFacts:
         if all(get_key(opt_out.get(t), hw) == "unsupported" for t in topos):
             return f"Not supported on {hardware_name(self.taxonomy, hw)} for this model."
         return None
-
-
-def advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
-    """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now), shared by
-    every caller (:meth:`BuilderFacts.kept`): read it, don't change it."""
-    if sid is None or isinstance(sid, str):
-        return facts.kept(("advanced_options", sid), lambda: _advanced_options(facts, sid))
-    return _advanced_options(facts, sid)
-
-
-def _advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
-    model = as_dict(facts.recipe.get("model"))
-    out = []
-    for oid, args, desc in BUILDER_ADVANCED:
-        if oid == "dcp_8" and model.get("supports_dcp") is not True:
-            continue
-        if oid == "no_flashinfer_autotune" and model.get("flashinfer_autotune") is not True:
-            continue
-        shown = oid != "ep_weight_filter" or (isinstance(sid, str) and sid.endswith(("tep", "dep")))
-        label = args[0][2:] + (f" = {args[1]}" if len(args) > 1 else "")
-        out.append({"id": oid, "label": label, "description": desc, "args": list(args), "shown": shown})
-    for i, extra in enumerate(as_list(facts.recipe.get("advanced_options"))):
-        authored = extra.get("args") if isinstance(extra, dict) else extra
-        if not (isinstance(authored, list) and authored):
-            continue
-        ed = as_dict(extra)
-        oid = js_str(ed.get("id") or f"option_{i + 1}")
-        label = js_str(ed.get("label") or " ".join(js_str(a) for a in authored).lstrip("-"))
-        out.append({"id": oid, "label": label, "description": js_str(ed.get("description") or ""),
-                    "args": [js_str(a) for a in authored], "shown": True})
-    return out

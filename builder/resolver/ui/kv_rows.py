@@ -7,7 +7,7 @@ from typing import Any
 from ..hardware import gpu_count_of
 from ..values import as_dict, get_key, is_num, js_str
 from .facts import MAX_INSTANCES, BuilderFacts, counted, device_noun, make_pill
-from .rows import make_row
+from .rows import copy_rows, make_row
 
 
 def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
@@ -16,7 +16,7 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
     strategy and the effective KV choice (recalled per such tuple)."""
     key = (state["hardware"], state["nodes"], state["kv_instances"], sid, effective)
     if all(k is None or type(k) in (str, int) for k in key):
-        return facts.recall(("kv_rows", *key), lambda: _kv_rows(facts, state, sid, effective))
+        return facts.recall(("kv_rows", *key), lambda: _kv_rows(facts, state, sid, effective), copy_rows)
     return _kv_rows(facts, state, sid, effective)
 
 

@@ -77,6 +77,27 @@ def make_row(rid: str, label: str, pills: list[Any], kind: str = "radio", **extr
     return row
 
 
+def copy_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a row its caller may change: the row, its pills, its groups and its dict values (``event``,
+    ``badge``) are new objects, the texts and numbers shared (for rows whose pills hold no dict or list,
+    as :func:`hardware_row`'s, :func:`variant_row`'s and ``kv_rows``')."""
+    out = {key: dict(value) if type(value) is dict else value for key, value in row.items()}
+    pills = out["pills"] = [dict(pill) for pill in row["pills"]]
+    if "groups" in row:  # the groups hold the row's pills themselves
+        new = {id(old): pill for old, pill in zip(row["pills"], pills, strict=True)}
+        out["groups"] = [{**group, "pills": [new[id(pill)] for pill in group["pills"]]}
+                         for group in row["groups"]]
+    return out
+
+
+def copy_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [copy_row(row) for row in rows]
+
+
+def _copy_optional_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if row is None else copy_row(row)
+
+
 def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
     """The click a pill of ``row`` sends (static/builder.js ``pillEvent`` is the same rule)."""
     own = pill.get("event")
@@ -90,8 +111,8 @@ def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     variant, hw = state["variant"], state["hardware"]
     if not isinstance(variant, str):
         return _hardware_row(facts, variant, hw)
-    row = facts.recall(("hardware_row", variant), lambda: _hardware_row(facts, variant, None))
-    for pill in row["pills"]:  # the same pill objects as the groups' (marshal keeps them shared)
+    row = facts.recall(("hardware_row", variant), lambda: _hardware_row(facts, variant, None), copy_row)
+    for pill in row["pills"]:  # the same pill objects as the groups
         if pill["value"] == hw and not pill["disabled"]:
             pill["selected"] = True
     return row
@@ -138,7 +159,8 @@ def _hardware_row(facts: BuilderFacts, variant: str, selected: str | None) -> di
 def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | None:
     """The Variant row (None: none shown): a function of the state's variant and hardware only."""
     variant, hw = state["variant"], state["hardware"]
-    return facts.recall(("variant_row", variant, hw), lambda: _variant_row(facts, variant, hw))
+    return facts.recall(("variant_row", variant, hw), lambda: _variant_row(facts, variant, hw),
+                        _copy_optional_row)
 
 
 def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ from ..strategies import deploy_type_of, is_multi_node
 from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .address import canonical_query, stored_choices
+from .advanced import advanced_options
 from .bench import bench_text, client_endpoint
 from .commands import command_tabs, curl_command, substitute_endpoints
 from .controls import add_tab_inputs, install_controls, preset_rows
@@ -34,7 +35,6 @@ from .env_panel import command_values, curl_target, env_panel, placeholder_names
 from .events import apply_event, apply_preset, event_rule
 from .facts import (
     BuilderFacts,
-    advanced_options,
     device_noun,
     hardware_name,
     int_or,
