@@ -20,9 +20,9 @@ def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
     return _kv_rows(facts, state, sid, effective)
 
 
-def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
-             effective: str | None) -> list[dict[str, Any]]:
-    hw = state["hardware"]
+def _entries(facts: BuilderFacts) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The row's pills after Off as (kind, key) in order (taxonomy options, groups of options and
+    Mooncake), and each group's members in order: the taxonomy's alone (kept per facts)."""
     options = as_dict(facts.taxonomy.get("kv_offload"))
     groups = as_dict(facts.taxonomy.get("kv_offload_groups"))
     entries: list[tuple[Any, str, str]] = []
@@ -37,10 +37,22 @@ def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
             entries.append((as_dict(opt).get("order") or 0, "option", key))
     entries.append((3, "mooncake", "mooncake"))
     entries.sort(key=lambda e: e[0] if is_num(e[0]) else 0)
+    members = {key: sorted((k for k, o in options.items() if get_key(o, "group") == key),
+                           key=lambda k: as_dict(options[k]).get("order") or 0)
+               for _, kind, key in entries if kind == "group"}
+    return [(kind, key) for _, kind, key in entries], members
+
+
+def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
+             effective: str | None) -> list[dict[str, Any]]:
+    hw = state["hardware"]
+    options = as_dict(facts.taxonomy.get("kv_offload"))
+    groups = as_dict(facts.taxonomy.get("kv_offload_groups"))
+    entries, group_members = facts.kept(("kv_entries",), lambda: _entries(facts))
     pills = [make_pill("off", "Off", effective is None, None, "KV cache stays in GPU memory.")]
     sub_rows: list[dict[str, Any]] = []
     below, docs = None, None
-    for _, kind, key in entries:
+    for kind, key in entries:
         if kind == "option":
             opt = as_dict(options[key])
             reason = facts.kv_reason(key, hw, sid)
@@ -51,8 +63,7 @@ def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
                 below, docs = opt.get("description"), opt.get("docs_url")
         elif kind == "group":
             grp = as_dict(groups[key])
-            members = sorted((k for k, o in options.items() if get_key(o, "group") == key),
-                             key=lambda k: as_dict(options[k]).get("order") or 0)
+            members = group_members[key]
             reasons = {m: facts.kv_reason(m, hw, sid) for m in members}
             reason = None if any(r is None for r in reasons.values()) else next(iter(reasons.values()), None)
             active = effective in members
