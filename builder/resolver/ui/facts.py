@@ -281,14 +281,17 @@ class BuilderFacts:
         return self._multi
 
     def clusterable(self, hw: str) -> bool:
-        p = self.profile(hw)
-        return is_scalable(p) and not is_xpu(p)
+        def compute() -> bool:
+            p = self.profile(hw)
+            return is_scalable(p) and not is_xpu(p)
 
-    def node_pills(self, hw: str) -> list[int]:
+        return self.recall(("clusterable", hw), compute) if isinstance(hw, str) else compute()
+
+    def node_pills(self, hw: str) -> tuple[int, ...]:
         """:func:`strategies.node_pills` of this recipe on ``hw``."""
         if isinstance(hw, str):
-            return self.recall(("node_pills", hw), lambda: node_pills(self.recipe, self.vocab, hw))
-        return node_pills(self.recipe, self.vocab, hw)
+            return self.kept(("node_pills", hw), lambda: tuple(node_pills(self.recipe, self.vocab, hw)))
+        return tuple(node_pills(self.recipe, self.vocab, hw))
 
     def vkey(self, key: Any) -> str:
         return key if isinstance(key, str) and key in self.variants else (
@@ -298,6 +301,10 @@ class BuilderFacts:
         return set(as_dict(variant_of(self.recipe, vkey).get("default_modes")))
 
     def defaults(self, hw: str, vkey: str) -> list[str]:
+        """:func:`features.default_enabled_features` of this recipe (a new list)."""
+        if isinstance(hw, str) and isinstance(vkey, str):
+            return list(self.kept(("defaults", hw, vkey),
+                                  lambda: tuple(default_enabled_features(self.recipe, hw, vkey))))
         return default_enabled_features(self.recipe, hw, vkey)
 
     def row_strategies(self, hw: str, nodes: int) -> list[str]:
