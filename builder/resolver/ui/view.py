@@ -295,7 +295,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         if record is None:
             selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
                          "nodes": state["nodes"], "features": enabled, "modes": modes,
-                         "advanced_args": advanced_args, "kv_offload": kv, "cuda": state["cuda"]}
+                         "advanced_args": advanced_args, "kv_offload": kv, "cuda": state["cuda"],
+                         "docker": False}  # the view's docker text is its tabs' (builder_tabs)
             if sid == "pd_cluster":
                 selection["pd_nodes"] = {r: {k: v for k, v in pool.items() if k != "modes"}
                                          for r, pool in pd_pools(facts, state).items()}
