@@ -272,7 +272,17 @@ class BuilderFacts:
         return compute()
 
     def any_variant_runs(self, hw: str) -> bool:
-        return any(self.runs(hw, k) for k in self.variants)
+        def compute() -> bool:
+            return any(self.runs(hw, k) for k in self.variants)
+
+        return self.recall(("any_variant_runs", hw), compute) if isinstance(hw, str) else compute()
+
+    def runs_somewhere(self, vkey: str) -> bool:
+        """The variant runs on some hardware pill (:meth:`listed`)."""
+        def compute() -> bool:
+            return any(self.runs(h, vkey) for h in self.listed())
+
+        return self.recall(("runs_somewhere", vkey), compute) if isinstance(vkey, str) else compute()
 
     def multi_capable(self) -> bool:
         if self._multi is None:

@@ -173,7 +173,7 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
         if facts.omni:
             if not facts.usable(hw, key):
                 reason = f"{variant_label(key, v)} can't run on {hardware_name(facts.taxonomy, hw)}."
-        elif not any(facts.runs(h, key) for h in facts.listed()):
+        elif not facts.runs_somewhere(key):
             reason = "No supported hardware can run this variant."
         need = v.get("vram_minimum_gb")
         tip = [js_str(v.get("description") or "")] if v.get("description") else []
