@@ -27,7 +27,6 @@ from ..strategies import (
     initial_node_count,
     nodes_for,
     nodes_for_strategy,
-    strategy_supported,
 )
 from ..values import MAX_NODES, as_dict, as_list, get_key, js_str
 from .deploy import INSTALL_CHOICES
@@ -103,8 +102,8 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
         state["nodes"] = 1
     # the reader's strategy stays while the new hardware offers it at this node count (else the
     # recommended one)
-    if state["strategy"] not in facts.row_strategies(hw, state["nodes"]) or not strategy_supported(
-            facts.recipe, state["strategy"], p, hw):
+    if state["strategy"] not in facts.row_strategies(hw, state["nodes"]) or not facts.supported(
+            state["strategy"], hw):
         state["strategy"] = None
 
 
@@ -163,8 +162,7 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
 
 def _strategy(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
     hw, value = state["hardware"], click.value
-    if value in facts.row_strategies(hw, state["nodes"]) and strategy_supported(facts.recipe, value,
-                                                                                facts.profile(hw), hw):
+    if value in facts.row_strategies(hw, state["nodes"]) and facts.supported(value, hw):
         state["strategy"] = value
         if value != "pd_cluster" and facts.clusterable(hw):
             state["nodes"] = max(state["nodes"], facts.floor_nodes(value, hw))

@@ -338,18 +338,30 @@ class BuilderFacts:
 
     def _active(self, hw: str, nodes: int, pick: Any) -> str | None:
         row = self.row_strategies(hw, nodes)
-        p = self.profile(hw)
-        ok = [s for s in row if strategy_supported(self.recipe, s, p, hw)]
+        ok = [s for s in row if self.supported(s, hw)]
         rec = self.recommended(hw, nodes)
         for choice in (pick, rec):
             if choice in ok:
                 return choice
         return ok[0] if ok else rec
 
+    def supported(self, sid: Any, hw: str) -> bool:
+        """:func:`strategies.strategy_supported` of this recipe's strategy ``sid`` on ``hw``."""
+        def compute() -> bool:
+            return strategy_supported(self.recipe, sid, self.profile(hw), hw)
+
+        return (self.recall(("supported", sid, hw), compute)
+                if isinstance(hw, str) and (sid is None or isinstance(sid, str)) else compute())
+
     def floor_nodes(self, sid: str | None, hw: str) -> int:
         if not sid or sid == "pd_cluster":
             return 1
-        return nodes_for_strategy(self.recipe, sid, self.profile(hw).get("gpu_count"), hw)
+
+        def compute() -> int:
+            return nodes_for_strategy(self.recipe, sid, self.profile(hw).get("gpu_count"), hw)
+
+        return self.recall(("floor_nodes", sid, hw), compute) if isinstance(sid, str) and isinstance(
+            hw, str) else compute()
 
     def kv_reason(self, key: str, hw: str, sid: str | None) -> str | None:
         """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable)."""

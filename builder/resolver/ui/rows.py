@@ -18,7 +18,6 @@ from ..hardware import (
     variant_of,
 )
 from ..omni import omni_task_for_hardware, omni_tasks
-from ..strategies import strategy_supported
 from ..types import ClickEvent
 from ..values import MAX_NODES, as_dict, as_list, get_key, int_if_integral, is_num, js_str, truthy
 from .facts import (
@@ -200,12 +199,11 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
 
 def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> dict[str, Any]:
     hw = state["hardware"]
-    p = facts.profile(hw)
     rec = facts.recommended(hw, state["nodes"])
     pills = []
     for x in facts.row_strategies(hw, state["nodes"]):
         st = as_dict(facts.strategies.get(x))
-        reason = None if strategy_supported(facts.recipe, x, p, hw) else \
+        reason = None if facts.supported(x, hw) else \
             f"Not supported on {hardware_name(facts.taxonomy, hw)} for this model."
         pills.append(make_pill(x, js_str(st.get("display_name") or x), x == sid, reason,
                            js_str(st.get("description") or "").strip(), recommended=x == rec))
