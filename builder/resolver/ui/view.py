@@ -355,9 +355,10 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
     view["hardware_note"] = hardware_note(facts, hw)
     sel = {"hardware": hw, "variant": state["variant"], "strategy": sid}
     all_notes = as_list(facts.recipe.get("notes"))
+    applicable = applicable_notes(facts.recipe, sel) if all_notes else []
     view["notes"] = [
         {"index": i, "title": js_str(get_key(n, "title") or "Note"), "body": js_str(get_key(n, "body") or "")}
-        for i, n in enumerate(all_notes) if n in applicable_notes(facts.recipe, sel)]
+        for i, n in enumerate(all_notes) if n in applicable]
     for key, pr in presets.items():
         pr = as_dict(pr)
         view["presets"].append({"key": key, "label": js_str(pr.get("label") or key),
