@@ -156,9 +156,14 @@ def _hardware_row(facts: BuilderFacts, variant: str, selected: str | None) -> di
 
 
 def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | None:
-    """The Variant row (None: none shown): a function of the state's variant and hardware only."""
+    """The Variant row (None: none shown): a function of the state's variant and hardware only, and
+    outside omni of the hardware only through which variants it can use (recalled per such pattern:
+    most GPUs share one)."""
     variant, hw = state["variant"], state["hardware"]
-    return facts.recall(("variant_row", variant, hw), lambda: _variant_row(facts, variant, hw),
+    if not isinstance(hw, str):
+        return _variant_row(facts, variant, hw)
+    usable = hw if facts.omni else tuple(facts.usable(hw, key) for key in facts.variants)
+    return facts.recall(("variant_row", variant, usable), lambda: _variant_row(facts, variant, hw),
                         _copy_optional_row)
 
 
