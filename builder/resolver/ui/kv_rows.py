@@ -13,8 +13,16 @@ from .rows import copy_rows, make_row
 def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
             effective: str | None) -> list[dict[str, Any]]:
     """The KV Offload row and its sub-rows: a function of the hardware, node and instance counts, the
-    strategy and the effective KV choice (recalled per such tuple)."""
+    strategy and the effective KV choice (recalled per such tuple); while Mooncake is not the choice, a
+    function of that choice and of why each option is unavailable (recalled per such pattern: most GPUs
+    share one)."""
     key = (state["hardware"], state["nodes"], state["kv_instances"], sid, effective)
+    if effective not in facts.kv_ids and all(k is None or type(k) is str for k in (key[0], sid, effective)):
+        hw = key[0]
+        options = as_dict(facts.taxonomy.get("kv_offload"))
+        reasons = tuple(facts.kv_reason(option, hw, sid) for option in options)
+        return facts.recall(("kv_rows_off", effective, reasons, facts.mooncake_reason(hw)),
+                            lambda: _kv_rows(facts, state, sid, effective), copy_rows)
     if all(k is None or type(k) in (str, int) for k in key):
         return facts.recall(("kv_rows", *key), lambda: _kv_rows(facts, state, sid, effective), copy_rows)
     return _kv_rows(facts, state, sid, effective)
