@@ -30,7 +30,8 @@ from ..strategies import (
 )
 from ..values import MAX_NODES, as_dict, as_list, get_key, js_str
 from .deploy import INSTALL_CHOICES
-from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts, int_or
+from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts
+from .parsing import int_or
 from .perf_pick import pick_outcome
 from .perf_state import perf_state
 from .rows import feature_reason, node_reason

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import marshal
-import re
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from ..families import family_id
 from ..features import declared_features, default_enabled_features
@@ -39,7 +38,7 @@ from ..strategies import (
     strategy_supported,
 )
 from ..types import Selection, Vocab
-from ..values import as_dict, get_key, is_num, is_omni, js_str, truthy
+from ..values import as_dict, get_key, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
                   "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode",
@@ -71,36 +70,6 @@ RECALLED = 1024  # entries BuilderFacts.recall keeps: every (hardware, variant) 
 _Answer = TypeVar("_Answer")
 _PLAIN = (str, int, float, bool)  # answers BuilderFacts.recall keeps as they are
 _MISSING = object()
-
-
-_Default = TypeVar("_Default")
-
-
-@overload
-def int_or(value: object) -> int | None: ...
-
-
-@overload
-def int_or(value: object, default: _Default) -> int | _Default: ...
-
-
-def int_or(value: object, default: object = None) -> object:
-    """Parse an int from a URL value (``"2"``) or a number; ``default`` when not an integer."""
-    if isinstance(value, bool):
-        return default
-    if is_num(value):
-        return int(value) if float(value).is_integer() else default
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
-        return int(value)
-    return default
-
-
-def parse_csv(value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        return [js_str(v) for v in value if js_str(v)]
-    return [p for p in (s.strip() for s in js_str(value).split(",")) if p]
 
 
 def title_key(key: str) -> str:
@@ -364,9 +333,18 @@ class BuilderFacts:
             hw, str) else compute()
 
     def kv_reason(self, key: str, hw: str, sid: str | None) -> str | None:
-        """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable)."""
-        opt = as_dict(as_dict(self.taxonomy.get("kv_offload")).get(key))
+        """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable): a function of
+        the hardware's brand and family only (recalled per those)."""
         p = self.profile(hw)
+        brand = p.get("brand")
+        if isinstance(key, str) and (sid is None or isinstance(sid, str)) and (brand is None
+                                                                                or type(brand) is str):
+            return self.recall(("kv_reason", key, sid, brand, is_xpu(p)),
+                               lambda: self._kv_reason(key, p, sid))
+        return self._kv_reason(key, p, sid)
+
+    def _kv_reason(self, key: str, p: dict[str, Any], sid: str | None) -> str | None:
+        opt = as_dict(as_dict(self.taxonomy.get("kv_offload")).get(key))
         name = js_str(opt.get("label") or opt.get("display_name") or key)
         support = as_dict(self.recipe.get("kv_offload_support")).get(key)
         brands = opt.get("brands")

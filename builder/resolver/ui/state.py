@@ -23,7 +23,8 @@ from ..strategies import (
 from ..values import MAX_NODES, as_dict, js_str
 from .advanced import advanced_options
 from .deploy import INSTALL_CHOICES
-from .facts import MAX_INSTANCES, BuilderFacts, int_or, parse_csv
+from .facts import MAX_INSTANCES, BuilderFacts
+from .parsing import int_or, parse_csv
 from .perf_state import PERF_DEFAULTS, perf_state
 
 

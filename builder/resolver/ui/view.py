@@ -37,12 +37,12 @@ from .facts import (
     BuilderFacts,
     device_noun,
     hardware_name,
-    int_or,
     make_pill,
     variant_label,
 )
 from .install import install_view
 from .kv_rows import kv_rows
+from .parsing import int_or
 from .performance import performance_view, stored_block
 from .rows import (
     feature_reason,
