@@ -138,8 +138,9 @@ def _docker_pair(command: str, argv: list[Any], env: dict[str, Any], image: str 
 
 
 def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: dict[str, Any],
-                 image: str | None) -> dict[str, Any]:
-    """Build the §5.1 record (key order matters) from a resolver result."""
+                 image: str | None, docker: bool = True) -> dict[str, Any]:
+    """Build the §5.1 record (key order matters) from a resolver result (``docker`` False: without the
+    ``docker run`` forms, ``*docker_command*`` and ``*docker_argv*``)."""
     deploy = result["deploy_type"]
     rec: dict[str, Any] = {"hardware": ctx.hw, "strategy": strategy_id, "variant": ctx.variant_key,
                            "node_count": node_count, "deploy_type": deploy, "env": {}}
@@ -149,20 +150,22 @@ def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: 
     if deploy == "multi_node" and "head_command" in result:
         env = result["env"]
         rec["env"] = env
-        head = _docker_pair(result["head_command"], result["head_argv"], env, image, p)
-        workers = [_docker_pair(cmd, a, env, image, p)
-                   for cmd, a in zip(result["worker_commands"], result["worker_argvs"], strict=True)]
         rec.update(head_command=result["head_command"], worker_command=result["worker_command"],
                    worker_commands=result["worker_commands"], head_argv=result["head_argv"],
-                   worker_argv=result["worker_argv"], worker_argvs=result["worker_argvs"],
-                   head_docker_command=head[0], worker_docker_command=workers[0][0],
-                   worker_docker_commands=[w[0] for w in workers], head_docker_argv=head[1],
-                   worker_docker_argv=workers[0][1], worker_docker_argvs=[w[1] for w in workers])
+                   worker_argv=result["worker_argv"], worker_argvs=result["worker_argvs"])
+        if docker:
+            head = _docker_pair(result["head_command"], result["head_argv"], env, image, p)
+            workers = [_docker_pair(cmd, a, env, image, p)
+                       for cmd, a in zip(result["worker_commands"], result["worker_argvs"], strict=True)]
+            rec.update(head_docker_command=head[0], worker_docker_command=workers[0][0],
+                       worker_docker_commands=[w[0] for w in workers], head_docker_argv=head[1],
+                       worker_docker_argv=workers[0][1], worker_docker_argvs=[w[1] for w in workers])
     elif deploy == "pd_cluster":
         for role, port in (("prefill", 8001), ("decode", 8002)):
             role_rec = dict(result[role])
-            dc, da = _docker_pair(role_rec["command"], role_rec["argv"], role_rec["env"], image, p, port)
-            role_rec.update(docker_command=dc, docker_argv=da)
+            if docker:
+                dc, da = _docker_pair(role_rec["command"], role_rec["argv"], role_rec["env"], image, p, port)
+                role_rec.update(docker_command=dc, docker_argv=da)
             rec[role] = role_rec
         rec["router"] = result["router"]
         rec["router_config"] = result["router_config"]
@@ -170,12 +173,12 @@ def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: 
         vllm = result["vllm"]
         env = vllm["env"]
         rec.update(strategy=result.get("kv_id", strategy_id), node_count=result["node_count"], env=env)
-        main = _docker_pair(vllm["command"], vllm["argv"], env, image, p)
+        main = _docker_pair(vllm["command"], vllm["argv"], env, image, p) if docker else ("", [])
         multi = "workerCommands" in vllm
         workers = [_docker_pair(cmd, a, env, image, p)
                    for cmd, a in zip(vllm.get("workerCommands", []), vllm.get("workerArgvs", []),
-                                     strict=True)]
-        rec.update(
+                                     strict=True)] if docker else [("", [])]
+        kv_store = dict(
             serving_strategy=result["serving_strategy"],
             kv_min_vllm_version=result.get("kv_min_vllm_version"),
             instances=result["instances"], vllm_command=vllm["command"], vllm_argv=vllm["argv"],
@@ -188,11 +191,14 @@ def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: 
             vllm_install=vllm.get("install"), vllm_docker_command=main[0], vllm_docker_argv=main[1],
             master=result["master"], store=result["store"], router=result["router"],
             mooncake_config=result["mooncake_config"], mooncake_config_note=result["mooncake_config_note"])
+        rec.update(kv_store if docker else {k: v for k, v in kv_store.items() if "docker" not in k})
     else:
         env = result["env"]
         rec["env"] = env
-        dc, da = _docker_pair(result["command"], result["argv"], env, image, p)
-        rec.update(command=result["command"], argv=result["argv"], docker_command=dc, docker_argv=da)
+        rec.update(command=result["command"], argv=result["argv"])
+        if docker:
+            dc, da = _docker_pair(result["command"], result["argv"], env, image, p)
+            rec.update(docker_command=dc, docker_argv=da)
         if result.get("companions"):
             rec["companions"] = result["companions"]
     return rec
@@ -200,11 +206,13 @@ def build_record(ctx: RenderContext, strategy_id: str, node_count: int, result: 
 
 def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: Any = None,
                   kv_id: str | None = None,
-            kv_instances: Any = None, image: str | None = None, extras: bool = False) -> dict[str, Any]:
+            kv_instances: Any = None, image: str | None = None, extras: bool = False,
+                  docker: bool = True) -> dict[str, Any]:
     """Resolve one combination and build its record.
 
     ``kv_id`` is a taxonomy KV-offload key or a Mooncake id (then a kv_store record is built).
-    ``extras`` keeps builder-only result keys (``current_instance``, ``mooncake``).
+    ``extras`` keeps builder-only result keys (``current_instance``, ``mooncake``); ``docker`` False
+    leaves out the ``docker run`` forms (:func:`build_record`).
     """
     if image is None:
         image = docker_image(ctx.recipe, ctx.variant, ctx.profile, ctx.hw)
@@ -212,7 +220,7 @@ def render_record(ctx: RenderContext, strategy_id: str, nodes: int, pd_nodes: An
     if result["deploy_type"] == "kv_store_lb":
         result["kv_id"] = kv_id
         result["kv_min_vllm_version"] = as_dict(get_key(ctx.strategies, kv_id)).get("min_vllm_version")
-    record = build_record(ctx, strategy_id, nodes, result, image)
+    record = build_record(ctx, strategy_id, nodes, result, image, docker)
     if extras:
         for key in ("current_instance", "mooncake"):
             if key in result:

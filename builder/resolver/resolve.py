@@ -115,13 +115,8 @@ def resolve(recipe: JSON, vocab: Vocab, selection: Selection | None = None,
     if serving == "pd_cluster" and pd_nodes is None:
         pd_nodes = pd_pool_defaults(recipe, vocab, variant_key, hw)
     image = sel.get("image") or docker_image(recipe, ctx.variant, profile, hw, cuda)
-    record = render_record(ctx, serving, nodes, pd_nodes, kv, sel.get("kv_instances"), image, extras=True)
-    if sel.get("docker") is False:
-        for key in [k for k in record if "docker" in k and k != "docker_image"]:
-            del record[key]
-        for role in ("prefill", "decode"):
-            if role in record:
-                record[role] = {k: v for k, v in record[role].items() if "docker" not in k}
+    record = render_record(ctx, serving, nodes, pd_nodes, kv, sel.get("kv_instances"), image, extras=True,
+                           docker=sel.get("docker") is not False)
     mooncake_active = record["deploy_type"] == "kv_store_lb" or "mooncake" in record
     option_active = kv_option(ctx, kv, serving, as_dict(ctx.strategies.get(serving))) is not None
     record["kv_offload"] = kv if mooncake_active or option_active else None

@@ -15,10 +15,12 @@ from .values import as_dict, get_key
 
 
 def _tab(label: str, command: str, env: dict[str, Any] | None, profile: dict[str, Any], image: Any = None,
-         argv: list[Any] | None = None, port: int = 8000, host_network: bool = False) -> dict[str, Any]:
-    tab = {"label": label, "command": command, "env": env or {},
-           "pip": pip_view(command, env or {}, profile) if env is not None else command}
-    if argv is not None:
+         argv: list[Any] | None = None, port: int = 8000, host_network: bool = False,
+         only: str | None = None) -> dict[str, Any]:
+    tab: dict[str, Any] = {"label": label, "command": command, "env": env or {}}
+    if only != "docker" or argv is None:
+        tab["pip"] = pip_view(command, env or {}, profile) if env is not None else command
+    if argv is not None and only != "pip":
         tab["docker"] = docker_run(command, env or {}, image, profile, port, host_network)
     return tab
 
@@ -37,10 +39,13 @@ POOL_TAB_ROLES = {_TAB_LABELS[role]: role for role in ("prefill", "decode")}
 """The tab of each PD pool: its label -> the pool's role."""
 
 
-def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None) -> list[dict[str, Any]]:
+def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None,
+                 only: str | None = None) -> list[dict[str, Any]]:
     """Cluster §9.10 / single-node §11.3: the builder's command tabs for a resolved record.
 
-    Each tab is ``{label, command, env, pip}`` plus ``docker`` for ``vllm serve`` commands.
+    Each tab is ``{label, command, env, pip}`` plus ``docker`` for ``vllm serve`` commands; ``only``
+    (``"pip"`` or ``"docker"``): the one form a caller shows (a tab without a ``docker`` form keeps
+    its ``pip`` one).
     """
     profile = profile_of(as_dict(vocab.get("taxonomy")), record.get("hardware"))
     image, deploy = record.get("docker_image"), record["deploy_type"]
@@ -60,5 +65,5 @@ def builder_tabs(record: dict[str, Any], vocab: Vocab, kv_id: str | None = None)
         elif found["role"] == "vllm" and record.get("vllm_worker_commands") is not None:
             label = "Head"
         tabs.append(_tab(label, found["command"], found["env"], profile, image, found["argv"], found["port"],
-                         host_network))
+                         host_network, only))
     return tabs

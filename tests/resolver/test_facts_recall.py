@@ -61,3 +61,35 @@ def test_an_answer_marshal_refuses_is_computed_every_time() -> None:
     facts.recall(("odd",), compute)
     facts.recall(("odd",), compute)
     assert len(calls) == 2
+
+
+def test_an_answer_with_a_copy_of_its_shape_is_computed_once_and_copied_for_every_caller() -> None:
+    facts = BuilderFacts(RECIPE, VOCAB)
+    calls, compute = counting({"pills": [1]})
+    copies: list[Any] = []
+
+    def copy(answer: dict[str, Any]) -> dict[str, Any]:
+        copies.append(answer)
+        return {"pills": list(answer["pills"])}
+
+    first = facts.recall(("row",), compute, copy)
+    first["pills"].append(2)
+    second = facts.recall(("row",), compute, copy)
+    assert calls == [1]
+    assert second == {"pills": [1]} and second is not first
+    assert copies[0] is copies[1]  # the kept answer, never handed out itself
+
+
+def test_facts_for_one_view_compute_an_answer_with_a_copy_every_time() -> None:
+    facts = BuilderFacts(RECIPE, VOCAB, shared=False)
+    calls, compute = counting({"pills": []})
+    for _ in range(2):
+        facts.recall(("row",), compute, dict)
+    assert len(calls) == 2
+
+
+def test_kept_answers_are_the_same_object_for_every_caller() -> None:
+    facts = BuilderFacts(RECIPE, VOCAB, shared=False)
+    calls, compute = counting({"options": []})
+    assert facts.kept(("options",), compute) is facts.kept(("options",), compute)
+    assert calls == [1]

@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from ..features import effective_mode
-from ..hardware import default_hardware
 from .facts import BuilderFacts
 from .perf_state import DEFAULT_WORKLOAD
 
@@ -27,7 +26,7 @@ def canonical_query(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
         if state["variant"] != "default":
             q.append(("variant", state["variant"]))
         if (state.get("hw_pinned")
-            or state["hardware"] != default_hardware(facts.recipe, facts.taxonomy, state["variant"])):
+            or state["hardware"] != facts.default_hw(state["variant"])):
             q.append(("hardware", state["hardware"]))
         if not facts.omni:
             if (state["strategy"] and state["strategy"] == sid

@@ -80,7 +80,7 @@ def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, A
                  docker: bool, endpoints: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
     """CMD-11..15: the tab strip with displayed text and exact copy text, and whether its tabs are
     numbered steps (companions or Mooncake helpers first: a new strip opens on its first tab)."""
-    raw = builder_tabs(record, facts.vocab, kv if kv in facts.kv_ids else None)
+    raw = builder_tabs(record, facts.vocab, kv if kv in facts.kv_ids else None, "docker" if docker else "pip")
     deploy = record["deploy_type"]
     g = gpu_count_of(facts.profile(state["hardware"]))
     helpers = {"Mooncake Config", "Mooncake Master", "Mooncake Store"}

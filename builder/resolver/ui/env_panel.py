@@ -39,7 +39,10 @@ def placeholder_names(tabs: list[dict[str, Any]]) -> list[str]:
     """POP-06: the ``$NAME``s of the current commands in first-appearance order (comment lines are prose)."""
     names: list[str] = []
     for tab in tabs:
-        for line in (tab["prelude"] + "\n" + tab["command"]).split("\n"):
+        text = tab["prelude"] + "\n" + tab["command"]
+        if "$" not in text:
+            continue
+        for line in text.split("\n"):
             if line.lstrip().startswith("#"):
                 continue
             for m in PLACEHOLDER.finditer(line):

@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 
 from ..features import available_modes
 from ..hardware import (
-    default_hardware,
     fits_single_node,
     lookup_exact,
     pick_fitting_variant,
@@ -28,11 +27,11 @@ from ..strategies import (
     initial_node_count,
     nodes_for,
     nodes_for_strategy,
-    strategy_supported,
 )
 from ..values import MAX_NODES, as_dict, as_list, get_key, js_str
 from .deploy import INSTALL_CHOICES
-from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts, int_or
+from .facts import EXCLUSIVE_FEATURES, MAX_INSTANCES, BuilderFacts
+from .parsing import int_or
 from .perf_pick import pick_outcome
 from .perf_state import perf_state
 from .rows import feature_reason, node_reason
@@ -104,8 +103,8 @@ def _on_hardware(facts: BuilderFacts, state: dict[str, Any], hw: str, out: dict[
         state["nodes"] = 1
     # the reader's strategy stays while the new hardware offers it at this node count (else the
     # recommended one)
-    if state["strategy"] not in facts.row_strategies(hw, state["nodes"]) or not strategy_supported(
-            facts.recipe, state["strategy"], p, hw):
+    if state["strategy"] not in facts.row_strategies(hw, state["nodes"]) or not facts.supported(
+            state["strategy"], hw):
         state["strategy"] = None
 
 
@@ -131,7 +130,7 @@ def _on_variant(facts: BuilderFacts, state: dict[str, Any], vkey: str) -> None:
     old = state["variant"]
     state["variant"] = vkey
     if not facts.usable(state["hardware"], vkey):
-        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, vkey)
+        state["hardware"] = facts.default_hw(vkey)
     state["fmode"] = {}
     if state["features"] is not None:
         normal = set(facts.defaults(state["hardware"], "default")) - facts.forced("default")
@@ -164,8 +163,7 @@ def apply_preset(facts: BuilderFacts, state: dict[str, Any], pkey: Any, point: A
 
 def _strategy(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
     hw, value = state["hardware"], click.value
-    if value in facts.row_strategies(hw, state["nodes"]) and strategy_supported(facts.recipe, value,
-                                                                                facts.profile(hw), hw):
+    if value in facts.row_strategies(hw, state["nodes"]) and facts.supported(value, hw):
         state["strategy"] = value
         if value != "pd_cluster" and facts.clusterable(hw):
             state["nodes"] = max(state["nodes"], facts.floor_nodes(value, hw))
@@ -276,7 +274,7 @@ def _reset(facts: BuilderFacts, state: dict[str, Any], click: Click) -> None:
     state.clear()
     state.update(fresh_state(), **keep)
     # the recipe's own defaults; the stored global GPU preference is not touched (no ``out["prefs"]``)
-    state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, facts.vkey(None))
+    state["hardware"] = facts.default_hw(facts.vkey(None))
     state["nodes"] = initial_node_count(facts.recipe, facts.vocab, facts.vkey(None), state["hardware"])
     state["hw_pinned"] = False  # the hardware is the recipe's default again, not the reader's pick
 

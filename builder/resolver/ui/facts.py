@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import marshal
-import re
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from ..families import family_id
 from ..features import declared_features, default_enabled_features
 from ..hardware import (
     allowlisted,
     declared_hardware,
+    default_hardware,
     gpu_count_of,
     hardware_labels,
     hardware_profiles,
@@ -38,7 +38,7 @@ from ..strategies import (
     strategy_supported,
 )
 from ..types import Selection, Vocab
-from ..values import as_dict, as_list, get_key, is_num, is_omni, js_str, truthy
+from ..values import as_dict, get_key, is_omni, js_str, truthy
 
 BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode", "advanced", "kv_offload",
                   "kv_instances", "kv_instance", "prefill_nodes", "decode_nodes", "prefill_mode",
@@ -46,20 +46,6 @@ BUILDER_PARAMS = ("variant", "hardware", "strategy", "nodes", "features", "fmode
                   "perf_workload", "perf_concurrency", "perf_price")
 """URL query parameters of a recipe page, in canonical order (§7.1 + install/cuda/preset/point + the
 Performance panel's workload, point and GPU-hour price)."""
-
-
-BUILDER_ADVANCED: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("max_batched_8k", ("--max-num-batched-tokens", "8192"),
-     "Larger prefill chunks: better throughput for long prompts, slightly higher latency."),
-    ("max_num_seqs_256", ("--max-num-seqs", "256"), "Cap concurrent sequences per engine at 256."),
-    ("gpu_mem_095", ("--gpu-memory-utilization", "0.95"), "Give 95% of GPU memory to weights and KV cache."),
-    ("max_model_len_auto", ("--max-model-len", "auto"),
-     "Let vLLM pick the longest context that fits in memory."),
-    ("dcp_8", ("--decode-context-parallel-size", "8"), "Shard the KV cache across 8 ranks during decode."),
-    ("no_flashinfer_autotune", ("--no-enable-flashinfer-autotune",),
-     "Skip FlashInfer autotuning at start-up."),
-    ("ep_weight_filter", ("--enable-ep-weight-filter",), "Load only the expert weights this rank serves."),
-)
 
 
 ORIENTATION_LABELS = {"latency": "Latency oriented", "balanced": "Balanced",
@@ -83,36 +69,7 @@ RECALLED = 1024  # entries BuilderFacts.recall keeps: every (hardware, variant) 
 
 _Answer = TypeVar("_Answer")
 _PLAIN = (str, int, float, bool)  # answers BuilderFacts.recall keeps as they are
-
-
-_Default = TypeVar("_Default")
-
-
-@overload
-def int_or(value: object) -> int | None: ...
-
-
-@overload
-def int_or(value: object, default: _Default) -> int | _Default: ...
-
-
-def int_or(value: object, default: object = None) -> object:
-    """Parse an int from a URL value (``"2"``) or a number; ``default`` when not an integer."""
-    if isinstance(value, bool):
-        return default
-    if is_num(value):
-        return int(value) if float(value).is_integer() else default
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
-        return int(value)
-    return default
-
-
-def parse_csv(value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        return [js_str(v) for v in value if js_str(v)]
-    return [p for p in (s.strip() for s in js_str(value).split(",")) if p]
+_MISSING = object()
 
 
 def title_key(key: str) -> str:
@@ -158,7 +115,9 @@ def make_pill(value: Any, label: str, selected: bool = False, reason: str | None
           **extra: Any) -> dict[str, Any]:
     pill = {"value": value, "label": label, "selected": bool(selected) and reason is None,
             "disabled": reason is not None, "reason": reason, "tooltip": reason or tooltip}
-    pill.update({k: v for k, v in extra.items() if v is not None})
+    for key, item in extra.items():
+        if item is not None:
+            pill[key] = item
     return pill
 
 
@@ -185,6 +144,7 @@ class BuilderFacts:
         self._rows: dict[tuple[str, int], tuple[str, ...]] = {}
         self._multi: bool | None = None
         self._recalled: dict[tuple[Hashable, ...], tuple[bool, Any]] = {}
+        self._kept: dict[tuple[Hashable, ...], Any] = {}
         # the recipe's stored predictions (a StoredFile) once the page loaded them; their entries by inputs
         self.predictions: Any = None
         self.perf_table: Any = None
@@ -197,13 +157,18 @@ class BuilderFacts:
             found = self._profile[hw] = profile_of(self.taxonomy, hw)
         return found
 
-    def recall(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer]) -> _Answer:
+    def recall(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer],
+               copy: Callable[[_Answer], _Answer] | None = None) -> _Answer:
         """``compute()``, a pure function of these facts and ``key`` (whose first item names the
         function), remembered for the life of these facts (at most :data:`RECALLED` answers). A text,
         number, bool or None is kept as it is, other plain data marshalled (each caller gets its own
         copy, free to change it: a copy by marshal is several times faster than one in Python), and
         anything else (which marshal refuses) is not kept; facts made for one view (``shared`` False)
-        keep plain answers only (a copy is worth its cost only when another click asks again)."""
+        keep plain answers only (a copy is worth its cost only when another click asks again).
+        ``copy``: a copy of the answer's shape, cheaper than marshal's (the answer is kept as it is and
+        every caller, the first too, gets ``copy(answer)``)."""
+        if copy is not None:
+            return copy(self.kept(key, compute)) if self.shared else compute()
         found = self._recalled.get(key)
         if found is not None:
             return found[1] if found[0] else marshal.loads(found[1])  # type: ignore[no-any-return]
@@ -218,6 +183,23 @@ class BuilderFacts:
             except ValueError:
                 pass
         return answer  # type: ignore[no-any-return]
+
+    def kept(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer]) -> _Answer:
+        """``compute()`` as :meth:`recall` remembers it, but handed out as it is: the same object for every
+        caller, which only reads it (no copy is made, for facts of one view too)."""
+        found = self._kept.get(key, _MISSING)
+        if found is _MISSING:
+            if len(self._kept) >= RECALLED:
+                self._kept.clear()
+            found = self._kept[key] = compute()
+        return found  # type: ignore[no-any-return]
+
+    def default_hw(self, vkey: str) -> str:
+        """:func:`hardware.default_hardware` of the recipe's variant ``vkey``."""
+        def compute() -> str:
+            return default_hardware(self.recipe, self.taxonomy, vkey)
+
+        return self.recall(("default_hw", vkey), compute) if isinstance(vkey, str) else compute()
 
     def resolved(self, selection: Selection) -> dict[str, Any]:
         """``resolve(recipe, vocab, selection, with_views=False)``, recalled by the selection's content
@@ -259,7 +241,17 @@ class BuilderFacts:
         return compute()
 
     def any_variant_runs(self, hw: str) -> bool:
-        return any(self.runs(hw, k) for k in self.variants)
+        def compute() -> bool:
+            return any(self.runs(hw, k) for k in self.variants)
+
+        return self.recall(("any_variant_runs", hw), compute) if isinstance(hw, str) else compute()
+
+    def runs_somewhere(self, vkey: str) -> bool:
+        """The variant runs on some hardware pill (:meth:`listed`)."""
+        def compute() -> bool:
+            return any(self.runs(h, vkey) for h in self.listed())
+
+        return self.recall(("runs_somewhere", vkey), compute) if isinstance(vkey, str) else compute()
 
     def multi_capable(self) -> bool:
         if self._multi is None:
@@ -268,14 +260,17 @@ class BuilderFacts:
         return self._multi
 
     def clusterable(self, hw: str) -> bool:
-        p = self.profile(hw)
-        return is_scalable(p) and not is_xpu(p)
+        def compute() -> bool:
+            p = self.profile(hw)
+            return is_scalable(p) and not is_xpu(p)
 
-    def node_pills(self, hw: str) -> list[int]:
+        return self.recall(("clusterable", hw), compute) if isinstance(hw, str) else compute()
+
+    def node_pills(self, hw: str) -> tuple[int, ...]:
         """:func:`strategies.node_pills` of this recipe on ``hw``."""
         if isinstance(hw, str):
-            return self.recall(("node_pills", hw), lambda: node_pills(self.recipe, self.vocab, hw))
-        return node_pills(self.recipe, self.vocab, hw)
+            return self.kept(("node_pills", hw), lambda: tuple(node_pills(self.recipe, self.vocab, hw)))
+        return tuple(node_pills(self.recipe, self.vocab, hw))
 
     def vkey(self, key: Any) -> str:
         return key if isinstance(key, str) and key in self.variants else (
@@ -285,6 +280,10 @@ class BuilderFacts:
         return set(as_dict(variant_of(self.recipe, vkey).get("default_modes")))
 
     def defaults(self, hw: str, vkey: str) -> list[str]:
+        """:func:`features.default_enabled_features` of this recipe (a new list)."""
+        if isinstance(hw, str) and isinstance(vkey, str):
+            return list(self.kept(("defaults", hw, vkey),
+                                  lambda: tuple(default_enabled_features(self.recipe, hw, vkey))))
         return default_enabled_features(self.recipe, hw, vkey)
 
     def row_strategies(self, hw: str, nodes: int) -> list[str]:
@@ -308,23 +307,44 @@ class BuilderFacts:
 
     def _active(self, hw: str, nodes: int, pick: Any) -> str | None:
         row = self.row_strategies(hw, nodes)
-        p = self.profile(hw)
-        ok = [s for s in row if strategy_supported(self.recipe, s, p, hw)]
+        ok = [s for s in row if self.supported(s, hw)]
         rec = self.recommended(hw, nodes)
         for choice in (pick, rec):
             if choice in ok:
                 return choice
         return ok[0] if ok else rec
 
+    def supported(self, sid: Any, hw: str) -> bool:
+        """:func:`strategies.strategy_supported` of this recipe's strategy ``sid`` on ``hw``."""
+        def compute() -> bool:
+            return strategy_supported(self.recipe, sid, self.profile(hw), hw)
+
+        return (self.recall(("supported", sid, hw), compute)
+                if isinstance(hw, str) and (sid is None or isinstance(sid, str)) else compute())
+
     def floor_nodes(self, sid: str | None, hw: str) -> int:
         if not sid or sid == "pd_cluster":
             return 1
-        return nodes_for_strategy(self.recipe, sid, self.profile(hw).get("gpu_count"), hw)
+
+        def compute() -> int:
+            return nodes_for_strategy(self.recipe, sid, self.profile(hw).get("gpu_count"), hw)
+
+        return self.recall(("floor_nodes", sid, hw), compute) if isinstance(sid, str) and isinstance(
+            hw, str) else compute()
 
     def kv_reason(self, key: str, hw: str, sid: str | None) -> str | None:
-        """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable)."""
-        opt = as_dict(as_dict(self.taxonomy.get("kv_offload")).get(key))
+        """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable): a function of
+        the hardware's brand and family only (recalled per those)."""
         p = self.profile(hw)
+        brand = p.get("brand")
+        if isinstance(key, str) and (sid is None or isinstance(sid, str)) and (brand is None
+                                                                                or type(brand) is str):
+            return self.recall(("kv_reason", key, sid, brand, is_xpu(p)),
+                               lambda: self._kv_reason(key, p, sid))
+        return self._kv_reason(key, p, sid)
+
+    def _kv_reason(self, key: str, p: dict[str, Any], sid: str | None) -> str | None:
+        opt = as_dict(as_dict(self.taxonomy.get("kv_offload")).get(key))
         name = js_str(opt.get("label") or opt.get("display_name") or key)
         support = as_dict(self.recipe.get("kv_offload_support")).get(key)
         brands = opt.get("brands")
@@ -358,33 +378,3 @@ class BuilderFacts:
         if all(get_key(opt_out.get(t), hw) == "unsupported" for t in topos):
             return f"Not supported on {hardware_name(self.taxonomy, hw)} for this model."
         return None
-
-
-def advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
-    """CB-ADV-02: ``{id, label, description, args, shown}`` (shown = its gate passes now)."""
-    if sid is None or isinstance(sid, str):
-        return facts.recall(("advanced_options", sid), lambda: _advanced_options(facts, sid))
-    return _advanced_options(facts, sid)
-
-
-def _advanced_options(facts: BuilderFacts, sid: str | None) -> list[dict[str, Any]]:
-    model = as_dict(facts.recipe.get("model"))
-    out = []
-    for oid, args, desc in BUILDER_ADVANCED:
-        if oid == "dcp_8" and model.get("supports_dcp") is not True:
-            continue
-        if oid == "no_flashinfer_autotune" and model.get("flashinfer_autotune") is not True:
-            continue
-        shown = oid != "ep_weight_filter" or (isinstance(sid, str) and sid.endswith(("tep", "dep")))
-        label = args[0][2:] + (f" = {args[1]}" if len(args) > 1 else "")
-        out.append({"id": oid, "label": label, "description": desc, "args": list(args), "shown": shown})
-    for i, extra in enumerate(as_list(facts.recipe.get("advanced_options"))):
-        authored = extra.get("args") if isinstance(extra, dict) else extra
-        if not (isinstance(authored, list) and authored):
-            continue
-        ed = as_dict(extra)
-        oid = js_str(ed.get("id") or f"option_{i + 1}")
-        label = js_str(ed.get("label") or " ".join(js_str(a) for a in authored).lstrip("-"))
-        out.append({"id": oid, "label": label, "description": js_str(ed.get("description") or ""),
-                    "args": [js_str(a) for a in authored], "shown": True})
-    return out

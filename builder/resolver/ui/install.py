@@ -23,8 +23,16 @@ def install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pre
     preset_key = content_key(preset)
     if preset_key is not None and all(k is None or type(k) is str for k in key):
         return facts.recall(("install_view", preset_key, *key),
-                            lambda: _install_view(facts, state, kv, preset, deploy_type))
+                            lambda: _install_view(facts, state, kv, preset, deploy_type), copy_install)
     return _install_view(facts, state, kv, preset, deploy_type)
+
+
+def copy_install(install: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an install strip its caller may change (the view adds its controls and the active
+    deployment tab's command): the strip, its tabs, its extras and their entries are new dicts."""
+    extras = install["extras"]
+    return {**install, "tabs": [dict(tab) for tab in install["tabs"]],
+            "extras": {**extras, "entries": [dict(entry) for entry in extras["entries"]]}}
 
 
 def _install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None,

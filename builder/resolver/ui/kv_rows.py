@@ -7,22 +7,30 @@ from typing import Any
 from ..hardware import gpu_count_of
 from ..values import as_dict, get_key, is_num, js_str
 from .facts import MAX_INSTANCES, BuilderFacts, counted, device_noun, make_pill
-from .rows import make_row
+from .rows import copy_rows, make_row
 
 
 def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
             effective: str | None) -> list[dict[str, Any]]:
     """The KV Offload row and its sub-rows: a function of the hardware, node and instance counts, the
-    strategy and the effective KV choice (recalled per such tuple)."""
+    strategy and the effective KV choice (recalled per such tuple); while Mooncake is not the choice, a
+    function of that choice and of why each option is unavailable (recalled per such pattern: most GPUs
+    share one)."""
     key = (state["hardware"], state["nodes"], state["kv_instances"], sid, effective)
+    if effective not in facts.kv_ids and all(k is None or type(k) is str for k in (key[0], sid, effective)):
+        hw = key[0]
+        options = as_dict(facts.taxonomy.get("kv_offload"))
+        reasons = tuple(facts.kv_reason(option, hw, sid) for option in options)
+        return facts.recall(("kv_rows_off", effective, reasons, facts.mooncake_reason(hw)),
+                            lambda: _kv_rows(facts, state, sid, effective), copy_rows)
     if all(k is None or type(k) in (str, int) for k in key):
-        return facts.recall(("kv_rows", *key), lambda: _kv_rows(facts, state, sid, effective))
+        return facts.recall(("kv_rows", *key), lambda: _kv_rows(facts, state, sid, effective), copy_rows)
     return _kv_rows(facts, state, sid, effective)
 
 
-def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
-             effective: str | None) -> list[dict[str, Any]]:
-    hw = state["hardware"]
+def _entries(facts: BuilderFacts) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """The row's pills after Off as (kind, key) in order (taxonomy options, groups of options and
+    Mooncake), and each group's members in order: the taxonomy's alone (kept per facts)."""
     options = as_dict(facts.taxonomy.get("kv_offload"))
     groups = as_dict(facts.taxonomy.get("kv_offload_groups"))
     entries: list[tuple[Any, str, str]] = []
@@ -37,10 +45,22 @@ def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
             entries.append((as_dict(opt).get("order") or 0, "option", key))
     entries.append((3, "mooncake", "mooncake"))
     entries.sort(key=lambda e: e[0] if is_num(e[0]) else 0)
+    members = {key: sorted((k for k, o in options.items() if get_key(o, "group") == key),
+                           key=lambda k: as_dict(options[k]).get("order") or 0)
+               for _, kind, key in entries if kind == "group"}
+    return [(kind, key) for _, kind, key in entries], members
+
+
+def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
+             effective: str | None) -> list[dict[str, Any]]:
+    hw = state["hardware"]
+    options = as_dict(facts.taxonomy.get("kv_offload"))
+    groups = as_dict(facts.taxonomy.get("kv_offload_groups"))
+    entries, group_members = facts.kept(("kv_entries",), lambda: _entries(facts))
     pills = [make_pill("off", "Off", effective is None, None, "KV cache stays in GPU memory.")]
     sub_rows: list[dict[str, Any]] = []
     below, docs = None, None
-    for _, kind, key in entries:
+    for kind, key in entries:
         if kind == "option":
             opt = as_dict(options[key])
             reason = facts.kv_reason(key, hw, sid)
@@ -51,8 +71,7 @@ def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
                 below, docs = opt.get("description"), opt.get("docs_url")
         elif kind == "group":
             grp = as_dict(groups[key])
-            members = sorted((k for k, o in options.items() if get_key(o, "group") == key),
-                             key=lambda k: as_dict(options[k]).get("order") or 0)
+            members = group_members[key]
             reasons = {m: facts.kv_reason(m, hw, sid) for m in members}
             reason = None if any(r is None for r in reasons.values()) else next(iter(reasons.values()), None)
             active = effective in members

@@ -29,7 +29,7 @@ def perf_state(raw: dict[str, Any]) -> dict[str, Any]:
 
 def number(value: Any) -> float | None:
     """A positive finite number from a number or its text, else None."""
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):  # None: the common case, without an exception
         return None
     try:
         number = float(value)

@@ -7,7 +7,6 @@ from typing import Any, cast
 from ..features import available_modes, effective_mode, feature_allowed, has_companion
 from ..hardware import (
     allowlisted,
-    default_hardware,
     fits_single_node,
     gpu_count_of,
     is_scalable,
@@ -19,7 +18,6 @@ from ..hardware import (
     variant_of,
 )
 from ..omni import omni_task_for_hardware, omni_tasks
-from ..strategies import strategy_supported
 from ..types import ClickEvent
 from ..values import MAX_NODES, as_dict, as_list, get_key, int_if_integral, is_num, js_str, truthy
 from .facts import (
@@ -78,6 +76,27 @@ def make_row(rid: str, label: str, pills: list[Any], kind: str = "radio", **extr
     return row
 
 
+def copy_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a row its caller may change: the row, its pills, its groups and its dict values (``event``,
+    ``badge``) are new objects, the texts and numbers shared (for rows whose pills hold no dict or list,
+    as :func:`hardware_row`'s, :func:`variant_row`'s and ``kv_rows``')."""
+    out = {key: dict(value) if type(value) is dict else value for key, value in row.items()}
+    pills = out["pills"] = [dict(pill) for pill in row["pills"]]
+    if "groups" in row:  # the groups hold the row's pills themselves
+        new = {id(old): pill for old, pill in zip(row["pills"], pills, strict=True)}
+        out["groups"] = [{**group, "pills": [new[id(pill)] for pill in group["pills"]]}
+                         for group in row["groups"]]
+    return out
+
+
+def copy_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [copy_row(row) for row in rows]
+
+
+def _copy_optional_row(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if row is None else copy_row(row)
+
+
 def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
     """The click a pill of ``row`` sends (static/builder.js ``pillEvent`` is the same rule)."""
     own = pill.get("event")
@@ -85,12 +104,20 @@ def pill_event(row: dict[str, Any], pill: dict[str, Any]) -> ClickEvent:
 
 
 def hardware_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
-    """The Hardware row: a function of the state's variant and hardware only (recalled per pair)."""
+    """The Hardware row: a function of the state's variant and hardware only. The row of the variant
+    with no pill selected is recalled per variant; the state's hardware pill is then selected (unless
+    disabled), so a click on another GPU recomputes no pill."""
     variant, hw = state["variant"], state["hardware"]
-    return facts.recall(("hardware_row", variant, hw), lambda: _hardware_row(facts, variant, hw))
+    if not isinstance(variant, str):
+        return _hardware_row(facts, variant, hw)
+    row = facts.recall(("hardware_row", variant), lambda: _hardware_row(facts, variant, None), copy_row)
+    for pill in row["pills"]:  # the same pill objects as the groups
+        if pill["value"] == hw and not pill["disabled"]:
+            pill["selected"] = True
+    return row
 
 
-def _hardware_row(facts: BuilderFacts, variant: str, selected: str) -> dict[str, Any]:
+def _hardware_row(facts: BuilderFacts, variant: str, selected: str | None) -> dict[str, Any]:
     groups: list[dict[str, Any]] = []
     cur_v = variant_of(facts.recipe, variant)
     for hw in facts.listed():
@@ -129,9 +156,15 @@ def _hardware_row(facts: BuilderFacts, variant: str, selected: str) -> dict[str,
 
 
 def variant_row(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any] | None:
-    """The Variant row (None: none shown): a function of the state's variant and hardware only."""
+    """The Variant row (None: none shown): a function of the state's variant and hardware only, and
+    outside omni of the hardware only through which variants it can use (recalled per such pattern:
+    most GPUs share one)."""
     variant, hw = state["variant"], state["hardware"]
-    return facts.recall(("variant_row", variant, hw), lambda: _variant_row(facts, variant, hw))
+    if not isinstance(hw, str):
+        return _variant_row(facts, variant, hw)
+    usable = hw if facts.omni else tuple(facts.usable(hw, key) for key in facts.variants)
+    return facts.recall(("variant_row", variant, usable), lambda: _variant_row(facts, variant, hw),
+                        _copy_optional_row)
 
 
 def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] | None:
@@ -144,7 +177,7 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
         if facts.omni:
             if not facts.usable(hw, key):
                 reason = f"{variant_label(key, v)} can't run on {hardware_name(facts.taxonomy, hw)}."
-        elif not any(facts.runs(h, key) for h in facts.listed()):
+        elif not facts.runs_somewhere(key):
             reason = "No supported hardware can run this variant."
         need = v.get("vram_minimum_gb")
         tip = [js_str(v.get("description") or "")] if v.get("description") else []
@@ -152,7 +185,7 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
             tip.append(f"Needs at least {js_str(need)} GB to load the weights; the KV cache needs more. "
                        "Multi-node can scale out.")
         if reason is None and not facts.omni and not facts.usable(hw, key):
-            target = default_hardware(facts.recipe, facts.taxonomy, key)
+            target = facts.default_hw(key)
             tip.append(f"Choosing it also switches Hardware to {hardware_name(facts.taxonomy, target)}.")
         pills.append(make_pill(key, variant_label(key, v), key == variant, reason, "\n\n".join(tip),
                            sub=f"{js_str(need)} GB" if is_num(need) else None))
@@ -171,12 +204,11 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
 
 def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> dict[str, Any]:
     hw = state["hardware"]
-    p = facts.profile(hw)
     rec = facts.recommended(hw, state["nodes"])
     pills = []
     for x in facts.row_strategies(hw, state["nodes"]):
         st = as_dict(facts.strategies.get(x))
-        reason = None if strategy_supported(facts.recipe, x, p, hw) else \
+        reason = None if facts.supported(x, hw) else \
             f"Not supported on {hardware_name(facts.taxonomy, hw)} for this model."
         pills.append(make_pill(x, js_str(st.get("display_name") or x), x == sid, reason,
                            js_str(st.get("description") or "").strip(), recommended=x == rec))

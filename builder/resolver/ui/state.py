@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..hardware import (
-    default_hardware,
     fits_single_node,
     initial_hardware,
     is_nvidia,
@@ -22,8 +21,10 @@ from ..strategies import (
     reachable,
 )
 from ..values import MAX_NODES, as_dict, js_str
+from .advanced import advanced_options
 from .deploy import INSTALL_CHOICES
-from .facts import MAX_INSTANCES, BuilderFacts, advanced_options, int_or, parse_csv
+from .facts import MAX_INSTANCES, BuilderFacts
+from .parsing import int_or, parse_csv
 from .perf_state import PERF_DEFAULTS, perf_state
 
 
@@ -161,7 +162,7 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     """Correct an arbitrary state into a valid one (the rules of CB-*, §7.1 "invalid values ignored")."""
     state["variant"] = facts.vkey(state["variant"])
     if not facts.usable(state["hardware"], state["variant"]):
-        state["hardware"] = default_hardware(facts.recipe, facts.taxonomy, state["variant"])
+        state["hardware"] = facts.default_hw(state["variant"])
     hw, p = state["hardware"], facts.profile(state["hardware"])
     state["cuda"] = state["cuda"] if state["cuda"] == "cu129" and is_nvidia(p) else "default"
     if state["features"] is not None:

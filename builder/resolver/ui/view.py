@@ -26,6 +26,7 @@ from ..strategies import deploy_type_of, is_multi_node
 from ..types import JSON, Selection, View, Vocab
 from ..values import as_dict, as_list, get_key, int_if_integral, is_num, js_str
 from .address import canonical_query, stored_choices
+from .advanced import advanced_options
 from .bench import bench_text, client_endpoint
 from .commands import command_tabs, curl_command, substitute_endpoints
 from .controls import add_tab_inputs, install_controls, preset_rows
@@ -34,15 +35,14 @@ from .env_panel import command_values, curl_target, env_panel, placeholder_names
 from .events import apply_event, apply_preset, event_rule
 from .facts import (
     BuilderFacts,
-    advanced_options,
     device_noun,
     hardware_name,
-    int_or,
     make_pill,
     variant_label,
 )
 from .install import install_view
 from .kv_rows import kv_rows
+from .parsing import int_or
 from .performance import performance_view, stored_block
 from .rows import (
     feature_reason,
@@ -295,7 +295,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         if record is None:
             selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
                          "nodes": state["nodes"], "features": enabled, "modes": modes,
-                         "advanced_args": advanced_args, "kv_offload": kv, "cuda": state["cuda"]}
+                         "advanced_args": advanced_args, "kv_offload": kv, "cuda": state["cuda"],
+                         "docker": False}  # the view's docker text is its tabs' (builder_tabs)
             if sid == "pd_cluster":
                 selection["pd_nodes"] = {r: {k: v for k, v in pool.items() if k != "modes"}
                                          for r, pool in pd_pools(facts, state).items()}
@@ -328,7 +329,9 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
         hf_id = js_str(facts.recipe.get("hf_id"))
         bench = bench_text(hf_id, record, block, state, target, endpoints, model)
-        view.update({"curl": curl_command(host, port, model), "bench": bench, "target": target})
+        curl = (facts.recall(("curl", host, port, model), lambda: curl_command(host, port, model))
+                if type(port) in (int, str) and type(model) is str else curl_command(host, port, model))
+        view.update({"curl": curl, "bench": bench, "target": target})
         variant = variant_of(facts.recipe, state["variant"])
         need = variant.get("vram_minimum_gb")
         if (state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
@@ -352,9 +355,10 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
     view["hardware_note"] = hardware_note(facts, hw)
     sel = {"hardware": hw, "variant": state["variant"], "strategy": sid}
     all_notes = as_list(facts.recipe.get("notes"))
+    applicable = applicable_notes(facts.recipe, sel) if all_notes else []
     view["notes"] = [
         {"index": i, "title": js_str(get_key(n, "title") or "Note"), "body": js_str(get_key(n, "body") or "")}
-        for i, n in enumerate(all_notes) if n in applicable_notes(facts.recipe, sel)]
+        for i, n in enumerate(all_notes) if n in applicable]
     for key, pr in presets.items():
         pr = as_dict(pr)
         view["presets"].append({"key": key, "label": js_str(pr.get("label") or key),
