@@ -19,6 +19,7 @@ from builder.cli.diff.sides import Side, build_side, build_sides
 from builder.cli.main import main
 from tests.support.git_repo import git
 from tests.support.paths import RECIPES, UPSTREAM, need_runtime, need_shared
+from tests.support.shared_builds import once
 
 QWEN8 = "models/Qwen/Qwen3-8B.yaml"
 
@@ -94,10 +95,13 @@ def test_one_flag_changed_in_upstream_names_the_recipe_the_endpoints_and_the_fla
 
 
 @pytest.fixture(scope="module")
-def recipes_side() -> Side:
-    """Our recipes built as a side once for the module: the unchanged base of the tests below."""
+def recipes_side(tmp_path_factory: pytest.TempPathFactory) -> Side:
+    """Our recipes built as a side once per test run (xdist workers share it): the unchanged base of the
+    tests below."""
     need_runtime()
-    return build_side(Tree("recipes", RECIPES))
+    side: Side = once(tmp_path_factory, "diff-recipes-side",
+                      lambda folder: {"side": build_side(Tree("recipes", RECIPES))})["side"]
+    return side
 
 
 @pytest.fixture()
