@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Callable
@@ -14,10 +15,11 @@ from builder.cli.diff import sides as sides_module
 from builder.cli.diff.inputs import Tree
 from builder.cli.diff.markdown import render
 from builder.cli.diff.report import compare
-from builder.cli.diff.sides import Side, build_side
+from builder.cli.diff.sides import Side, build_side, build_sides
 from builder.cli.main import main
 from tests.support.git_repo import git
 from tests.support.paths import RECIPES, UPSTREAM, need_runtime, need_shared
+from tests.support.shared_builds import once
 
 QWEN8 = "models/Qwen/Qwen3-8B.yaml"
 
@@ -89,9 +91,35 @@ def test_one_flag_changed_in_upstream_names_the_recipe_the_endpoints_and_the_fla
             "<code>/Qwen/Qwen3-8B/hw/xeon6.json</code> and 1 more") in markdown
 
 
+# ── our recipes against a changed copy ──
+
+
+@pytest.fixture(scope="module")
+def recipes_side(tmp_path_factory: pytest.TempPathFactory) -> Side:
+    """Our recipes built as a side once per test run (xdist workers share it): the unchanged base of the
+    tests below."""
+    need_runtime()
+    side: Side = once(tmp_path_factory, "diff-recipes-side",
+                      lambda folder: {"side": build_side(Tree("recipes", RECIPES))})["side"]
+    return side
+
+
+@pytest.fixture()
+def shared_base(recipes_side: Side, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``diff`` takes its base side, when it is our recipes, from :func:`recipes_side` (labelled as the
+    command line names it) and builds only the head; ``test_git_revisions`` builds both sides."""
+    def sides(base: Tree, head: Tree) -> tuple[Side, Side]:
+        if base.root != RECIPES:
+            return build_sides(base, head)
+        return dataclasses.replace(recipes_side, label=base.label, root=base.root), build_side(head)
+
+    monkeypatch.setattr(sides_module, "build_sides", sides)
+
+
 # ── exit status and formats ──
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_equal_trees_exit_0_and_say_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     copy = edited(tmp_path, lambda root: None)
@@ -101,6 +129,7 @@ def test_equal_trees_exit_0_and_say_so(tmp_path: Path, capsys: pytest.CaptureFix
                    "published changes.\n")
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_a_change_exits_1_unless_told_otherwise(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     head = edited(tmp_path, replace_in(QWEN8, "  base_args: []", '  base_args: ["--max-num-seqs", "64"]'))
@@ -110,6 +139,7 @@ def test_a_change_exits_1_unless_told_otherwise(tmp_path: Path, capsys: pytest.C
     assert report["recipes"][0]["commands"][0]["flags"] == ["added --max-num-seqs 64"]
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_rename_and_removal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
 
@@ -133,6 +163,7 @@ def test_rename_and_removal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "models.json" in report["other_files"]["changed"]
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_added_recipe_shows_its_default_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
 
@@ -146,6 +177,7 @@ def test_added_recipe_shows_its_default_command(tmp_path: Path, capsys: pytest.C
     assert "<details><summary>Default command</summary>\n\n```sh\nvllm serve Qwen/Tiny-Copy \\\n" in out
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_memory_verdict_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     head = edited(tmp_path,
@@ -158,6 +190,7 @@ def test_memory_verdict_change(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert memory["/Qwen/Qwen3-8B/hw/b300.json"]["after"].startswith("tight, ")
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_new_warning_with_its_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     rel = "models/Qwen/Qwen3-14B.yaml"
@@ -169,6 +202,7 @@ def test_new_warning_with_its_file_and_line(tmp_path: Path, capsys: pytest.Captu
             in out)
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_errors_of_the_head_are_listed_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     head = edited(tmp_path, replace_in(QWEN8, "compatible_strategies:\n",
@@ -180,6 +214,7 @@ def test_errors_of_the_head_are_listed_and_exit_1(tmp_path: Path, capsys: pytest
             f"{QWEN8}:{line}: compatible_strategies[0]: unknown strategy 'single_node_xx'\n```\n") in out
 
 
+@pytest.mark.usefixtures("shared_base")
 def test_markdown_is_capped_with_what_is_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     need_runtime()
     head = edited(tmp_path, replace_in(QWEN8, "  base_args: []", '  base_args: ["--max-num-seqs", "64"]'))

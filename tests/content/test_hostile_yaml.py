@@ -6,11 +6,9 @@ raises, hangs or runs out of memory, in ``build`` as in ``serve``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import shutil
-import stat
 import time
 import urllib.error
 import urllib.request
@@ -26,7 +24,7 @@ from builder.content.files import Collector, read_yaml
 from builder.content.problems import ContentError, Problem
 from tests.support.commands import run_builder
 from tests.support.paths import RECIPES
-from tests.support.trees import discards_done, linked_copy
+from tests.support.trees import discards_done, linked_copy, site_snapshot, snapshot
 
 X = "models/Org/x.yaml"
 QWEN = "models/Qwen/Qwen3-14B.yaml"
@@ -151,26 +149,6 @@ def test_a_file_name_with_a_control_character_is_shown_escaped(tmp_path: Path) -
 # ── the command line on hostile files ──
 
 
-def snapshot(folder: Path, skip: Path | None = None) -> dict[bytes, tuple[str, str]]:
-    """Every entry below ``folder`` (names as bytes) with its kind and content, opening only regular files."""
-    found: dict[bytes, tuple[str, str]] = {}
-    base = os.fsencode(folder)
-    skipped = os.fsencode(skip) if skip else None
-    for top, dirs, files in os.walk(base):
-        dirs[:] = [d for d in dirs if os.path.join(top, d) != skipped]
-        for name in dirs + files:
-            path = os.path.join(top, name)
-            info = os.lstat(path)
-            if stat.S_ISREG(info.st_mode):
-                with open(path, "rb") as handle:
-                    found[path[len(base) :]] = ("file", hashlib.sha256(handle.read()).hexdigest())
-            elif stat.S_ISLNK(info.st_mode):
-                found[path[len(base) :]] = ("link", os.fsdecode(os.readlink(path)))
-            else:
-                found[path[len(base) :]] = ("dir" if stat.S_ISDIR(info.st_mode) else "other", "")
-    return found
-
-
 @pytest.fixture()
 def previous_site(recipes_site: Path) -> Path:
     """A site built from our recipes (the session's), linked into each test as the previous output."""
@@ -244,7 +222,8 @@ def build_hostile(tmp_path: Path, previous_site: Path, make: Callable[[Path], No
     linked_copy(previous_site, out)
     (content / "models" / "Org").mkdir()
     make(content / X)
-    site_before, around_before = snapshot(out), snapshot(tmp_path, skip=out)
+    # the linked copy has the session site's bytes: its snapshot is taken once per process
+    site_before, around_before = site_snapshot(previous_site), snapshot(tmp_path, skip=out)
     # a process of its own with a timeout: a hang or a runaway would fail, not stall
     done = run_builder(["build", "--content", str(content), "--out", str(out), *flags], dict(os.environ),
                        timeout=20)
