@@ -325,9 +325,29 @@ def _lint_cached(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
     return _lint(argv)
 
 
+MODEL_SLOT = "MODEL"  # the served model in a cache key (see :func:`lint_argv`)
+
+
+def _cache_key(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` with a plain served model (``argv[2]``) as :data:`MODEL_SLOT`.
+
+    A model that is a string not starting with ``-`` is the positional argparse takes first: it is
+    never reported, nor does it change how the later items parse, so recipes and hardware that differ
+    only in the model share one lint. Kept as is when any item names ``--model`` (then the item at
+    ``argv[2]`` becomes an unexpected argument, reported with its text)."""
+    if len(argv) < 3:
+        return argv
+    model = argv[2]
+    if (not isinstance(model, str) or model.startswith("-")
+            or any(isinstance(t, str) and (t == "--model" or t.startswith("--model=")) for t in argv[3:])):
+        return argv
+    return (*argv[:2], MODEL_SLOT, *argv[3:])
+
+
 def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[FlagProblem, ...]:
-    """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv."""
-    return _lint_cached(tuple(argv))
+    """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv (the served
+    model aside: :func:`_cache_key`)."""
+    return _lint_cached(_cache_key(tuple(argv)))
 
 
 def _is_serve_argv(value: Any) -> bool:
