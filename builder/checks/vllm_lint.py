@@ -322,7 +322,13 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
 
 @lru_cache(maxsize=65536)
 def _lint_cached(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
-    return _lint(argv)
+    """The lint of a distinct argv: that of its :func:`_cache_key` (only a new argv computes it)."""
+    return _lint_shared(_cache_key(argv))
+
+
+@lru_cache(maxsize=65536)
+def _lint_shared(key: tuple[str, ...]) -> tuple[FlagProblem, ...]:
+    return _lint(key)
 
 
 MODEL_SLOT = "MODEL"  # the served model in a cache key (see :func:`lint_argv`)
@@ -347,7 +353,7 @@ def _cache_key(argv: tuple[str, ...]) -> tuple[str, ...]:
 def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[FlagProblem, ...]:
     """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv (the served
     model aside: :func:`_cache_key`)."""
-    return _lint_cached(_cache_key(tuple(argv)))
+    return _lint_cached(tuple(argv))
 
 
 def _is_serve_argv(value: Any) -> bool:

@@ -13,7 +13,7 @@ from .values import js_str, truthy
 def _flags(tokens: list[Any]) -> list[bool]:
     """Which tokens are flags (strings starting with ``-``), plus True past the end (no value follows the
     last)."""
-    flags = [isinstance(tok, str) and tok.startswith("-") for tok in tokens]
+    flags = [isinstance(tok, str) and tok[:1] == "-" for tok in tokens]
     flags.append(True)
     return flags
 
