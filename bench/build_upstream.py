@@ -69,7 +69,7 @@ def lint_share(runs: int = 3) -> tuple[float, float]:
         ArgvLint.record = lint if enabled else (lambda self, record, preset=None: None)  # type: ignore[method-assign]
         from builder.checks import vllm_lint
 
-        vllm_lint._lint_cached.cache_clear()
+        vllm_lint.clear_lint_cache()
         start = time.perf_counter()
         ApiBuilder(content).build()
         return time.perf_counter() - start

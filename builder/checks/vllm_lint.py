@@ -53,12 +53,12 @@ from builder.checks.vllm_catalogue import (
 )
 from builder.checks.vllm_catalogue import Catalogue as Catalogue  # re-exported: tests build one from data
 from builder.checks.vllm_catalogue import catalogue
+from builder.checks.vllm_preprocess import preprocess
 from builder.checks.vllm_values import FlagProblem as FlagProblem  # re-exported: tests and the API use it
 from builder.checks.vllm_values import (
     NameUse,
     check_keys,
     check_value,
-    human_int,
     json_names,
     name_problems,
 )
@@ -81,12 +81,6 @@ class Finding:
         return f"{self.label}: {self.flag}: {self.reason}"
 
 
-def _rewrite_flag(key: str) -> str:
-    """vLLM's rewrite: ``_`` -> ``-`` between the leading ``--`` and the first ``.``."""
-    if "_" not in key:
-        return key
-    head, dot, tail = key[2:].partition(".")
-    return "--" + head.replace("_", "-") + dot + tail
 
 
 def _is_optionlike(token: str) -> bool:
@@ -119,107 +113,6 @@ def _unknown(flag: str) -> FlagProblem:
     return FlagProblem(flag, f"unknown flag (did you mean {close[0]}?)" if close else "unknown flag")
 
 
-@dataclass(frozen=True, slots=True)
-class _Dotted:
-    """One dotted sub-flag as written (``--attention_config.backend``) and its nested value."""
-
-    written: str
-    root: str  # rewritten root flag, e.g. --attention-config
-    value: dict[str, Any]
-    raw: str  # the value as written
-
-
-def _nest(path: list[str], value: Any) -> dict[str, Any]:
-    for k in reversed(path[1:]):
-        value = {k: value}
-    return {path[0]: value} if path else {}
-
-
-def _merge(into: dict[str, Any], update: dict[str, Any]) -> list[str]:
-    """vLLM's recursive_dict_update; returns the dotted keys that were overwritten."""
-    dups: list[str] = []
-    for k, v in update.items():
-        if isinstance(v, dict) and isinstance(into.get(k), dict):
-            dups += [f"{k}.{d}" for d in _merge(into[k], v)]
-        elif isinstance(v, list) and isinstance(into.get(k), list):
-            into[k] = into[k] + v
-        else:
-            if k in into:
-                dups.append(k)
-            into[k] = v
-    return dups
-
-
-def _preprocess(args: list[str], out: list[FlagProblem]) -> tuple[list[str], list[_Dotted]]:
-    """vLLM's parse_args pre-processing: --model move, renames, -O, dotted sub-flags.
-
-    Returns the tokens argparse sees (without the dotted ones) and the dotted sub-flags.
-    """
-    model_idx = next((i for i, a in enumerate(args)
-                      if a == "--model" or (a.startswith("--model=") and len(a) > 8)), None)
-    if model_idx is not None:
-        if args[model_idx] == "--model":
-            if model_idx + 1 >= len(args):
-                out.append(FlagProblem("--model", "expects a value"))
-                return [], []
-            tag, rest = args[model_idx + 1], model_idx + 2
-        else:
-            tag, rest = args[model_idx].removeprefix("--model="), model_idx + 1
-        args = [tag, *args[:model_idx], *args[rest:]]
-    cat = catalogue()
-    processed: list[str] = []
-    original: list[str] = []  # the flag part as written, for messages
-    for i, arg in enumerate(args):
-        if arg.startswith("--") and cat.underscores:
-            key, eq, value = arg.partition("=")
-            processed.append(_rewrite_flag(key) + eq + value if "_" in key else arg)
-            original.append(key)
-        elif arg.startswith("-O") and arg != "-O":
-            processed += ["--optimization-level", arg[3:] if arg[2:3] == "=" else arg[2:]]
-            original += [arg, arg]
-        elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
-            processed.append("--optimization-level")
-            original.append(arg)
-        else:
-            processed.append(arg)
-            original.append(arg)
-    dotted: list[_Dotted] = []
-    merged: dict[str, dict[str, Any]] = {}
-    keep: list[str] = []
-    skip = False
-    for i, tok in enumerate(processed):
-        if skip:
-            skip = False
-            continue
-        key, eq, value = tok.partition("=")
-        if not (tok.startswith("-") and "." in key and cat.dotted):
-            keep.append(tok)
-            continue
-        written = original[i].partition("=")[0]
-        if not eq:
-            if i + 1 >= len(processed):
-                out.append(FlagProblem(written, "expects a value"))
-                continue
-            value, skip = processed[i + 1], True
-        parsed: Any
-        if key.endswith("+"):
-            key, parsed = key[:-1], value.split(",")
-        else:
-            try:
-                parsed = json.loads(value)
-            except ValueError:
-                try:
-                    parsed = human_int(value)
-                except ValueError:
-                    parsed = value
-        root, *path = key.split(".")
-        nested = _nest(path, parsed)
-        for dup in _merge(merged.setdefault(root, {}), nested):
-            out.append(FlagProblem(written, f"given twice ({root}.{dup}); last value wins"))
-        dotted.append(_Dotted(written, root, nested, value))
-    return keep, dotted
-
-
 def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
     """Uncached body of :func:`lint_argv`."""
     cat = catalogue()
@@ -228,7 +121,7 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
         return (FlagProblem(" ".join(map(str, argv[:2])), "argv does not start with 'vllm serve'"),)
     if not all(isinstance(t, str) for t in argv):
         return (FlagProblem("argv", "every item must be a string"),)
-    tokens, dotted = _preprocess(list(argv[2:]), out)
+    tokens, dotted = preprocess(list(argv[2:]), out)
     seen: dict[str, str] = {}  # dest -> flag as written
     plain_json: set[str] = set()  # roots given as --flag <json>
     names: list[NameUse] = []  # start-up names, checked at the end
@@ -322,11 +215,43 @@ def _lint(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
 
 @lru_cache(maxsize=65536)
 def _lint_cached(argv: tuple[str, ...]) -> tuple[FlagProblem, ...]:
-    return _lint(argv)
+    """The lint of a distinct argv: that of its :func:`_cache_key` (only a new argv computes it)."""
+    return _lint_shared(_cache_key(argv))
+
+
+@lru_cache(maxsize=65536)
+def _lint_shared(key: tuple[str, ...]) -> tuple[FlagProblem, ...]:
+    return _lint(key)
+
+
+def clear_lint_cache() -> None:
+    """Forget every argv linted so far (benchmarks time the lint from cold)."""
+    _lint_cached.cache_clear()
+    _lint_shared.cache_clear()
+
+
+MODEL_SLOT = "MODEL"  # the served model in a cache key (see :func:`lint_argv`)
+
+
+def _cache_key(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` with a plain served model (``argv[2]``) as :data:`MODEL_SLOT`.
+
+    A model that is a string not starting with ``-`` is the positional argparse takes first: it is
+    never reported, nor does it change how the later items parse, so recipes and hardware that differ
+    only in the model share one lint. Kept as is when any item names ``--model`` (then the item at
+    ``argv[2]`` becomes an unexpected argument, reported with its text)."""
+    if len(argv) < 3:
+        return argv
+    model = argv[2]
+    if (not isinstance(model, str) or model.startswith("-")
+            or any(isinstance(t, str) and (t == "--model" or t.startswith("--model=")) for t in argv[3:])):
+        return argv
+    return (*argv[:2], MODEL_SLOT, *argv[3:])
 
 
 def lint_argv(argv: list[str] | tuple[str, ...]) -> tuple[FlagProblem, ...]:
-    """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv."""
+    """Check one ``["vllm", "serve", MODEL, ...]`` argv; results are cached per distinct argv (the served
+    model aside: :func:`_cache_key`)."""
     return _lint_cached(tuple(argv))
 
 

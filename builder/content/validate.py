@@ -234,7 +234,7 @@ def rendering_count(data: dict[str, Any], vocab: Vocabulary) -> int:
             profile = profiles.get(hw) or {}
             if hw not in offered_on:
                 offered_on[hw] = resolver.offered_strategies(data, rvocab, base, hw)
-            _, nodes = resolver.recommended_strategy(data, rvocab, base, hw)
+            _, nodes = resolver.recommended_strategy(data, rvocab, base, hw, offered_on[hw])
             total += max(1, nodes)
             total += sum(resolver.nodes_for(data, rvocab, sid, profile, hw) for sid in offered_on[hw])
     for preset in (data.get("presets") or {}).values():

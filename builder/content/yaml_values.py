@@ -76,8 +76,14 @@ _PLAIN_SCALARS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Any]], ..
 )
 
 
+# The first characters a text matching one of _PLAIN_SCALARS can start with (any other is a string).
+_PLAIN_STARTS = frozenset("~nNtTfF+-.0123456789")
+
+
 def resolve_plain(text: str) -> Any:
     """Resolve one plain scalar by the YAML 1.2 core schema plus timestamps."""
+    if text and text[0] not in _PLAIN_STARTS:
+        return text
     for pattern, convert in _PLAIN_SCALARS:
         match = pattern.fullmatch(text)
         if match:

@@ -257,13 +257,17 @@ def kv_serving(recipe: dict[str, Any], vocab: Vocab, profile: dict[str, Any], va
     return serving, nc
 
 
-def _render_alternative(ctx: RenderContext, vocab: Vocab, sid: str) -> dict[str, Any] | None:
-    """Cluster §10.5 rendering of one non-recommended offered id (None = skipped)."""
+def _render_alternative(ctx: RenderContext, vocab: Vocab, sid: str, kv_ids: list[str],
+                        kv_pick: dict[str, tuple[str, int] | None]) -> dict[str, Any] | None:
+    """Cluster §10.5 rendering of one non-recommended offered id (None = skipped); ``kv_ids`` are
+    :func:`kv_store_ids`, ``kv_pick`` keeps the hardware's :func:`kv_serving` (the same for every kv id)."""
     if sid == "pd_cluster":
         pools = pick_pd_nodes(ctx.recipe, vocab, ctx.profile, ctx.variant, ctx.hw)
         return None if pools == "skip" else render_record(ctx, sid, 1, pools)
-    if sid in kv_store_ids(vocab):
-        pick = kv_serving(ctx.recipe, vocab, ctx.profile, ctx.variant, ctx.hw)
+    if sid in kv_ids:
+        if "pick" not in kv_pick:
+            kv_pick["pick"] = kv_serving(ctx.recipe, vocab, ctx.profile, ctx.variant, ctx.hw)
+        pick = kv_pick["pick"]
         return None if pick is None else render_record(ctx, pick[0], pick[1], kv_id=sid)
     return render_record(ctx, sid, nodes_for(ctx.recipe, vocab, sid, ctx.profile, ctx.hw))
 
@@ -314,11 +318,13 @@ def _render_hardware(recipe: dict[str, Any], vocab: Vocab, taxonomy: dict[str, A
         warnings.append(failure_warning(recipe, hf_id, used, rec, err))
         return None
     alternatives = []
+    kv_ids = kv_store_ids(vocab)
+    kv_pick: dict[str, tuple[str, int] | None] = {}
     for sid in offered:
         if sid == rec:
             continue
         try:
-            alt = _render_alternative(ctx, vocab, sid)
+            alt = _render_alternative(ctx, vocab, sid, kv_ids, kv_pick)
         except ResolveError as err:
             warnings.append(failure_warning(recipe, hf_id, used, sid, err))
             continue

@@ -13,7 +13,7 @@ from .values import js_str, truthy
 def _flags(tokens: list[Any]) -> list[bool]:
     """Which tokens are flags (strings starting with ``-``), plus True past the end (no value follows the
     last)."""
-    flags = [isinstance(tok, str) and tok.startswith("-") for tok in tokens]
+    flags = [isinstance(tok, str) and tok[:1] == "-" for tok in tokens]
     flags.append(True)
     return flags
 
@@ -41,19 +41,34 @@ def flatten_units(units: list[tuple[Any, ...]]) -> list[Any]:
 
 
 def dedupe_args(tokens: list[Any]) -> list[Any]:
-    """§9: drop falsy items, then keep the last occurrence of every flag."""
-    units = arg_units([t for t in tokens if truthy(t)])
+    """§9: drop falsy items, then keep the last occurrence of every flag.
+
+    The units of :func:`arg_units`, walked from the end in one pass (it runs for every command a build
+    renders): a flag always starts a unit, so a non-flag is a flag's value exactly when a flag precedes it.
+    """
+    items = [t for t in tokens if (t if type(t) is str else truthy(t))]
+    flags = _flags(items)
     seen: set[Any] = set()
-    kept = []
-    for unit in reversed(units):
-        flag = unit[0]
-        if flag is not None:
-            if flag in seen:
-                continue
+    kept: list[Any] = []  # in reverse
+    i = len(items) - 1
+    while i >= 0:
+        if flags[i]:
+            unit_start = i  # a flag without a value
+        elif i and flags[i - 1]:
+            unit_start = i - 1  # a (flag, value) pair
+        else:
+            kept.append(items[i])  # a positional
+            i -= 1
+            continue
+        flag = items[unit_start]
+        if flag not in seen:
             seen.add(flag)
-        kept.append(unit)
+            if unit_start < i:
+                kept.append(items[i])
+            kept.append(flag)
+        i = unit_start - 1
     kept.reverse()
-    return flatten_units(kept)
+    return kept
 
 
 SHELL_VAR = re.compile(r"\$[A-Z_][A-Z0-9_]*")

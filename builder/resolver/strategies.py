@@ -162,10 +162,13 @@ def nodes_for(recipe: dict[str, Any], vocab: Vocab, sid: str, profile: dict[str,
                nodes_for_strategy(recipe, sid, profile.get("gpu_count"), hw))
 
 
-def recommended_strategy(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str) -> tuple[str, int]:
-    """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``."""
+def recommended_strategy(recipe: dict[str, Any], vocab: Vocab, variant_key: str, hw: str,
+                         offered: list[str] | None = None) -> tuple[str, int]:
+    """Cluster §10.3: (recommended strategy id, node count) for a used variant on ``hw``; ``offered``: the
+    :func:`offered_strategies` on ``hw`` when the caller has them already."""
     profile = profile_of(vocab.get("taxonomy") or {}, hw)
-    offered = offered_strategies(recipe, vocab, variant_key, hw)
+    if offered is None:
+        offered = offered_strategies(recipe, vocab, variant_key, hw)
     return recommend_from(recipe, vocab, offered, profile, hw, variant_of(recipe, variant_key))
 
 

@@ -272,6 +272,22 @@ def test_lint_argv_is_cached() -> None:
     assert lint_argv(argv) is lint_argv(tuple(argv))
 
 
+def test_argvs_differing_in_a_plain_model_share_one_lint() -> None:
+    first = lint_argv(["vllm", "serve", "org/one", "--dtype", "fp16"])
+    assert lint_argv(["vllm", "serve", "org/two", "--dtype", "fp16"]) is first
+    assert [p.message() for p in first] == [
+        "--dtype: invalid choice 'fp16' (choose from auto, bfloat16, float, float16, float32, half)"]
+
+
+def test_a_model_given_as_a_flag_keeps_the_positional_in_the_lint() -> None:
+    """With ``--model``, the item after ``serve`` is a stray value: reported with its own text."""
+    def messages(first: str) -> list[str]:
+        return [p.message() for p in lint_argv(["vllm", "serve", first, "--model", "org/m"])]
+
+    assert messages("org/one") == ["org/one: unexpected argument (not a flag or a flag's value)"]
+    assert messages("org/two") == ["org/two: unexpected argument (not a flag or a flag's value)"]
+
+
 def test_catalogue_is_complete() -> None:
     cat = vllm_lint.catalogue()
     assert cat.version == "0.33.0"

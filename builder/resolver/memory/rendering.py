@@ -88,9 +88,9 @@ class Memory(MemoryLine, total=False):
 def architecture_of(recipe: Mapping[str, Any], variant: Mapping[str, Any]) -> tuple[str,
                                                                                     Mapping[str, Any]] | None:
     """("variant" or "model", the architecture_config mapping), or None when neither has one."""
-    own = variant.get("architecture_config") if isinstance(variant, Mapping) else None
+    own = variant.get("architecture_config") if isinstance(variant, (dict, Mapping)) else None
     model = recipe.get("model")
-    block = model.get("architecture_config") if isinstance(model, Mapping) else None
+    block = model.get("architecture_config") if isinstance(model, (dict, Mapping)) else None
     if isinstance(own, Mapping):
         drafts = block.get("drafts") if isinstance(block, Mapping) else None
         return "variant", own if "drafts" in own or drafts is None else {**own, "drafts": drafts}
@@ -283,8 +283,10 @@ def memory_for_record(
 ) -> Memory | None:
     """The memory block of a rendering record; None when the recipe has no architecture facts."""
     architecture = architecture_of(recipe, variant)
+    if architecture is None or record.get("deploy_type") == "omni":
+        return None
     commands = record_argvs(record)
-    if architecture is None or not commands or record.get("deploy_type") == "omni":
+    if not commands:
         return None
     gpu_gib = gpu_memory_of(profile)
     if gpu_gib is None:
