@@ -149,6 +149,11 @@ class BuilderFacts:
         self.predictions: Any = None
         self.perf_table: Any = None
 
+    def use_predictions(self, predictions: Any) -> None:
+        """Draw the view's ``performance`` section from ``predictions`` (unless None: kept as they are)."""
+        if predictions is not None and predictions is not self.predictions:
+            self.predictions, self.perf_table = predictions, None  # the table indexes the predictions
+
     def profile(self, hw: str) -> dict[str, Any]:
         if not isinstance(hw, str):
             return profile_of(self.taxonomy, hw)

@@ -169,8 +169,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     predictions (its ``.performance.json``), which the view's ``performance`` section draws from.
     """
     facts = BuilderFacts(recipe, vocab, shared=False) if facts is None else facts
-    if predictions is not None and predictions is not facts.predictions:
-        facts.predictions, facts.perf_table = predictions, None  # the table is of the predictions it indexes
+    facts.use_predictions(predictions)
     return step_view(facts, builder_step(facts, state, event))
 
 
@@ -209,6 +208,12 @@ def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None,
     if rule is not None and rule.stores_choices:
         storage["recipe"] = stored_choices(facts, current)
     return {"state": current, "storage": storage, "endpoints": endpoints}
+
+
+def step_key(step: Step) -> str:
+    """The fingerprint of a step (plain data): equal fingerprints, equal steps, equal views (the view is
+    a function of the step and the facts alone)."""
+    return repr(step)
 
 
 def step_view(facts: BuilderFacts, step: Step) -> View:
