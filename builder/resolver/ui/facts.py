@@ -24,7 +24,6 @@ from ..hardware import (
     runs_on,
     variant_of,
 )
-from ..memory.memo import content_key
 from ..resolve import resolve
 from ..strategies import (
     builder_strategies,
@@ -206,13 +205,12 @@ class BuilderFacts:
 
         return self.recall(("default_hw", vkey), compute) if isinstance(vkey, str) else compute()
 
-    def resolved(self, selection: Selection) -> dict[str, Any]:
-        """``resolve(recipe, vocab, selection, with_views=False)``, recalled by the selection's content
-        (many clicks resolve the same selection)."""
+    def resolved(self, selection: Selection, key: Hashable) -> dict[str, Any]:
+        """``resolve(recipe, vocab, selection, with_views=False)``, recalled by ``key``, the selection's
+        content (``content_key(selection)``; None: not recalled): many clicks resolve the same selection."""
         def compute() -> dict[str, Any]:
             return resolve(self.recipe, self.vocab, selection, with_views=False)
 
-        key = content_key(selection)
         return compute() if key is None else self.recall(("resolved", key), compute)
 
     def listed(self) -> tuple[str, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, TypedDict
 
 from ..context import RenderContext
@@ -18,6 +19,7 @@ from ..hardware import (
 from ..install import initial_install_tab
 from ..layering import single_parallel_size
 from ..memory import import_command, memory_fallback, memory_for_record
+from ..memory.memo import content_key
 from ..omni import active_omni_task, omni_example, resolve_omni
 from ..presets import resolve_preset
 from ..resolve import applicable_notes
@@ -54,7 +56,7 @@ from .rows import (
     strategy_row,
     variant_row,
 )
-from .state import enabled_features, initial_state, parse_state, pd_pools, reconcile
+from .state import enabled_features, initial_state, instance_count, parse_state, pd_pools, reconcile
 
 
 def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: str | None,
@@ -74,7 +76,7 @@ def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: st
         return verified
     count = 1
     if kv in facts.kv_ids:
-        count = state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances") or 1
+        count = instance_count(facts, state, kv)
     total = state["nodes"] * count if sid != "pd_cluster" else 1
     hw_part = f"{total}× {name}" if total > 1 else name
     st = as_dict(get_key(facts.strategies, sid))
@@ -125,8 +127,11 @@ def hardware_note(facts: BuilderFacts, hw: str) -> dict[str, Any] | None:
             "link_text": js_str(text or hn.get("link_text") or "Read guide")}
 
 
-def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
-    """The record's memory block (as ``resolve --json`` shows it), or the vram_minimum_gb fallback note."""
+def memory_view(facts: BuilderFacts, record: dict[str, Any], selected: Hashable = None) -> JSON:
+    """The record's memory block (as ``resolve --json`` shows it), or the vram_minimum_gb fallback note;
+    recalled by ``selected``, the content of the selection ``record`` resolves (None: not recalled)."""
+    if selected is not None:
+        return facts.recall(("memory_view", selected), lambda: memory_view(facts, record))
     variant_key = str(record.get("variant") or "default")
     variant = variant_of(facts.recipe, variant_key)
     memory = (record.get("memory")
@@ -297,6 +302,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         else:
             record = None
         selection: Selection | None = None
+        selected = None  # the selection's content (content_key) when the record is of one
         if record is None:
             selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
                          "nodes": state["nodes"], "features": enabled, "modes": modes,
@@ -306,12 +312,12 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
                 selection["pd_nodes"] = {r: {k: v for k, v in pool.items() if k != "modes"}
                                          for r, pool in pd_pools(facts, state).items()}
             if kv in facts.kv_ids:
-                count = (state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances")
-                         or 1)
+                count = instance_count(facts, state, kv)
                 selection["kv_instances"] = {"count": count, "current": state["kv_instance"]}
-            record = facts.resolved(selection)
+            selected = content_key(selection)
+            record = facts.resolved(selection, selected)
             kv = record.get("kv_offload")
-        view["memory"] = memory_view(facts, record)
+        view["memory"] = memory_view(facts, record, selected)
         block = stored_block(facts, record)  # the selection's predictions: the panel and the Bench popover
         view["performance"] = performance_view(facts, state, sid, record, selection, block)
         install = install_view(facts, state, kv if preset is None else None, preset,
@@ -321,7 +327,8 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
             view["deploy"] = deploy_view(facts, install["active"], record, selection)
             _apply_commands(install, view["deploy"])
         target = curl_target(facts, state, record)
-        tabs, numbered = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints))
+        tabs, numbered = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints),
+                                      selected)
         add_tab_inputs(tabs, rows, state)
         tp = None
         if preset is not None:
