@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from ..families import family_id
-from ..features import declared_features, default_enabled_features
+from ..features import declared_features, default_enabled_features, effective_mode
 from ..hardware import (
     allowlisted,
     declared_hardware,
@@ -288,6 +288,15 @@ class BuilderFacts:
             return list(self.kept(("defaults", hw, vkey),
                                   lambda: tuple(default_enabled_features(self.recipe, hw, vkey))))
         return default_enabled_features(self.recipe, hw, vkey)
+
+    def mode(self, key: str, vkey: str, hw: str, selected: Any = None) -> str | None:
+        """:func:`features.effective_mode` of this recipe's feature ``key`` (``selected``: the user's)."""
+        def compute() -> str | None:
+            return effective_mode(self.recipe, key, vkey, self.profile(hw), hw, selected)
+
+        if all(type(k) is str for k in (key, vkey, hw)) and (selected is None or type(selected) is str):
+            return self.recall(("mode", key, vkey, hw, selected), compute)
+        return compute()
 
     def row_strategies(self, hw: str, nodes: int) -> list[str]:
         if not isinstance(hw, str) or type(nodes) is not int:

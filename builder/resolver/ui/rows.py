@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ..features import available_modes, effective_mode, feature_allowed, has_companion
+from ..features import available_modes, feature_allowed, has_companion
 from ..hardware import (
     allowlisted,
     fits_single_node,
@@ -319,7 +319,7 @@ def _features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) 
                            icon=FEATURE_ICONS.get(key)))
         if key in enabled and reason is None and f.get("modes"):
             avail = available_modes(f, state["variant"], p, hw)
-            mode = effective_mode(facts.recipe, key, state["variant"], p, hw, state["fmode"].get(key))
+            mode = facts.mode(key, state["variant"], hw, state["fmode"].get(key))
             variant_modes = [m for m, md in as_dict(f.get("modes")).items()
                              if not (isinstance(as_dict(md).get("variants"), list)
                                      and as_dict(md).get("variants")

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, TypedDict
 
-from ..context import RenderContext
 from ..docker import docker_run, source_checkout
-from ..features import effective_mode
 from ..hardware import (
     fits_single_node,
     gpu_count_of,
@@ -17,7 +15,6 @@ from ..hardware import (
     variant_of,
 )
 from ..install import initial_install_tab
-from ..layering import single_parallel_size
 from ..memory import import_command, memory_fallback, memory_for_record
 from ..memory.memo import content_key
 from ..omni import active_omni_task, omni_example, resolve_omni
@@ -57,47 +54,7 @@ from .rows import (
     variant_row,
 )
 from .state import enabled_features, initial_state, instance_count, parse_state, pd_pools, reconcile
-
-
-def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: str | None,
-             ctx: RenderContext | None, task: dict[str, Any] | None) -> dict[str, Any]:
-    hw, p = state["hardware"], facts.profile(state["hardware"])
-    name = hardware_name(facts.taxonomy, hw)
-    precision = js_str(variant_of(facts.recipe, state["variant"]).get("precision")
-                       or state["variant"]).upper()
-    verified = {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
-    if facts.omni:  # CMD-01: an omni command runs on one node, with no KV offload
-        parts = [name, js_str(task["label"]) if task else "Omni", precision]
-        return (verified if facts.declared.get(hw) == "verified"
-                else {"verified": False, "text": " · ".join(parts)})
-    single = state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
-    if facts.declared.get(hw) == "verified" and kv is None and state["preset"] is None and single:
-        # the author verified the hardware's single-node command, not a cluster of it
-        return verified
-    count = 1
-    if kv in facts.kv_ids:
-        count = instance_count(facts, state, kv)
-    total = state["nodes"] * count if sid != "pd_cluster" else 1
-    hw_part = f"{total}× {name}" if total > 1 else name
-    st = as_dict(get_key(facts.strategies, sid))
-    if sid == "pd_cluster":
-        strat = "PD cluster"
-    elif deploy_type_of(st) == "multi_node" or sid != "single_node_tp":
-        strat = js_str(st.get("display_name") or sid)
-    else:
-        strat = f"TP={js_str(single_parallel_size(ctx, sid))}" if ctx else "TP"
-    parts = [hw_part, strat, precision]
-    if kv in facts.kv_ids:
-        dep = as_dict(facts.strategies.get(kv))
-        parts.append(f"Mooncake ({js_str(dep.get('label') or kv).split(' ')[0]})")
-    elif kv is not None:
-        opt = as_dict(as_dict(facts.taxonomy.get("kv_offload")).get(kv))
-        grp = as_dict(get_key(facts.taxonomy.get("kv_offload_groups"), opt.get("group")))
-        if grp:
-            parts.append(f"{js_str(grp.get('label'))} ({js_str(opt.get('label') or kv)})")
-        else:
-            parts.append(js_str(opt.get("display_name") or opt.get("label") or kv))
-    return {"verified": False, "text": " · ".join(parts)}
+from .summary import single_node_tp, summary_line
 
 
 def omni_command(facts: BuilderFacts, hw: str, res: dict[str, Any], install: dict[str, Any]) -> tuple[str,
@@ -268,7 +225,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         port = endpoints.get("VLLM_PORT") or 8000
         view.update({"curl": omni_example(task, host, port, res["model_id"]) if task else None,
                      "target": {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}})
-        summary = _summary(facts, state, None, None, None, task)
+        summary = summary_line(facts, state, None, None, None, task)
         sid, kv = None, None
     else:
         vrow = variant_row(facts, state)
@@ -289,8 +246,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
             for a in adv], kind="checkbox", event={"type": "advanced"},
             count=sum(1 for a in adv if a["id"] in state["advanced"] and a["shown"])))
         enabled = [f for f in enabled_features(facts, state) if feature_reason(facts, state, f, sid) is None]
-        effective = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k))
-                     for k in facts.features}
+        effective = {k: facts.mode(k, state["variant"], hw, state["fmode"].get(k)) for k in facts.features}
         modes = {k: m for k, m in effective.items() if m is not None}
         advanced_args = [a for o in adv if o["id"] in state["advanced"] and o["shown"] for a in o["args"]]
         if preset is not None:
@@ -334,9 +290,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         if preset is not None:
             point_cfg = as_dict(as_dict(preset.get("points")).get(state["point"]))
             tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
-        ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args,
-                            tp)
-        summary = _summary(facts, state, sid, kv, ctx, None)
+        summary = summary_line(facts, state, sid, kv, tp, None)
         host, port = client_endpoint(target, endpoints)
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
         hf_id = js_str(facts.recipe.get("hf_id"))
@@ -356,7 +310,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
                 "weights alone (more for the KV cache). Pick a bigger GPU, multi-node Tensor Parallel, or a "
                 "lower --max-model-len.")
         if state["nodes"] == 1 and sid == "single_node_tp" and preset is None:
-            tp = single_parallel_size(ctx, sid)
+            tp = single_node_tp(facts, state["variant"], hw, tp)
             cpu = raw_generation(p) == "cpu"
             if cpu or (is_num(tp) and tp < gpu_count_of(p)):
                 unit = "NUMA nodes" if cpu else f"{device_noun(p)}s"
