@@ -7,7 +7,8 @@ stored pill of the default view) and after each its second clicks (the pills of 
 (tests/browser/test_stored_clicks.py): the first clicks of a recipe share one ``BuilderFacts``, the
 second clicks of a recipe another; it prints the count and the CPU seconds of ``builder_state``
 (``--out``: the views' JSON as the worker sends it, one line per view, to compare two trees byte for
-byte, and its CPU seconds; ``--limit``: the first N recipes). Run ``run`` under ``valgrind
+byte, and its CPU seconds; ``--limit``: the first N recipes; ``--glue``: through the worker's glue,
+JSON texts in and out, as the Pyodide test of the stored clicks asks for them). Run ``run`` under ``valgrind
 --tool=callgrind`` for instruction counts (``--limit 0`` gives the cost of starting and reading the
 inputs, to subtract).
 
@@ -66,6 +67,49 @@ def _unique(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list({event_key(e): e for e in events}.values())
 
 
+def glue_module() -> Any:
+    """builder/site/browser/worker_glue.py as the worker imports it (beside a top-level ``resolver``)."""
+    import importlib.util
+
+    sys.modules["resolver"] = resolver
+    spec = importlib.util.spec_from_file_location("recipes_worker_glue",
+                                                  ROOT / "builder" / "site" / "browser" / "worker_glue.py")
+    assert spec is not None and spec.loader is not None
+    glue = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(glue)
+    return glue
+
+
+def run_glue(path: Path, level: str, limit: int | None, out: Path | None) -> None:
+    """:func:`run` through the glue: its ``view`` text of every click (CPU seconds of ``view``)."""
+    data = json.loads(path.read_text())
+    glue = glue_module()
+    glue.set_vocab(json.dumps(data["vocab"]))
+    gc.freeze()
+    texts: list[str] = []
+    seconds = 0.0
+    for doc in data["recipes"][:limit]:
+        glue.set_recipe(doc["hf_id"], json.dumps(doc["recipe"]))
+        clicks = ([(doc["state"], doc["first"])] if level == "first"
+                  else [(state, events) for state, events in doc["second"]])
+        for state, events in clicks:
+            state_text = json.dumps(state)
+            for event in events:
+                event_text = json.dumps(event)
+                start = time.process_time()
+                try:
+                    text = glue.view(doc["hf_id"], state_text, event_text)
+                except resolver.ResolveError as error:
+                    text = json.dumps(f"error: {error}", ensure_ascii=False)
+                seconds += time.process_time() - start
+                texts.append(text)
+        glue.drop_recipe(doc["hf_id"])
+    print(f"{level} clicks through the glue: {len(texts)} views, view {seconds:.2f} s CPU "
+          f"({1000 * seconds / max(1, len(texts)):.3f} ms per view)")
+    if out is not None:
+        out.write_text("\n".join(texts) + "\n")
+
+
 def run(path: Path, level: str, limit: int | None, out: Path | None) -> None:
     """Answer the clicks of ``level`` and print their count and CPU seconds."""
     data = json.loads(path.read_text())
@@ -106,11 +150,12 @@ def main() -> int:
     parser.add_argument("--level", choices=("first", "second"), default="first")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--glue", action="store_true")
     args = parser.parse_args()
     if args.command == "inputs":
         write_inputs(args.content, args.file)
     else:
-        run(args.file, args.level, args.limit, args.out)
+        (run_glue if args.glue else run)(args.file, args.level, args.limit, args.out)
     return 0
 
 

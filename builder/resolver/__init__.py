@@ -44,7 +44,7 @@ from .tabs import builder_tabs
 from .types import PresetError, ResolveError, Selection, View, Vocab
 from .ui.facts import BuilderFacts
 from .ui.rows import pill_event
-from .ui.view import Step, builder_state, builder_step, step_view
+from .ui.view import Step, builder_state, builder_step, step_key, step_view
 from .values import MAX_NODES, InvalidVersion, is_omni, version_key
 
 __all__ = [
@@ -91,6 +91,7 @@ __all__ = [
     "resolve",
     "resolve_preset",
     "runs_on",
+    "step_key",
     "step_view",
     "validate_presets",
     "variant_of",

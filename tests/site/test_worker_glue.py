@@ -92,17 +92,22 @@ state = json.dumps({"hardware": "h200"})
 glue.set_vocab(vocab)
 glue.set_recipe("a/b", recipe)
 out = {"first": [json.loads(glue.view("a/b", state, "null")) for _ in range(2)]}
+out["texts"] = len(glue._texts["a/b"])
 glue.set_recipe("a/b", other_recipe)
 out["new_recipe"] = json.loads(glue.view("a/b", state, "null"))
 glue.set_vocab(other_vocab)
 out["new_vocab"] = json.loads(glue.view("a/b", state, "null"))
+glue.set_predictions("a/b", "{}")
+out["predictions"] = json.loads(glue.view("a/b", state, "null"))
 print(json.dumps(out))
 """
 
 
 def test_the_glue_answers_a_changed_recipe_or_vocabulary_with_fresh_facts(tmp_path: Path) -> None:
-    """The glue keeps one BuilderFacts per recipe for its clicks: a recipe or vocabulary set anew is
-    answered from its own (the model id is in the resolved command, the VRAM in the Hardware row)."""
+    """The glue keeps one BuilderFacts per recipe for its clicks, and the JSON text of each step's view
+    (a step met again is answered with it): a recipe or vocabulary set anew is answered from its own
+    (the model id is in the resolved command, the VRAM in the Hardware row), and so are the recipe's
+    predictions when they arrive (the Performance section no longer loading)."""
     path = tmp_path / "one.zip"
     path.write_bytes(_deterministic_zip(_code_members(ROOT / "builder" / "resolver")))
     other_recipe = {**RECIPE, "model": {"model_id": "a/c"}}
@@ -113,9 +118,13 @@ def test_the_glue_answers_a_changed_recipe_or_vocabulary_with_fresh_facts(tmp_pa
                          text=True, check=True)
     out = json.loads(run.stdout)
 
-    def expected(recipe: dict, vocab: dict) -> dict:
-        return json.loads(json.dumps(resolver.builder_state(recipe, vocab, {"hardware": "h200"})))
+    def expected(recipe: dict, vocab: dict, predictions: dict | None = None) -> dict:
+        view = resolver.builder_state(recipe, vocab, {"hardware": "h200"}, predictions=predictions)
+        return json.loads(json.dumps(view))
 
     assert out["first"] == [expected(RECIPE, VOCAB)] * 2
+    assert out["texts"] == 1
     assert out["new_recipe"] == expected(other_recipe, VOCAB) != out["first"][0]
     assert out["new_vocab"] == expected(other_recipe, other_vocab) != out["new_recipe"]
+    assert out["predictions"] == expected(other_recipe, other_vocab, {}) != out["new_vocab"]
+    assert out["predictions"]["performance"]["status"] != "loading"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..features import effective_mode
 from .facts import BuilderFacts
 from .perf_state import DEFAULT_WORKLOAD
 
@@ -37,9 +36,8 @@ def canonical_query(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
             if (state["features"] is not None
                 and set(state["features"]) != set(facts.defaults(state["hardware"], state["variant"]))):
                 q.append(("features", ",".join(state["features"]) or "none"))
-            p = facts.profile(state["hardware"])
             fm = [f"{k}:{m}" for k, m in state["fmode"].items()
-                  if m != effective_mode(facts.recipe, k, state["variant"], p, state["hardware"])]
+                  if m != facts.mode(k, state["variant"], state["hardware"])]
             if fm:
                 q.append(("fmode", ",".join(fm)))
             if state["advanced"]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Hashable
 from typing import Any
 
 from ..hardware import gpu_count_of
+from ..memory.memo import content_key
 from ..shell import quote_value
 from ..tabs import POOL_TAB_ROLES, builder_tabs
 from ..topologies.mooncake import mooncake_parts
@@ -76,10 +78,29 @@ def _requires(note: str, install: Any) -> str:
     return f"{note} Requires: {js_str(install)}" if truthy(install) else note
 
 
+Tabs = tuple[list[dict[str, Any]], bool]
+
+
 def command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any], kv: str | None,
-                 docker: bool, endpoints: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+                 docker: bool, endpoints: dict[str, Any], selected: Hashable = None) -> Tabs:
     """CMD-11..15: the tab strip with displayed text and exact copy text, and whether its tabs are
-    numbered steps (companions or Mooncake helpers first: a new strip opens on its first tab)."""
+    numbered steps (companions or Mooncake helpers first: a new strip opens on its first tab).
+    ``selected``: the content (``content_key``) of the selection ``record`` resolves, by which the tabs
+    are recalled with the other arguments (None: not recalled)."""
+    values = content_key(endpoints)
+    if selected is not None and values is not None and (kv is None or type(kv) is str):
+        return facts.recall(("command_tabs", selected, kv, docker, values),
+                            lambda: _command_tabs(facts, state, record, kv, docker, endpoints), _copy_tabs)
+    return _command_tabs(facts, state, record, kv, docker, endpoints)
+
+
+def _copy_tabs(tabs: Tabs) -> Tabs:
+    """A copy of the tabs their caller may change (it adds each tab's ``inputs``)."""
+    return [dict(tab) for tab in tabs[0]], tabs[1]
+
+
+def _command_tabs(facts: BuilderFacts, state: dict[str, Any], record: dict[str, Any], kv: str | None,
+                  docker: bool, endpoints: dict[str, Any]) -> Tabs:
     raw = builder_tabs(record, facts.vocab, kv if kv in facts.kv_ids else None, "docker" if docker else "pip")
     deploy = record["deploy_type"]
     g = gpu_count_of(facts.profile(state["hardware"]))

@@ -37,18 +37,15 @@ def command_values(target: dict[str, Any], endpoints: dict[str, Any]) -> dict[st
 
 def placeholder_names(tabs: list[dict[str, Any]]) -> list[str]:
     """POP-06: the ``$NAME``s of the current commands in first-appearance order (comment lines are prose)."""
-    names: list[str] = []
+    names: dict[str, None] = {}  # in first-appearance order
     for tab in tabs:
         text = tab["prelude"] + "\n" + tab["command"]
         if "$" not in text:
             continue
         for line in text.split("\n"):
-            if line.lstrip().startswith("#"):
-                continue
-            for m in PLACEHOLDER.finditer(line):
-                if m.group(1) not in names:
-                    names.append(m.group(1))
-    return names
+            if "$" in line and not line.lstrip().startswith("#"):
+                names.update(dict.fromkeys(PLACEHOLDER.findall(line)))
+    return list(names)
 
 
 def _example(name: str, target: dict[str, Any]) -> str:

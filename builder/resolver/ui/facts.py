@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from ..families import family_id
-from ..features import declared_features, default_enabled_features
+from ..features import declared_features, default_enabled_features, effective_mode
 from ..hardware import (
     allowlisted,
     declared_hardware,
@@ -24,7 +24,6 @@ from ..hardware import (
     runs_on,
     variant_of,
 )
-from ..memory.memo import content_key
 from ..resolve import resolve
 from ..strategies import (
     builder_strategies,
@@ -149,6 +148,11 @@ class BuilderFacts:
         self.predictions: Any = None
         self.perf_table: Any = None
 
+    def use_predictions(self, predictions: Any) -> None:
+        """Draw the view's ``performance`` section from ``predictions`` (unless None: kept as they are)."""
+        if predictions is not None and predictions is not self.predictions:
+            self.predictions, self.perf_table = predictions, None  # the table indexes the predictions
+
     def profile(self, hw: str) -> dict[str, Any]:
         if not isinstance(hw, str):
             return profile_of(self.taxonomy, hw)
@@ -201,13 +205,12 @@ class BuilderFacts:
 
         return self.recall(("default_hw", vkey), compute) if isinstance(vkey, str) else compute()
 
-    def resolved(self, selection: Selection) -> dict[str, Any]:
-        """``resolve(recipe, vocab, selection, with_views=False)``, recalled by the selection's content
-        (many clicks resolve the same selection)."""
+    def resolved(self, selection: Selection, key: Hashable) -> dict[str, Any]:
+        """``resolve(recipe, vocab, selection, with_views=False)``, recalled by ``key``, the selection's
+        content (``content_key(selection)``; None: not recalled): many clicks resolve the same selection."""
         def compute() -> dict[str, Any]:
             return resolve(self.recipe, self.vocab, selection, with_views=False)
 
-        key = content_key(selection)
         return compute() if key is None else self.recall(("resolved", key), compute)
 
     def listed(self) -> tuple[str, ...]:
@@ -285,6 +288,15 @@ class BuilderFacts:
             return list(self.kept(("defaults", hw, vkey),
                                   lambda: tuple(default_enabled_features(self.recipe, hw, vkey))))
         return default_enabled_features(self.recipe, hw, vkey)
+
+    def mode(self, key: str, vkey: str, hw: str, selected: Any = None) -> str | None:
+        """:func:`features.effective_mode` of this recipe's feature ``key`` (``selected``: the user's)."""
+        def compute() -> str | None:
+            return effective_mode(self.recipe, key, vkey, self.profile(hw), hw, selected)
+
+        if all(type(k) is str for k in (key, vkey, hw)) and (selected is None or type(selected) is str):
+            return self.recall(("mode", key, vkey, hw, selected), compute)
+        return compute()
 
     def row_strategies(self, hw: str, nodes: int) -> list[str]:
         if not isinstance(hw, str) or type(nodes) is not int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from ..deploy import FORMATS
 from ..docker import docker_image, image_sources
@@ -35,13 +35,32 @@ def copy_install(install: dict[str, Any]) -> dict[str, Any]:
             "extras": {**extras, "entries": [dict(entry) for entry in extras["entries"]]}}
 
 
+class _Basis(TypedDict):
+    """What the install strip reads of the hardware, variant, CUDA build and KV offload alone."""
+
+    info: dict[str, Any]  # interactive_install's block
+    image: str | None  # the Docker image
+    single: bool  # the recipe publishes images of one CUDA build only
+
+
+def _basis(facts: BuilderFacts, hw: str, variant: str, cuda: str, kv: str | None) -> _Basis:
+    p, v = facts.profile(hw), variant_of(facts.recipe, variant)
+    _, cuda_map = image_sources(facts.recipe, v, p, hw)
+    return {"info": interactive_install(facts.recipe, facts.vocab, hw, variant, cuda, kv),
+            "image": docker_image(facts.recipe, v, p, hw, cuda),
+            "single": isinstance(cuda_map, dict) and len(cuda_map) == 1}
+
+
 def _install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, preset: dict[str, Any] | None,
                   deploy_type: Any = None) -> dict[str, Any]:
     hw, p = state["hardware"], facts.profile(state["hardware"])
-    info = interactive_install(facts.recipe, facts.vocab, hw, state["variant"], state["cuda"], kv)
+    args = (hw, state["variant"], state["cuda"], kv)
+    basis = (facts.kept(("install_basis", *args), lambda: _basis(facts, *args))
+             if all(k is None or type(k) is str for k in args) else _basis(facts, *args))
+    info = dict(basis["info"])  # (its docker entry is replaced below, never changed)
     platform = install_platform(p)
     suffix = "" if platform == "CUDA" else f" ({platform})"
-    image = docker_image(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw, state["cuda"])
+    image = basis["image"]
     if preset is not None and preset_image(preset):
         image = preset_image(preset)
         if info["docker"] is not None:
@@ -60,8 +79,7 @@ def _install_view(facts: BuilderFacts, state: dict[str, Any], kv: str | None, pr
     active = state["install"] if state["install"] in ids else info["initial_tab"] if info[
         "initial_tab"] in ids else (
 ids[0] if ids else "pip")
-    _, cuda_map = image_sources(facts.recipe, variant_of(facts.recipe, state["variant"]), p, hw)
-    single = isinstance(cuda_map, dict) and len(cuda_map) == 1
+    single = basis["single"]
     pip_override = truthy(get_key(install_cfg.get("pip"), "command"))
     toggle = (is_nvidia(p) and not single and not docker_override and preset is None
               and (active in ("docker", *FORMATS)

@@ -8,20 +8,24 @@ from ..hardware import gpu_count_of
 from ..values import as_dict, get_key, is_num, js_str
 from .facts import MAX_INSTANCES, BuilderFacts, counted, device_noun, make_pill
 from .rows import copy_rows, make_row
+from .state import instance_count
 
 
 def kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
             effective: str | None) -> list[dict[str, Any]]:
     """The KV Offload row and its sub-rows: a function of the hardware, node and instance counts, the
     strategy and the effective KV choice (recalled per such tuple); while Mooncake is not the choice, a
-    function of that choice and of why each option is unavailable (recalled per such pattern: most GPUs
-    share one)."""
+    function of that choice and of why each option is unavailable (recalled per such pattern, kept per
+    hardware and strategy: most GPUs share one)."""
     key = (state["hardware"], state["nodes"], state["kv_instances"], sid, effective)
     if effective not in facts.kv_ids and all(k is None or type(k) is str for k in (key[0], sid, effective)):
         hw = key[0]
-        options = as_dict(facts.taxonomy.get("kv_offload"))
-        reasons = tuple(facts.kv_reason(option, hw, sid) for option in options)
-        return facts.recall(("kv_rows_off", effective, reasons, facts.mooncake_reason(hw)),
+
+        def pattern() -> tuple[tuple[str | None, ...], str | None]:
+            options = as_dict(facts.taxonomy.get("kv_offload"))
+            return tuple(facts.kv_reason(option, hw, sid) for option in options), facts.mooncake_reason(hw)
+
+        return facts.recall(("kv_rows_off", effective, facts.kept(("kv_reasons", hw, sid), pattern)),
                             lambda: _kv_rows(facts, state, sid, effective), copy_rows)
     if all(k is None or type(k) in (str, int) for k in key):
         return facts.recall(("kv_rows", *key), lambda: _kv_rows(facts, state, sid, effective), copy_rows)
@@ -109,8 +113,7 @@ def _kv_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None,
                                          "description") or "")
                                      .strip()))
                 if sid != "pd_cluster":
-                    dep = as_dict(get_key(facts.strategies, effective))
-                    count = state["kv_instances"] or dep.get("default_instances") or 1
+                    count = instance_count(facts, state, effective)
                     g = gpu_count_of(facts.profile(hw))
                     n = state["nodes"]
                     noun = device_noun(facts.profile(hw))

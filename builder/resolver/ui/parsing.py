@@ -20,7 +20,9 @@ def int_or(value: object, default: _Default) -> int | _Default: ...
 
 def int_or(value: object, default: object = None) -> object:
     """Parse an int from a URL value (``"2"``) or a number; ``default`` when not an integer."""
-    if isinstance(value, bool):
+    if type(value) is int:  # a previous state's (the common case)
+        return value
+    if value is None or isinstance(value, bool):
         return default
     if is_num(value):
         return int(value) if float(value).is_integer() else default

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ..features import available_modes, effective_mode, feature_allowed, has_companion
+from ..features import available_modes, feature_allowed, has_companion
 from ..hardware import (
     allowlisted,
     fits_single_node,
@@ -35,7 +35,7 @@ from .facts import (
     title_key,
     variant_label,
 )
-from .state import enabled_features, pd_pools
+from .state import enabled_features, instance_count, pd_pools
 
 
 def node_reason(facts: BuilderFacts, state: dict[str, Any], n: int) -> str | None:
@@ -203,6 +203,16 @@ def _variant_row(facts: BuilderFacts, variant: str, hw: str) -> dict[str, Any] |
 
 
 def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> dict[str, Any]:
+    """The Strategy row: a function of the hardware, the node count, the strategy in effect and whether
+    Mooncake runs it (recalled per such tuple)."""
+    hw, nodes = state["hardware"], state["nodes"]
+    if isinstance(hw, str) and type(nodes) is int and (sid is None or isinstance(sid, str)):
+        key = ("strategy_row", hw, nodes, sid, state["kv_offload"] in facts.kv_ids)
+        return facts.recall(key, lambda: _strategy_row(facts, state, sid), copy_row)
+    return _strategy_row(facts, state, sid)
+
+
+def _strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> dict[str, Any]:
     hw = state["hardware"]
     rec = facts.recommended(hw, state["nodes"])
     pills = []
@@ -225,6 +235,19 @@ def strategy_row(facts: BuilderFacts, state: dict[str, Any], sid: str | None) ->
 
 
 def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
+    """The Nodes row (the PD pools' rows under PD): outside PD a function of the hardware, the variant,
+    the node count and Mooncake's instance count (recalled per such tuple)."""
+    hw, variant, nodes = state["hardware"], state["variant"], state["nodes"]
+    kv = state["kv_offload"]
+    count = instance_count(facts, state, kv) if kv in facts.kv_ids else None
+    if sid != "pd_cluster" and isinstance(hw, str) and isinstance(variant, str) and type(nodes) is int and (
+            count is None or type(count) is int):
+        return facts.recall(("nodes_rows", hw, variant, nodes, count),
+                            lambda: _nodes_rows(facts, state, sid), copy_rows)
+    return _nodes_rows(facts, state, sid)
+
+
+def _nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
     hw = state["hardware"]
     p = facts.profile(hw)
     g = gpu_count_of(p)
@@ -250,9 +273,7 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
         rows[-1]["after"] = f"total {counted(total_gpus, noun)} · {counted(total_nodes, 'node')}"
         rows[0]["hint"] = "Prefill and decode run as independent pools, each sized on its own."
         return rows
-    count = (state["kv_instances"]
-             or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1) \
-        if mooncake else 1
+    count = instance_count(facts, state, state["kv_offload"]) if mooncake else 1
     pills = []
     for n in facts.node_pills(hw):
         reason = node_reason(facts, state, n)
@@ -270,8 +291,21 @@ def nodes_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> l
 
 
 def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
+    """The Features row and its method rows: a function of the hardware, the variant, the strategy, the
+    enabled features, their modes and whether Mooncake is on (recalled per such tuple)."""
     if not facts.features:
         return []
+    hw, variant, fmode = state["hardware"], state["variant"], state["fmode"]
+    enabled = tuple(enabled_features(facts, state))
+    if all(type(k) is str for k in (hw, variant, *enabled, *fmode, *fmode.values())) and (
+            sid is None or isinstance(sid, str)):
+        key = ("features_rows", hw, variant, sid, enabled, tuple(fmode.items()),
+               state["kv_offload"] in facts.kv_ids)
+        return facts.recall(key, lambda: _features_rows(facts, state, sid), copy_rows)
+    return _features_rows(facts, state, sid)
+
+
+def _features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -> list[dict[str, Any]]:
     hw, p = state["hardware"], facts.profile(state["hardware"])
     enabled = enabled_features(facts, state)
     pills, rows, notes = [], [], []
@@ -285,7 +319,7 @@ def features_rows(facts: BuilderFacts, state: dict[str, Any], sid: str | None) -
                            icon=FEATURE_ICONS.get(key)))
         if key in enabled and reason is None and f.get("modes"):
             avail = available_modes(f, state["variant"], p, hw)
-            mode = effective_mode(facts.recipe, key, state["variant"], p, hw, state["fmode"].get(key))
+            mode = facts.mode(key, state["variant"], hw, state["fmode"].get(key))
             variant_modes = [m for m, md in as_dict(f.get("modes")).items()
                              if not (isinstance(as_dict(md).get("variants"), list)
                                      and as_dict(md).get("variants")

@@ -204,8 +204,7 @@ def reconcile(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
     else:
         if state["kv_instances"] is not None:
             state["kv_instances"] = clamp(state["kv_instances"], 1, MAX_INSTANCES, 1)
-        count = (state["kv_instances"]
-                 or as_dict(facts.strategies.get(state["kv_offload"])).get("default_instances") or 1)
+        count = instance_count(facts, state, state["kv_offload"])
         state["kv_instance"] = clamp(state["kv_instance"], 0, count - 1, 0)
     state.pop("_kv_from_storage", None)
     if sid == "pd_cluster":
@@ -243,6 +242,12 @@ def pd_pools(facts: BuilderFacts, state: dict[str, Any]) -> dict[str, Any]:
         out[role] = {"nodes": nodes, "rank": clamp(state[f"{role}_rank"], 0, nodes - 1, 0),
                      "parallelism": mode, "modes": modes}
     return out
+
+
+def instance_count(facts: BuilderFacts, state: dict[str, Any], kv: Any) -> Any:
+    """How many vLLM instances the Mooncake topology ``kv`` runs: the state's count, else the
+    topology's default, else 1."""
+    return state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances") or 1
 
 
 def enabled_features(facts: BuilderFacts, state: dict[str, Any]) -> list[str]:

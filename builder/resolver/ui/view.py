@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any, TypedDict
 
-from ..context import RenderContext
 from ..docker import docker_run, source_checkout
-from ..features import effective_mode
 from ..hardware import (
     fits_single_node,
     gpu_count_of,
@@ -16,8 +15,8 @@ from ..hardware import (
     variant_of,
 )
 from ..install import initial_install_tab
-from ..layering import single_parallel_size
 from ..memory import import_command, memory_fallback, memory_for_record
+from ..memory.memo import content_key
 from ..omni import active_omni_task, omni_example, resolve_omni
 from ..presets import resolve_preset
 from ..resolve import applicable_notes
@@ -54,48 +53,8 @@ from .rows import (
     strategy_row,
     variant_row,
 )
-from .state import enabled_features, initial_state, parse_state, pd_pools, reconcile
-
-
-def _summary(facts: BuilderFacts, state: dict[str, Any], sid: str | None, kv: str | None,
-             ctx: RenderContext | None, task: dict[str, Any] | None) -> dict[str, Any]:
-    hw, p = state["hardware"], facts.profile(state["hardware"])
-    name = hardware_name(facts.taxonomy, hw)
-    precision = js_str(variant_of(facts.recipe, state["variant"]).get("precision")
-                       or state["variant"]).upper()
-    verified = {"verified": True, "text": f"Verified on {js_str(p.get('brand'))} {name}".strip()}
-    if facts.omni:  # CMD-01: an omni command runs on one node, with no KV offload
-        parts = [name, js_str(task["label"]) if task else "Omni", precision]
-        return (verified if facts.declared.get(hw) == "verified"
-                else {"verified": False, "text": " · ".join(parts)})
-    single = state["nodes"] == 1 and deploy_type_of(get_key(facts.strategies, sid)) == "single_node"
-    if facts.declared.get(hw) == "verified" and kv is None and state["preset"] is None and single:
-        # the author verified the hardware's single-node command, not a cluster of it
-        return verified
-    count = 1
-    if kv in facts.kv_ids:
-        count = state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances") or 1
-    total = state["nodes"] * count if sid != "pd_cluster" else 1
-    hw_part = f"{total}× {name}" if total > 1 else name
-    st = as_dict(get_key(facts.strategies, sid))
-    if sid == "pd_cluster":
-        strat = "PD cluster"
-    elif deploy_type_of(st) == "multi_node" or sid != "single_node_tp":
-        strat = js_str(st.get("display_name") or sid)
-    else:
-        strat = f"TP={js_str(single_parallel_size(ctx, sid))}" if ctx else "TP"
-    parts = [hw_part, strat, precision]
-    if kv in facts.kv_ids:
-        dep = as_dict(facts.strategies.get(kv))
-        parts.append(f"Mooncake ({js_str(dep.get('label') or kv).split(' ')[0]})")
-    elif kv is not None:
-        opt = as_dict(as_dict(facts.taxonomy.get("kv_offload")).get(kv))
-        grp = as_dict(get_key(facts.taxonomy.get("kv_offload_groups"), opt.get("group")))
-        if grp:
-            parts.append(f"{js_str(grp.get('label'))} ({js_str(opt.get('label') or kv)})")
-        else:
-            parts.append(js_str(opt.get("display_name") or opt.get("label") or kv))
-    return {"verified": False, "text": " · ".join(parts)}
+from .state import enabled_features, initial_state, instance_count, parse_state, pd_pools, reconcile
+from .summary import single_node_tp, summary_line
 
 
 def omni_command(facts: BuilderFacts, hw: str, res: dict[str, Any], install: dict[str, Any]) -> tuple[str,
@@ -125,8 +84,11 @@ def hardware_note(facts: BuilderFacts, hw: str) -> dict[str, Any] | None:
             "link_text": js_str(text or hn.get("link_text") or "Read guide")}
 
 
-def memory_view(facts: BuilderFacts, record: dict[str, Any]) -> JSON:
-    """The record's memory block (as ``resolve --json`` shows it), or the vram_minimum_gb fallback note."""
+def memory_view(facts: BuilderFacts, record: dict[str, Any], selected: Hashable = None) -> JSON:
+    """The record's memory block (as ``resolve --json`` shows it), or the vram_minimum_gb fallback note;
+    recalled by ``selected``, the content of the selection ``record`` resolves (None: not recalled)."""
+    if selected is not None:
+        return facts.recall(("memory_view", selected), lambda: memory_view(facts, record))
     variant_key = str(record.get("variant") or "default")
     variant = variant_of(facts.recipe, variant_key)
     memory = (record.get("memory")
@@ -169,8 +131,7 @@ def builder_state(recipe: dict[str, Any], vocab: Vocab, state: dict[str, Any] | 
     predictions (its ``.performance.json``), which the view's ``performance`` section draws from.
     """
     facts = BuilderFacts(recipe, vocab, shared=False) if facts is None else facts
-    if predictions is not None and predictions is not facts.predictions:
-        facts.predictions, facts.perf_table = predictions, None  # the table is of the predictions it indexes
+    facts.use_predictions(predictions)
     return step_view(facts, builder_step(facts, state, event))
 
 
@@ -209,6 +170,12 @@ def builder_step(facts: BuilderFacts, state: dict[str, Any] | None = None,
     if rule is not None and rule.stores_choices:
         storage["recipe"] = stored_choices(facts, current)
     return {"state": current, "storage": storage, "endpoints": endpoints}
+
+
+def step_key(step: Step) -> str:
+    """The fingerprint of a step (plain data): equal fingerprints, equal steps, equal views (the view is
+    a function of the step and the facts alone)."""
+    return repr(step)
 
 
 def step_view(facts: BuilderFacts, step: Step) -> View:
@@ -258,7 +225,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         port = endpoints.get("VLLM_PORT") or 8000
         view.update({"curl": omni_example(task, host, port, res["model_id"]) if task else None,
                      "target": {"host_var": "VLLM_HOST", "port_var": "VLLM_PORT", "port": 8000}})
-        summary = _summary(facts, state, None, None, None, task)
+        summary = summary_line(facts, state, None, None, None, task)
         sid, kv = None, None
     else:
         vrow = variant_row(facts, state)
@@ -279,8 +246,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
             for a in adv], kind="checkbox", event={"type": "advanced"},
             count=sum(1 for a in adv if a["id"] in state["advanced"] and a["shown"])))
         enabled = [f for f in enabled_features(facts, state) if feature_reason(facts, state, f, sid) is None]
-        effective = {k: effective_mode(facts.recipe, k, state["variant"], p, hw, state["fmode"].get(k))
-                     for k in facts.features}
+        effective = {k: facts.mode(k, state["variant"], hw, state["fmode"].get(k)) for k in facts.features}
         modes = {k: m for k, m in effective.items() if m is not None}
         advanced_args = [a for o in adv if o["id"] in state["advanced"] and o["shown"] for a in o["args"]]
         if preset is not None:
@@ -292,6 +258,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
         else:
             record = None
         selection: Selection | None = None
+        selected = None  # the selection's content (content_key) when the record is of one
         if record is None:
             selection = {"hardware": hw, "variant": state["variant"], "substitute": False, "strategy": sid,
                          "nodes": state["nodes"], "features": enabled, "modes": modes,
@@ -301,12 +268,12 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
                 selection["pd_nodes"] = {r: {k: v for k, v in pool.items() if k != "modes"}
                                          for r, pool in pd_pools(facts, state).items()}
             if kv in facts.kv_ids:
-                count = (state["kv_instances"] or as_dict(facts.strategies.get(kv)).get("default_instances")
-                         or 1)
+                count = instance_count(facts, state, kv)
                 selection["kv_instances"] = {"count": count, "current": state["kv_instance"]}
-            record = facts.resolved(selection)
+            selected = content_key(selection)
+            record = facts.resolved(selection, selected)
             kv = record.get("kv_offload")
-        view["memory"] = memory_view(facts, record)
+        view["memory"] = memory_view(facts, record, selected)
         block = stored_block(facts, record)  # the selection's predictions: the panel and the Bench popover
         view["performance"] = performance_view(facts, state, sid, record, selection, block)
         install = install_view(facts, state, kv if preset is None else None, preset,
@@ -316,15 +283,14 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
             view["deploy"] = deploy_view(facts, install["active"], record, selection)
             _apply_commands(install, view["deploy"])
         target = curl_target(facts, state, record)
-        tabs, numbered = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints))
+        tabs, numbered = command_tabs(facts, state, record, kv, docker, command_values(target, endpoints),
+                                      selected)
         add_tab_inputs(tabs, rows, state)
         tp = None
         if preset is not None:
             point_cfg = as_dict(as_dict(preset.get("points")).get(state["point"]))
             tp = point_cfg["tp"] if "tp" in point_cfg else preset.get("tp")
-        ctx = RenderContext(facts.recipe, facts.vocab, state["variant"], hw, enabled, modes, advanced_args,
-                            tp)
-        summary = _summary(facts, state, sid, kv, ctx, None)
+        summary = summary_line(facts, state, sid, kv, tp, None)
         host, port = client_endpoint(target, endpoints)
         model = served_model_id(facts.recipe, variant_of(facts.recipe, state["variant"]))
         hf_id = js_str(facts.recipe.get("hf_id"))
@@ -344,7 +310,7 @@ def _view(facts: BuilderFacts, state: dict[str, Any], storage: dict[str, Any],
                 "weights alone (more for the KV cache). Pick a bigger GPU, multi-node Tensor Parallel, or a "
                 "lower --max-model-len.")
         if state["nodes"] == 1 and sid == "single_node_tp" and preset is None:
-            tp = single_parallel_size(ctx, sid)
+            tp = single_node_tp(facts, state["variant"], hw, tp)
             cpu = raw_generation(p) == "cpu"
             if cpu or (is_num(tp) and tp < gpu_count_of(p)):
                 unit = "NUMA nodes" if cpu else f"{device_noun(p)}s"

@@ -153,7 +153,7 @@ def stored_clicks(recipe: dict[str, Any], vocab: Any, initial: dict[str, Any]) -
 
 
 class _Click(NamedTuple):
-    step: str  # repr of the click's resolver.Step: equal reprs, equal steps (plain data), equal views
+    step: str  # resolver.step_key of the click's step: equal keys, equal views
     view: Any  # None: the view is that of the same click from the initial view
 
 
@@ -172,7 +172,7 @@ def _clicks_after(facts: resolver.BuilderFacts, shown: dict[str, Any], budget: l
         budget[0] -= 1
         try:
             step = resolver.builder_step(facts, state, event)
-            fingerprint = repr(step)
+            fingerprint = resolver.step_key(step)
             if first_steps.get(key) == fingerprint:
                 view = None
             elif fingerprint in seen:
