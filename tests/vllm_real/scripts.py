@@ -33,12 +33,15 @@ def venv_python() -> Path:
 
 def vllm_zygote() -> Zygote:
     """This process's zygote in the vLLM venv (started on first use, again if it died)."""
-    if not _ZYGOTE or _ZYGOTE[0].process.poll() is not None:
-        try:
-            _ZYGOTE[:] = [start_zygote([str(venv_python()), "-m", "tests.vllm_real.zygote"], TIMEOUT)]
-        except ZygoteDied as e:
-            pytest.fail(f"the vLLM venv's zygote did not start: {e}")
-    return _ZYGOTE[0]
+    if _ZYGOTE and _ZYGOTE[0].process.poll() is None:
+        return _ZYGOTE[0]
+    try:
+        _ZYGOTE[:] = [start_zygote([str(venv_python()), "-m", "tests.vllm_real.zygote"], TIMEOUT)]
+    except ZygoteDied as e:
+        problem = str(e)
+    else:
+        return _ZYGOTE[0]
+    pytest.fail(f"the vLLM venv's zygote did not start: {problem}", pytrace=False)  # no chained traceback
 
 
 def run_script(script: Path, options: list[str], stdin: str,
@@ -51,7 +54,9 @@ def run_script(script: Path, options: list[str], stdin: str,
     try:
         answer, stdout, stderr = call(zygote.socket, request, stdin)
     except ZygoteDied as e:
-        pytest.fail(f"{zygote.died(f'the vLLM venv zygote died running {script.name}')}\n{e}")
+        answer, stdout, stderr = {}, "", f"{zygote.died(f'the zygote died running {script.name}')}\n{e}"
+    if not answer:
+        pytest.fail(stderr, pytrace=False)
     if answer.get("timeout"):
         pytest.fail(f"{script.name} outlived {timeout} s (killed); its standard error:\n{stderr[-3000:]}")
     return subprocess.CompletedProcess([str(venv_python()), str(script), *options], answer["status"],
