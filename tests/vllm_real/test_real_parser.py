@@ -1,11 +1,13 @@
 """The lint against vLLM 0.33.0's real `vllm serve` parser (``make test-vllm``).
 
 Skipped unless the environment variable ``VLLM_VENV`` names a venv with vLLM installed
-(``bash /work/shared/vllm/install.sh /work/vllm-venv``). One subprocess
-(``tools/check_argv.py``) parses every distinct argv of the golden API plus the unit-test
+(``bash /work/shared/vllm/install.sh /work/vllm-venv``). One run of ``tools/check_argv.py`` parses
+every distinct argv of the golden API (once per test run, shared by the workers), another the unit-test
 table; the verdicts are computed here, never committed, and compared argv by argv. The lint's
-start-up problems (``FlagProblem.startup``: names the parser lets through) are compared with a
-second subprocess (``startup_names.py``) that looks the names up with vLLM's own start-up code.
+start-up problems (``FlagProblem.startup``: names the parser lets through) are compared with
+``startup_names.py``, which looks the names up with vLLM's own start-up code. Each script runs as it
+would as a command of its own, in a child forked by the test process's zygote in the vLLM venv, which
+imported vLLM once (:mod:`tests.vllm_real.scripts`).
 """
 
 from __future__ import annotations
@@ -204,7 +206,8 @@ def published_config_cases() -> dict[str, dict[str, Any]]:
 def test_vllm_config_form_parses_like_the_command(golden: tuple[dict, dict]) -> None:
     """Every golden argv the parser accepts, written in the ``vllm-config`` form (the YAML file plus the
     tokens left on the command line), parses through vLLM's own ``--config`` handling to the same
-    namespace; so does every file our recipes publish in ``/<base>/vllm-config.json`` (one subprocess)."""
+    namespace; so does every file our recipes publish in ``/<base>/vllm-config.json`` (one run of
+    ``config_files.py``)."""
     from builder.resolver.deploy.vllm_config import split_argv
     from builder.resolver.deploy.yaml_text import dump
 
