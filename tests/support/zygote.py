@@ -71,10 +71,9 @@ def call(path: str, request: Request, stdin: str | None = None) -> tuple[Answer,
     zygote closes the connection without an answer."""
     with ExitStack() as stack:
         out, err = (stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for _ in range(2))
-        if stdin is None:
-            given = stack.enter_context(open(os.devnull, "rb"))
-        else:
-            given = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+        given = stack.enter_context(open(os.devnull, encoding="utf-8") if stdin is None
+                                    else tempfile.TemporaryFile("w+", encoding="utf-8"))
+        if stdin is not None:
             given.write(stdin)
             given.seek(0)
         conn = stack.enter_context(socket.socket(socket.AF_UNIX))
