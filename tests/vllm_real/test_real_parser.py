@@ -84,7 +84,7 @@ def golden_verdicts(_folder: Path) -> dict[str, Any]:
     return {"labels": labels, "verdicts": dict(zip(argvs, verdicts, strict=True))}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # the run order interleaves this module with another
 def golden(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[tuple[str, ...], str],
                                                               dict[tuple[str, ...], dict[str, Any]]]:
     """(distinct golden argv -> first label, argv -> real parser verdict), once per test run."""
