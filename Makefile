@@ -61,8 +61,11 @@ test: $(STAMP) node_modules/.installed chromium lint
 $(VLLM_VENV)/bin/vllm:
 	bash $(SHARED)/vllm/install.sh $(VLLM_VENV)
 
+# The real-parser suite on two workers: each has one zygote that imports vLLM once (about 8.8 s) and forks a
+# child per script run (tests/vllm_real/scripts.py); the longest test starts first on one worker while the
+# other runs the rest (tests/vllm_real/conftest.py), the golden verdicts computed once for both.
 test-vllm: $(STAMP) $(VLLM_VENV)/bin/vllm
-	VLLM_VENV=$(CURDIR)/$(VLLM_VENV) $(PY) -m pytest -q tests/vllm_real
+	VLLM_VENV=$(CURDIR)/$(VLLM_VENV) $(PY) -m pytest -q -n 2 --dist worksteal tests/vllm_real
 
 # Regenerate builder/data/vllm-<version>-flags.json and -bench-serve-flags.json from the installed release.
 vllm-flags: $(VLLM_VENV)/bin/vllm

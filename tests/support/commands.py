@@ -10,39 +10,75 @@ interpreter's start itself: those run ``python -m builder`` (the Action run as r
 from __future__ import annotations
 
 import atexit
-import json
 import os
+import select
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from tests.support.paths import ROOT
-from tests.support.zygote import send_request
-
-_ZYGOTE: list[tuple[subprocess.Popen[str], str]] = []  # the process and its socket
+from tests.support.zygote import ZygoteDied, call
 
 
-def zygote_socket() -> str:
-    """The socket of this process's zygote (started on first use, again if it died)."""
-    if _ZYGOTE and _ZYGOTE[0][0].poll() is None:
-        return _ZYGOTE[0][1]
+class Zygote(NamedTuple):
+    """A started zygote: its process and the socket it listens on, in a folder of its own beside
+    ``stderr``, the file its standard error goes to."""
+
+    process: subprocess.Popen[str]
+    socket: str
+
+    @property
+    def stderr(self) -> Path:
+        return Path(self.socket).with_name("stderr")
+
+    def died(self, what: str) -> ZygoteDied:
+        """The error for a zygote found dead (``what``: when), with the end of its standard error."""
+        self.process.poll()
+        return ZygoteDied(f"{what} (exit status {self.process.returncode}); its standard error:\n"
+                          f"{self.stderr.read_text(encoding='utf-8', errors='replace')[-3000:]}")
+
+
+_STARTED: list[Zygote] = []  # stopped at exit
+_ZYGOTE: list[Zygote] = []  # this process's zygote for our command line
+
+
+def start_zygote(command: list[str], timeout: float | None = None) -> Zygote:
+    """``command SOCKET`` (a :mod:`tests.support.zygote` server) started in the project root, once it printed
+    ``ready``; raises :class:`ZygoteDied` when it exits first, or after killing it if it takes more than
+    ``timeout`` seconds."""
     path = os.path.join(tempfile.mkdtemp(prefix="zygote-"), "socket")
-    process = subprocess.Popen([sys.executable, "-m", "tests.support.zygote", path], cwd=ROOT, text=True,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, encoding="utf-8")
-    assert process.stdout is not None and process.stdout.readline() == "ready\n"
-    _ZYGOTE[:] = [(process, path)]
-    return path
+    with open(Path(path).with_name("stderr"), "w", encoding="utf-8") as stderr:
+        process = subprocess.Popen([*command, path], cwd=ROOT, text=True, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=stderr, encoding="utf-8")
+    zygote = Zygote(process, path)
+    _STARTED.append(zygote)
+    assert process.stdout is not None
+    if not select.select([process.stdout], [], [], timeout)[0]:
+        process.kill()
+        process.wait()
+        raise zygote.died(f"{command[0]} was not ready after {timeout} s: killed")
+    if process.stdout.readline() != "ready\n":
+        process.wait()
+        raise zygote.died(f"{' '.join(command)} exited before it was ready")
+    return zygote
 
 
 @atexit.register
 def _stop() -> None:
-    for process, path in _ZYGOTE:
-        process.kill()
-        process.wait(timeout=30)
-        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    for zygote in _STARTED:
+        zygote.process.kill()
+        zygote.process.wait(timeout=30)
+        shutil.rmtree(os.path.dirname(zygote.socket), ignore_errors=True)
+
+
+def zygote_socket() -> str:
+    """The socket of this process's zygote (started on first use, again if it died)."""
+    if not _ZYGOTE or _ZYGOTE[0].process.poll() is not None:
+        _ZYGOTE[:] = [start_zygote([sys.executable, "-m", "tests.support.zygote"])]
+    return _ZYGOTE[0].socket
 
 
 def run_builder(argv: list[str], env: dict[str, str], timeout: float,
@@ -50,17 +86,8 @@ def run_builder(argv: list[str], env: dict[str, str], timeout: float,
     """``python -m builder ARGV`` as a process with exactly ``env``, in ``cwd``, no input: its status,
     stdout and stderr; raises :class:`subprocess.TimeoutExpired` (the process killed) after ``timeout``
     seconds."""
-    path = zygote_socket()
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as out, \
-            tempfile.TemporaryFile("w+", encoding="utf-8") as err, \
-            open(os.devnull, "rb") as stdin, socket.socket(socket.AF_UNIX) as conn:
-        conn.connect(path)
-        send_request(conn, {"argv": argv, "env": env, "cwd": str(cwd), "timeout": timeout},
-                     [stdin.fileno(), out.fileno(), err.fileno()])
-        answer = json.loads(conn.makefile("r", encoding="utf-8").readline())
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
+    answer, stdout, stderr = call(zygote_socket(), {"argv": argv, "env": env, "cwd": str(cwd),
+                                                    "timeout": timeout})
     command = [sys.executable, "-m", "builder", *argv]
     if answer.get("timeout"):
         raise subprocess.TimeoutExpired(command, timeout, stdout, stderr)

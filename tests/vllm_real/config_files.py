@@ -59,8 +59,9 @@ def check(parser: Any, case: dict[str, Any], folder: Path) -> dict[str, Any]:
         return {"ok": False, "error": f"config refused (exit {e.code})"}
     except Exception as e:  # noqa: BLE001
         return {"ok": False, "error": f"{type(e).__name__}: {e}"}
-    differ = sorted(k for k in set(direct) | set(from_file)
-                    if _comparable(direct.get(k)) != _comparable(from_file.get(k)))
+    differ = sorted(k for k in set(direct) | set(from_file)  # the same object (a default) has the same repr
+                    if direct.get(k) is not from_file.get(k)
+                    and _comparable(direct.get(k)) != _comparable(from_file.get(k)))
     if differ:
         return {"ok": False,
                 "error": "; ".join(f"{k}: {direct.get(k)!r} != {from_file.get(k)!r}" for k in differ[:5])}

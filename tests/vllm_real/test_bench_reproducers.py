@@ -1,8 +1,9 @@
 """Every published reproducer against vLLM 0.33.0's real ``vllm bench serve`` parser (``make test-vllm``).
 
-One subprocess (``bench_argv.py``) parses the argv of every predicted point of every record (preset points
-too) of a JSON API build of ``recipes/``, as the shell splits the published text; each must be accepted and
-parse to the values the point stands for. The committed ``bench serve`` catalogue is checked in
+One run of ``bench_argv.py`` (a child of the vLLM venv's zygote, :mod:`tests.vllm_real.scripts`) parses
+the argv of every predicted point of every record (preset points too) of a JSON API build of ``recipes/``,
+as the shell splits the published text; each must be accepted and parse to the values the point stands
+for. The committed ``bench serve`` catalogue is checked in
 ``test_real_parser.test_committed_catalogue_matches_venv``.
 """
 

@@ -1,20 +1,20 @@
 """The lint against vLLM 0.33.0's real `vllm serve` parser (``make test-vllm``).
 
 Skipped unless the environment variable ``VLLM_VENV`` names a venv with vLLM installed
-(``bash /work/shared/vllm/install.sh /work/vllm-venv``). One subprocess
-(``tools/check_argv.py``) parses every distinct argv of the golden API plus the unit-test
+(``bash /work/shared/vllm/install.sh /work/vllm-venv``). One run of ``tools/check_argv.py`` parses
+every distinct argv of the golden API (once per test run, shared by the workers), another the unit-test
 table; the verdicts are computed here, never committed, and compared argv by argv. The lint's
-start-up problems (``FlagProblem.startup``: names the parser lets through) are compared with a
-second subprocess (``startup_names.py``) that looks the names up with vLLM's own start-up code.
+start-up problems (``FlagProblem.startup``: names the parser lets through) are compared with
+``startup_names.py``, which looks the names up with vLLM's own start-up code. Each script runs as it
+would as a command of its own, in a child forked by the test process's zygote in the vLLM venv, which
+imported vLLM once (:mod:`tests.vllm_real.scripts`).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shlex
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -30,8 +30,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from builder.checks import vllm_lint  # noqa: E402
+from tests.support.shared_builds import once  # noqa: E402
+from tests.vllm_real.scripts import VENV, run_script  # noqa: E402
 
-VENV = os.environ.get("VLLM_VENV", "")
 pytestmark = pytest.mark.skipif(
     not VENV,
     reason="set VLLM_VENV to a venv with vLLM 0.33.0 (make test-vllm) to compare with the real parser")
@@ -55,14 +56,9 @@ def _unit_cases() -> ModuleType:
 def real_verdicts(argvs: list[list[str]], script: Path = ROOT / "tools" / "check_argv.py",
                   *options: str) -> list[dict[str, Any]]:
     """Run ``script`` (default tools/check_argv.py, placeholders filled) in the vLLM venv on all argvs."""
-    python = Path(VENV) / "bin" / "python"
-    if not python.exists():
-        pytest.fail(f"VLLM_VENV={VENV!r} has no bin/python; create it with /work/shared/vllm/install.sh")
     if script.name == "check_argv.py" and not options:
         options = ("--placeholders",)
-    proc = subprocess.run(
-        [str(python), str(script), *options],
-        input=json.dumps(argvs), capture_output=True, text=True, check=False, timeout=900)
+    proc = run_script(script, list(options), json.dumps(argvs))
     if proc.returncode not in (0, 1):
         pytest.fail(f"{script.name} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     verdicts = json.loads(proc.stdout)
@@ -78,17 +74,24 @@ def parse_problems(argv: tuple[str, ...] | list[str]) -> list[vllm_lint.FlagProb
     return [p for p in vllm_lint.lint_argv(argv) if not p.startup]
 
 
-@pytest.fixture(scope="module")
-def golden() -> tuple[dict[tuple[str, ...], str], dict[tuple[str, ...], dict[str, Any]]]:
-    """(distinct golden argv -> first label, argv -> real parser verdict)."""
-    if not GOLDEN.is_dir():
-        pytest.skip(f"golden JSON API not found at {GOLDEN} (shared fixtures absent)")
+def golden_verdicts(_folder: Path) -> dict[str, Any]:
+    """{"labels": distinct golden argv -> first label, "verdicts": argv -> real parser verdict}."""
     labels: dict[tuple[str, ...], str] = {}
     for rel, label, argv in vllm_lint.iter_tree(GOLDEN):
         labels.setdefault(tuple(argv), f"{rel}: {label}")
     argvs = list(labels)
     verdicts = real_verdicts([list(a) for a in argvs])
-    return labels, dict(zip(argvs, verdicts, strict=True))
+    return {"labels": labels, "verdicts": dict(zip(argvs, verdicts, strict=True))}
+
+
+@pytest.fixture(scope="session")  # the run order interleaves this module with another
+def golden(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[tuple[str, ...], str],
+                                                              dict[tuple[str, ...], dict[str, Any]]]:
+    """(distinct golden argv -> first label, argv -> real parser verdict), once per test run."""
+    if not GOLDEN.is_dir():
+        pytest.skip(f"golden JSON API not found at {GOLDEN} (shared fixtures absent)")
+    computed = once(tmp_path_factory, "vllm-golden-verdicts", golden_verdicts)
+    return computed["labels"], computed["verdicts"]
 
 
 def test_golden_lint_agrees_with_real_parser(golden: tuple[dict, dict]) -> None:
@@ -166,9 +169,8 @@ def test_committed_catalogue_matches_venv(tmp_path: Path) -> None:
     """builder/data/vllm-0.33.0-flags.json and its ``bench serve`` twin are what tools/vllm_flags.py writes
     from this venv."""
     out, bench = tmp_path / "flags.json", tmp_path / "bench.json"
-    proc = subprocess.run([str(Path(VENV) / "bin" / "python"), str(ROOT / "tools" / "vllm_flags.py"),
-                           "--out", str(out), "--bench-out", str(bench)],
-                          capture_output=True, text=True, check=False, timeout=600)
+    proc = run_script(ROOT / "tools" / "vllm_flags.py", ["--out", str(out), "--bench-out", str(bench)], "",
+                      timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert out.read_text(encoding="utf-8") == vllm_lint.CATALOGUE_PATH.read_text(encoding="utf-8")
     committed = vllm_lint.CATALOGUE_PATH.with_name("vllm-0.33.0-bench-serve-flags.json")
@@ -204,7 +206,8 @@ def published_config_cases() -> dict[str, dict[str, Any]]:
 def test_vllm_config_form_parses_like_the_command(golden: tuple[dict, dict]) -> None:
     """Every golden argv the parser accepts, written in the ``vllm-config`` form (the YAML file plus the
     tokens left on the command line), parses through vLLM's own ``--config`` handling to the same
-    namespace; so does every file our recipes publish in ``/<base>/vllm-config.json`` (one subprocess)."""
+    namespace; so does every file our recipes publish in ``/<base>/vllm-config.json`` (one run of
+    ``config_files.py``)."""
     from builder.resolver.deploy.vllm_config import split_argv
     from builder.resolver.deploy.yaml_text import dump
 
