@@ -43,19 +43,22 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy --strict builder/resolver
 
-# Every test, on every core (pytest-xdist; the session's shared sites are built once per run). Work stealing:
-# each worker starts with half of the run order, and one that runs out takes half of what another has left
-# (xdist's default hands each worker a quarter of the tests up front, which left one idle for 95 s).
+# Every test, on one more worker than there are cores (pytest-xdist; the session's shared sites are built once
+# per run): a worker waiting for another's shared build, a server, a browser or a subprocess leaves its core
+# to the extra one (fresh clone, 2 cores: 2 workers 7 min 38 s, 3 workers 6 min 23 s, 4 workers 8 min 4 s).
+# Work stealing: each worker starts with its share of the run order, and one that runs out takes half of what
+# another has left (xdist's default hands out a quarter of the tests up front, which left one idle for 95 s).
 # Byte-compiled first: the many Python processes the tests start then load bytecode (PYTHONDONTWRITEBYTECODE,
 # set on some machines, would have each of them compile the package from source again).
 # The tests' folders go to RAM when /dev/shm has 8 GiB free: a run writes about 3 GB of builds, which on a
 # journaled disk mounted with discard costs a third of the IO-heavy tests' time. Kept after a failed run.
+TEST_WORKERS := $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 TEST_TMP := $(shell df -k --output=avail /dev/shm 2>/dev/null | \
 	awk 'NR == 2 && $$1 > 8388608 {print "/dev/shm/vllm-recipes-tests"}')
 
 test: $(STAMP) node_modules/.installed chromium lint
 	$(PY) -m compileall -q builder tests > /dev/null
-	$(PY) -m pytest -q -n auto --dist worksteal $(if $(TEST_TMP),--basetemp=$(TEST_TMP)) && rm -rf $(TEST_TMP)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal $(if $(TEST_TMP),--basetemp=$(TEST_TMP)) && rm -rf $(TEST_TMP)
 
 # vLLM 0.33.0's real `vllm serve` parser on the CPU (about 80 s, 2.2 GB), for the lint's ground truth.
 $(VLLM_VENV)/bin/vllm:

@@ -1,6 +1,7 @@
-"""The order tests run in: the costliest files first, so that with ``-n auto --dist worksteal`` no worker
-starts a long file while the others have run out of work (the longest-processing-time-first rule): each
-worker starts on half of this order, and one that runs out steals the cheap end of the other's.
+"""The order tests run in: the costliest files first, so that with ``--dist worksteal`` (``make test``: one
+worker more than there are cores) no worker starts a long file while the others have run out of work (the
+longest-processing-time-first rule): each worker starts on its share of this order, and one that runs out
+steals the cheap end of another's.
 
 The costs are the CPU seconds per file of a measured run (``tests/support/cpu_costs.json``, written
 by ``python -m tests.support.cpu_profile PROFILE --write``). A file the table doesn't know yet
