@@ -188,6 +188,13 @@ class BuilderFacts:
                 pass
         return answer  # type: ignore[no-any-return]
 
+    def recall_by_names(self, key: tuple[Any, ...], compute: Callable[[], _Answer]) -> _Answer:
+        """:meth:`recall` when every item of ``key`` after its name is a text, an int or None (names and
+        counts from the state, which a hand-made address can make anything else: then computed, not kept)."""
+        if all(k is None or type(k) is str or type(k) is int for k in key[1:]):
+            return self.recall(key, compute)
+        return compute()
+
     def kept(self, key: tuple[Hashable, ...], compute: Callable[[], _Answer]) -> _Answer:
         """``compute()`` as :meth:`recall` remembers it, but handed out as it is: the same object for every
         caller, which only reads it (no copy is made, for facts of one view too)."""
@@ -203,7 +210,7 @@ class BuilderFacts:
         def compute() -> str:
             return default_hardware(self.recipe, self.taxonomy, vkey)
 
-        return self.recall(("default_hw", vkey), compute) if isinstance(vkey, str) else compute()
+        return self.recall_by_names(("default_hw", vkey), compute)
 
     def resolved(self, selection: Selection, key: Hashable) -> dict[str, Any]:
         """``resolve(recipe, vocab, selection, with_views=False)``, recalled by ``key``, the selection's
@@ -224,9 +231,7 @@ class BuilderFacts:
 
     def usable(self, hw: Any, vkey: str) -> bool:
         """Precision-compatible, not unsupported, allowed by the variant allowlist (§3.7)."""
-        if isinstance(hw, str) and isinstance(vkey, str):
-            return self.recall(("usable", hw, vkey), lambda: self._usable(hw, vkey))
-        return self._usable(hw, vkey)
+        return self.recall_by_names(("usable", hw, vkey), lambda: self._usable(hw, vkey))
 
     def _usable(self, hw: Any, vkey: str) -> bool:
         v = variant_of(self.recipe, vkey)
@@ -239,22 +244,20 @@ class BuilderFacts:
             return (self.declared.get(hw) != "unsupported"
                     and runs_on(self.profile(hw), variant_of(self.recipe, vkey), hw))
 
-        if isinstance(hw, str) and isinstance(vkey, str):
-            return self.recall(("runs", hw, vkey), compute)
-        return compute()
+        return self.recall_by_names(("runs", hw, vkey), compute)
 
     def any_variant_runs(self, hw: str) -> bool:
         def compute() -> bool:
             return any(self.runs(hw, k) for k in self.variants)
 
-        return self.recall(("any_variant_runs", hw), compute) if isinstance(hw, str) else compute()
+        return self.recall_by_names(("any_variant_runs", hw), compute)
 
     def runs_somewhere(self, vkey: str) -> bool:
         """The variant runs on some hardware pill (:meth:`listed`)."""
         def compute() -> bool:
             return any(self.runs(h, vkey) for h in self.listed())
 
-        return self.recall(("runs_somewhere", vkey), compute) if isinstance(vkey, str) else compute()
+        return self.recall_by_names(("runs_somewhere", vkey), compute)
 
     def multi_capable(self) -> bool:
         if self._multi is None:
@@ -267,7 +270,7 @@ class BuilderFacts:
             p = self.profile(hw)
             return is_scalable(p) and not is_xpu(p)
 
-        return self.recall(("clusterable", hw), compute) if isinstance(hw, str) else compute()
+        return self.recall_by_names(("clusterable", hw), compute)
 
     def node_pills(self, hw: str) -> tuple[int, ...]:
         """:func:`strategies.node_pills` of this recipe on ``hw``."""
@@ -294,9 +297,7 @@ class BuilderFacts:
         def compute() -> str | None:
             return effective_mode(self.recipe, key, vkey, self.profile(hw), hw, selected)
 
-        if all(type(k) is str for k in (key, vkey, hw)) and (selected is None or type(selected) is str):
-            return self.recall(("mode", key, vkey, hw, selected), compute)
-        return compute()
+        return self.recall_by_names(("mode", key, vkey, hw, selected), compute)
 
     def row_strategies(self, hw: str, nodes: int) -> list[str]:
         if not isinstance(hw, str) or type(nodes) is not int:
@@ -313,9 +314,8 @@ class BuilderFacts:
 
     def active_strategy(self, hw: str, nodes: int, pick: Any) -> str | None:
         """The strategy in effect: ``pick`` when supported here, else the recommended or first supported."""
-        if isinstance(hw, str) and type(nodes) is int and (pick is None or isinstance(pick, str)):
-            return self.recall(("active_strategy", hw, nodes, pick), lambda: self._active(hw, nodes, pick))
-        return self._active(hw, nodes, pick)
+        return self.recall_by_names(("active_strategy", hw, nodes, pick),
+                                    lambda: self._active(hw, nodes, pick))
 
     def _active(self, hw: str, nodes: int, pick: Any) -> str | None:
         row = self.row_strategies(hw, nodes)
@@ -331,8 +331,7 @@ class BuilderFacts:
         def compute() -> bool:
             return strategy_supported(self.recipe, sid, self.profile(hw), hw)
 
-        return (self.recall(("supported", sid, hw), compute)
-                if isinstance(hw, str) and (sid is None or isinstance(sid, str)) else compute())
+        return self.recall_by_names(("supported", sid, hw), compute)
 
     def floor_nodes(self, sid: str | None, hw: str) -> int:
         if not sid or sid == "pd_cluster":
@@ -341,8 +340,7 @@ class BuilderFacts:
         def compute() -> int:
             return nodes_for_strategy(self.recipe, sid, self.profile(hw).get("gpu_count"), hw)
 
-        return self.recall(("floor_nodes", sid, hw), compute) if isinstance(sid, str) and isinstance(
-            hw, str) else compute()
+        return self.recall_by_names(("floor_nodes", sid, hw), compute)
 
     def kv_reason(self, key: str, hw: str, sid: str | None) -> str | None:
         """CB-KV-04: first reason a taxonomy KV option is unavailable (None = selectable): a function of
